@@ -1,0 +1,69 @@
+"""One exception hierarchy for everything pqbloom raises on bad input or misuse.
+
+Every error that comes from reading a file says what went wrong and where
+(file offset, row group, column) when that is known. Keys never appear in
+messages.
+"""
+
+from __future__ import annotations
+
+
+class ParquetError(Exception):
+    """Base class of every error pqbloom raises deliberately."""
+
+
+class CorruptFileError(ParquetError):
+    """The bytes do not form a valid Parquet file (bad magic, bad Thrift, sizes out of range...)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        offset: int | None = None,
+        row_group: int | None = None,
+        column: str | None = None,
+    ) -> None:
+        where = []
+        if column is not None:
+            where.append(f"column {column!r}")
+        if row_group is not None:
+            where.append(f"row group {row_group}")
+        if offset is not None:
+            where.append(f"offset {offset}")
+        full = message if not where else f"{message} ({', '.join(where)})"
+        super().__init__(full)
+        self.offset = offset
+        self.row_group = row_group
+        self.column = column
+
+
+class ChecksumError(CorruptFileError):
+    """A page CRC did not match its stored bytes."""
+
+
+class UnsupportedError(ParquetError):
+    """The file uses a feature or type this version of pqbloom does not handle."""
+
+
+class SchemaError(ParquetError, ValueError):
+    """Input data does not match the schema, or a schema is invalid."""
+
+
+class CryptoError(ParquetError):
+    """Base class of encryption and decryption failures."""
+
+
+class DecryptionError(CryptoError):
+    """Decryption failed: a key or AAD prefix is missing or wrong, or bytes were tampered with."""
+
+
+class KeyNotFoundError(DecryptionError):
+    """No key is available for an encrypted column or footer."""
+
+
+class AuthenticationError(DecryptionError):
+    """AES-GCM authentication failed: wrong key or AAD, or tampered or spliced data."""
+
+
+class EncryptionError(CryptoError):
+    """Encryption cannot be done as configured (bad key size, ordinal overflow...)."""
