@@ -1,3 +1,36 @@
-"""pqbloom: a standalone Parquet writer and reader with split-block Bloom filters."""
+"""pqbloom: a standalone Parquet writer and reader with split-block Bloom filters.
+
+numpy in, numpy out; no Arrow or JVM needed at runtime.
+
+>>> import pqbloom
+>>> pqbloom.write_table({"id": [1, 2, 3]}, "t.parquet", bloom_filter_options={"id": True})
+>>> pqbloom.read_table("t.parquet").to_pydict()
+{'id': [1, 2, 3]}
+"""
 
 __version__ = "0.1.0"
+
+from . import errors  # noqa: E402
+from .arrays import BinaryArray  # noqa: E402
+from .reader import ParquetFile, read_metadata, read_schema, read_table  # noqa: E402
+from .schema import Field, LogicalType, Schema, make_field  # noqa: E402
+from .table import Column, Table  # noqa: E402
+from .writer import ParquetWriter, write_table  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "errors",
+    "BinaryArray",
+    "Column",
+    "Field",
+    "LogicalType",
+    "ParquetFile",
+    "ParquetWriter",
+    "Schema",
+    "Table",
+    "make_field",
+    "read_metadata",
+    "read_schema",
+    "read_table",
+    "write_table",
+]

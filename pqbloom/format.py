@@ -15,7 +15,7 @@ from thrift.transport import TTransport
 from ._thrift import ttypes as T
 from .errors import CorruptFileError
 
-__all__ = ["T", "decode", "decode_prefix", "encode", "ACCELERATED"]
+__all__ = ["T", "decode", "decode_prefix", "decode_at", "encode", "ACCELERATED"]
 
 S = TypeVar("S")
 
@@ -80,3 +80,17 @@ def encode(obj: object) -> bytes:
     trans = TTransport.TMemoryBuffer()
     obj.write(_protocol(trans))  # type: ignore[attr-defined]
     return trans.getvalue()
+
+
+def decode_at(cls: type[S], buf: bytes, pos: int, *, offset: int | None = None,
+              what: str | None = None) -> tuple[S, int]:
+    """Decode one struct starting at ``buf[pos]`` without copying ``buf``; return it and the end position."""
+    trans = TTransport.TMemoryBuffer(buf)
+    trans._buffer.seek(pos)
+    obj = cls()
+    try:
+        obj.read(_protocol(trans))  # type: ignore[attr-defined]
+    except Exception as exc:
+        name = what or cls.__name__
+        raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
+    return obj, trans._buffer.tell()

@@ -1,0 +1,768 @@
+"""Parquet split-block Bloom filters (SBBF) with vectorized XXH64 hashing.
+
+This module knows nothing about files, column chunks or keys. It provides:
+
+* :func:`xxh64_fixed` / :func:`xxh64_binary`: XXH64 (seed 0) of many values at
+  once, written with numpy ``uint64`` arithmetic (multiplication wraps modulo
+  2**64, rotations are two shifts and an OR) and bit-exact with the ``xxhash``
+  package.
+* :func:`hash_values` / :func:`hash_scalar`: the Parquet Bloom filter hash of
+  column values, i.e. XXH64 over each value's PLAIN encoding without a length
+  prefix (INT32/FLOAT 4 bytes LE, INT64/DOUBLE 8 bytes LE, INT96 12 bytes,
+  FIXED_LEN_BYTE_ARRAY its width, BYTE_ARRAY the raw bytes).
+* :func:`optimal_num_bytes`: the filter size parquet-java and Arrow pick for a
+  number of distinct values and a false-positive probability.
+* :class:`BloomFilter`: the filter itself (vectorized insert and check),
+  serialization of the Thrift ``BloomFilterHeader`` plus bitset, and a strict
+  parser that validates sizes before allocating anything.
+
+BOOLEAN columns have no Bloom filter: the PLAIN encoding of a boolean is a
+bit, not a byte string, and neither parquet-java nor Arrow C++ builds one
+(pyarrow: "BloomFilterBuilder does not support boolean type"), so hashing
+booleans raises :class:`~pqbloom.errors.UnsupportedError`.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import xxhash
+
+from .arrays import BinaryArray
+from .errors import CorruptFileError, UnsupportedError
+from .format import T, decode_prefix, encode
+
+__all__ = [
+    "BLOCK_BYTES",
+    "MIN_BLOOM_FILTER_BYTES",
+    "MAX_BLOOM_FILTER_BYTES",
+    "SALT",
+    "BloomFilter",
+    "hash_scalar",
+    "hash_values",
+    "optimal_num_bytes",
+    "theoretical_fpp",
+    "xxh64_binary",
+    "xxh64_fixed",
+]
+
+# --------------------------------------------------------------------------
+# Constants
+# --------------------------------------------------------------------------
+
+#: Bytes per block: eight 32-bit words.
+BLOCK_BYTES = 32
+#: Words per block.
+WORDS_PER_BLOCK = 8
+#: Smallest and largest filter Arrow C++ and parquet-java create or accept.
+MIN_BLOOM_FILTER_BYTES = 32
+MAX_BLOOM_FILTER_BYTES = 128 * 1024 * 1024
+
+#: The eight odd multipliers of the SBBF ``mask`` function (one per word).
+SALT = (0x47B6137B, 0x44974D91, 0x8824AD5B, 0xA2B7289D, 0x705495C7, 0x2DF1424B, 0x9EFC4947, 0x5C6BFB31)
+_SALT_U32 = np.array(SALT, dtype=np.uint32)
+_MASK_SHIFT = 27  # (x * salt) mod 2**32 >> 27 selects a bit 0..31
+
+# XXH64 primes (xxHash specification v0.1.1).
+_P1 = 0x9E3779B185EBCA87
+_P2 = 0xC2B2AE3D27D4EB4F
+_P3 = 0x165667B19E3779F9
+_P4 = 0x85EBCA77C2B2AE63
+_P5 = 0x27D4EB2F165667C5
+_MASK64 = (1 << 64) - 1
+_U1, _U2, _U3, _U4, _U5 = (np.uint64(p) for p in (_P1, _P2, _P3, _P4, _P5))
+_STRIPE = 32
+
+#: Rows hashed per numpy pass; bounds the size of every temporary.
+HASH_CHUNK_ROWS = 1 << 15
+#: Byte-array hashing: a length group is hashed with numpy only if it has at
+#: least this many members and the values are at most this long; everything
+#: else goes value by value through ``xxhash.xxh64_intdigest``.
+VECTOR_MIN_GROUP = 48
+VECTOR_MAX_LEN = 256
+#: Elements (rows * width) gathered at once when building a length group matrix.
+_GATHER_ELEMENTS = 1 << 20
+#: Hashes masked and inserted/checked per numpy pass.
+_FILTER_CHUNK = 1 << 16
+_SALT_TILE = np.tile(_SALT_U32, _FILTER_CHUNK)
+#: Bytes decoded when looking for the Thrift header (a valid one is ~16 bytes).
+_HEADER_PROBE_BYTES = 256
+
+_PT = T.Type
+_BLOCK_VOID = np.dtype((np.void, BLOCK_BYTES))
+
+
+# --------------------------------------------------------------------------
+# XXH64, vectorized
+# --------------------------------------------------------------------------
+
+def _rotl(x: np.ndarray, r: int, tmp: np.ndarray) -> None:
+    """x = rotl64(x, r) in place (``tmp`` is scratch of the same shape)."""
+    np.right_shift(x, np.uint64(64 - r), out=tmp)
+    np.left_shift(x, np.uint64(r), out=x)
+    np.bitwise_or(x, tmp, out=x)
+
+
+def _round(acc: np.ndarray, lane: np.ndarray, tmp: np.ndarray) -> None:
+    """acc = rotl(acc + lane * P2, 31) * P1 in place."""
+    np.multiply(lane, _U2, out=tmp)
+    acc += tmp
+    _rotl(acc, 31, tmp)
+    acc *= _U1
+
+
+def _lane64_step(acc: np.ndarray, lane: np.ndarray, k: np.ndarray, tmp: np.ndarray) -> None:
+    """Consume one 8-byte lane of the tail: acc ^= round(0, lane); acc = rotl(acc, 27) * P1 + P4."""
+    np.multiply(lane, _U2, out=k)
+    _rotl(k, 31, tmp)
+    k *= _U1
+    acc ^= k
+    _rotl(acc, 27, tmp)
+    acc *= _U1
+    acc += _U4
+
+
+def _lane32_step(acc: np.ndarray, lane32: np.ndarray, k: np.ndarray, tmp: np.ndarray) -> None:
+    """Consume one 4-byte lane of the tail: acc ^= lane * P1; acc = rotl(acc, 23) * P2 + P3."""
+    np.multiply(lane32.astype(np.uint64), _U1, out=k)
+    acc ^= k
+    _rotl(acc, 23, tmp)
+    acc *= _U2
+    acc += _U3
+
+
+def _avalanche(acc: np.ndarray, tmp: np.ndarray) -> None:
+    np.right_shift(acc, np.uint64(33), out=tmp)
+    acc ^= tmp
+    acc *= _U2
+    np.right_shift(acc, np.uint64(29), out=tmp)
+    acc ^= tmp
+    acc *= _U3
+    np.right_shift(acc, np.uint64(32), out=tmp)
+    acc ^= tmp
+
+
+def _xxh64_u64(lanes: np.ndarray, out: np.ndarray) -> None:
+    """XXH64 of 8-byte values given as native uint64 (their little-endian bytes); writes ``out``."""
+    for s in range(0, len(lanes), HASH_CHUNK_ROWS):
+        lane = lanes[s:s + HASH_CHUNK_ROWS]
+        acc = out[s:s + HASH_CHUNK_ROWS]
+        k = np.empty_like(acc)
+        tmp = np.empty_like(acc)
+        acc.fill(np.uint64((_P5 + 8) & _MASK64))
+        _lane64_step(acc, lane, k, tmp)
+        _avalanche(acc, tmp)
+
+
+def _xxh64_u32(lanes: np.ndarray, out: np.ndarray) -> None:
+    """XXH64 of 4-byte values given as native uint32 (their little-endian bytes); writes ``out``."""
+    for s in range(0, len(lanes), HASH_CHUNK_ROWS):
+        lane = lanes[s:s + HASH_CHUNK_ROWS]
+        acc = out[s:s + HASH_CHUNK_ROWS]
+        k = np.empty_like(acc)
+        tmp = np.empty_like(acc)
+        acc.fill(np.uint64((_P5 + 4) & _MASK64))
+        _lane32_step(acc, lane, k, tmp)
+        _avalanche(acc, tmp)
+
+
+def _xxh64_rows(block: np.ndarray, width: int, out: np.ndarray) -> None:
+    """XXH64 of each row of a C-contiguous ``(k, padded)`` uint8 array whose first ``width`` bytes are the value.
+
+    ``padded`` is ``width`` rounded up to a multiple of 8 (the padding bytes are never read).
+    """
+    k_rows = block.shape[0]
+    u64 = block.view("<u8").astype(np.uint64, copy=False)
+    u32 = block.view("<u4").astype(np.uint32, copy=False)
+    k = np.empty(k_rows, np.uint64)
+    tmp = np.empty(k_rows, np.uint64)
+    acc = out
+    pos = 0
+    if width >= _STRIPE:
+        v1 = np.full(k_rows, np.uint64((_P1 + _P2) & _MASK64))
+        v2 = np.full(k_rows, _U2)
+        v3 = np.zeros(k_rows, np.uint64)
+        v4 = np.full(k_rows, np.uint64((-_P1) & _MASK64))
+        vs = (v1, v2, v3, v4)
+        while pos + _STRIPE <= width:
+            c = pos // 8
+            for j, v in enumerate(vs):
+                _round(v, u64[:, c + j], tmp)
+            pos += _STRIPE
+        acc.fill(0)
+        for v, r in zip(vs, (1, 7, 12, 18)):
+            np.copyto(k, v)
+            _rotl(k, r, tmp)
+            acc += k
+        for v in vs:  # merge rounds
+            v *= _U2
+            _rotl(v, 31, tmp)
+            v *= _U1
+            acc ^= v
+            acc *= _U1
+            acc += _U4
+    else:
+        acc.fill(_U5)
+    acc += np.uint64(width)
+    while pos + 8 <= width:
+        _lane64_step(acc, u64[:, pos // 8], k, tmp)
+        pos += 8
+    if pos + 4 <= width:
+        _lane32_step(acc, u32[:, pos // 4], k, tmp)
+        pos += 4
+    while pos < width:
+        np.multiply(block[:, pos].astype(np.uint64), _U5, out=k)
+        acc ^= k
+        _rotl(acc, 11, tmp)
+        acc *= _U1
+        pos += 1
+    _avalanche(acc, tmp)
+
+
+def _xxh64_matrix_into(matrix: np.ndarray, out: np.ndarray) -> None:
+    n, width = matrix.shape
+    if n == 0:
+        return
+    if width in (4, 8) and matrix.flags.c_contiguous:
+        lanes = matrix.reshape(-1).view("<u4" if width == 4 else "<u8")
+        if width == 4:
+            _xxh64_u32(lanes.astype(np.uint32, copy=False), out)
+        else:
+            _xxh64_u64(lanes.astype(np.uint64, copy=False), out)
+        return
+    padded = -(-width // 8) * 8
+    direct = width > 0 and padded == width and matrix.flags.c_contiguous
+    rows = HASH_CHUNK_ROWS if width <= 64 else max(1, (HASH_CHUNK_ROWS * 64) // width)
+    scratch = None if direct else np.zeros((min(rows, n), max(padded, 8)), np.uint8)
+    for s in range(0, n, rows):
+        part = matrix[s:s + rows]
+        if direct:
+            block = part
+        else:
+            assert scratch is not None
+            block = scratch[:len(part)]
+            block[:, :width] = part
+        _xxh64_rows(block, width, out[s:s + len(part)])
+
+
+def xxh64_fixed(matrix: np.ndarray) -> np.ndarray:
+    """XXH64 (seed 0) of every row of a 2-D ``uint8`` array, as a ``uint64`` array.
+
+    Any width is allowed, including 0 (every row hashes the empty string).
+    Widths 4 and 8 take a single-lane fast path.
+    """
+    m = np.asarray(matrix)
+    if m.ndim != 2 or m.dtype != np.uint8:
+        raise TypeError(f"xxh64_fixed expects a 2-D uint8 array, got {m.dtype} with shape {m.shape}")
+    out = np.empty(m.shape[0], np.uint64)
+    _xxh64_matrix_into(m, out)
+    return out
+
+
+def _xxh64_loop(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    mv = memoryview(data)
+    h = xxhash.xxh64_intdigest
+    return np.fromiter((h(mv[a:b]) for a, b in zip(starts.tolist(), ends.tolist())), dtype=np.uint64,
+                       count=len(starts))
+
+
+def xxh64_binary(values: BinaryArray) -> np.ndarray:
+    """XXH64 (seed 0) of every value of a :class:`BinaryArray`, as a ``uint64`` array.
+
+    Values are grouped by length; each well-populated group of short values is
+    gathered into a ``(k, length)`` matrix and hashed with :func:`xxh64_fixed`.
+    Sparse lengths and long values are hashed one by one with ``xxhash``.
+    """
+    n = len(values)
+    out = np.empty(n, np.uint64)
+    if n == 0:
+        return out
+    width = values.fixed_width()
+    if width is not None and width <= VECTOR_MAX_LEN:
+        _xxh64_matrix_into(values.as_matrix(width), out)
+        return out
+    data = np.ascontiguousarray(values.data)
+    offsets = values.offsets
+    starts = offsets[:-1]
+    lens = np.diff(offsets)
+    # Counting sort on the length, clipped so that all long values share one bucket.
+    overflow = VECTOR_MAX_LEN + 1
+    key = np.minimum(lens, overflow).astype(np.uint16)
+    counts = np.bincount(key, minlength=overflow + 1)
+    order = np.argsort(key, kind="stable")  # radix sort for uint16 keys
+    bounds = np.zeros(len(counts) + 1, np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    slow: list[np.ndarray] = []
+    arange = np.arange(VECTOR_MAX_LEN, dtype=np.int64)
+    for length in np.flatnonzero(counts).tolist():
+        rows = order[bounds[length]:bounds[length + 1]]
+        if length == overflow or len(rows) < VECTOR_MIN_GROUP:
+            slow.append(rows)
+            continue
+        step = max(1, _GATHER_ELEMENTS // max(length, 1))
+        for s in range(0, len(rows), step):
+            r = rows[s:s + step]
+            if length:
+                mat = data[starts[r][:, None] + arange[:length]]
+            else:
+                mat = np.zeros((len(r), 0), np.uint8)
+            h = np.empty(len(r), np.uint64)
+            _xxh64_matrix_into(mat, h)
+            out[r] = h
+    if slow:
+        rows = np.concatenate(slow)
+        out[rows] = _xxh64_loop(data, starts[rows], offsets[1:][rows])
+    return out
+
+
+# --------------------------------------------------------------------------
+# Hashing Parquet values
+# --------------------------------------------------------------------------
+
+_FIXED_DTYPES: dict[int, np.dtype[Any]] = {
+    _PT.INT32: np.dtype("<i4"),
+    _PT.INT64: np.dtype("<i8"),
+    _PT.FLOAT: np.dtype("<f4"),
+    _PT.DOUBLE: np.dtype("<f8"),
+}
+_INT96_WIDTH = 12
+
+
+def _no_boolean() -> UnsupportedError:
+    return UnsupportedError(
+        "Bloom filters are not defined for BOOLEAN columns (parquet-java and Arrow do not build them)"
+    )
+
+
+def _as_numeric(values: Any, ptype: int) -> np.ndarray:
+    target = _FIXED_DTYPES[ptype]
+    if isinstance(values, np.ndarray):
+        a = values.reshape(-1) if values.ndim != 1 else values
+        if a.dtype == target:
+            return a
+        if target.kind == "i" and a.dtype.kind in "iu" and a.dtype.itemsize == target.itemsize:
+            # e.g. UINT_32 data stored as INT32: hash the same bits
+            return a.astype(a.dtype.newbyteorder("<"), copy=False).view(target)
+        if not np.can_cast(a.dtype, target, casting="safe"):
+            raise TypeError(f"cannot hash {a.dtype} values as {_PT._VALUES_TO_NAMES.get(ptype, ptype)}")
+        return a.astype(target)
+    return np.asarray(values, dtype=target).reshape(-1)
+
+
+def _as_matrix(values: Any, width: int, what: str) -> np.ndarray:
+    if isinstance(values, BinaryArray):
+        w = values.fixed_width()
+        if len(values) and w != width:
+            raise ValueError(f"{what} values must all be {width} bytes long")
+        return values.as_matrix(width) if len(values) else np.zeros((0, width), np.uint8)
+    m = np.asarray(values)
+    if m.dtype != np.uint8 or m.ndim != 2 or m.shape[1] != width:
+        raise TypeError(f"{what} values must be a 2-D uint8 array of width {width}, got {m.dtype} {m.shape}")
+    return m
+
+
+def hash_values(values: Any, ptype: int, type_length: int | None = None) -> np.ndarray:
+    """Bloom filter hashes (``uint64``) of column values of physical type ``ptype``.
+
+    ``values`` uses the codebase's representation: a numpy array for INT32,
+    INT64, FLOAT and DOUBLE; a 2-D ``uint8`` array ``(n, 12)`` for INT96 and
+    ``(n, width)`` for FIXED_LEN_BYTE_ARRAY; a :class:`BinaryArray` (or a list
+    of ``bytes``/``str``) for BYTE_ARRAY. ``type_length`` is only used to check
+    FIXED_LEN_BYTE_ARRAY widths.
+    """
+    if ptype in _FIXED_DTYPES:
+        a = _as_numeric(values, ptype)
+        out = np.empty(len(a), np.uint64)
+        if a.dtype.itemsize == 4:
+            _xxh64_u32(np.ascontiguousarray(a).view(np.uint32), out)
+        else:
+            _xxh64_u64(np.ascontiguousarray(a).view(np.uint64), out)
+        return out
+    if ptype == _PT.BYTE_ARRAY:
+        if not isinstance(values, BinaryArray):
+            values = BinaryArray.from_pylist(values)
+        return xxh64_binary(values)
+    if ptype == _PT.FIXED_LEN_BYTE_ARRAY:
+        if isinstance(values, BinaryArray):
+            width = type_length if type_length is not None else (values.fixed_width() or 0)
+        else:
+            width = np.asarray(values).shape[-1] if type_length is None else type_length
+        return xxh64_fixed(_as_matrix(values, width, "FIXED_LEN_BYTE_ARRAY"))
+    if ptype == _PT.INT96:
+        return xxh64_fixed(_as_matrix(values, _INT96_WIDTH, "INT96"))
+    if ptype == _PT.BOOLEAN:
+        raise _no_boolean()
+    raise ValueError(f"unknown physical type {ptype!r}")
+
+
+def _scalar_bytes(value: Any, ptype: int, type_length: int | None) -> bytes:
+    if ptype == _PT.BOOLEAN:
+        raise _no_boolean()
+    if ptype in (_PT.INT32, _PT.INT64):
+        if isinstance(value, float | np.floating) or not isinstance(value, int | np.integer):
+            raise TypeError(f"expected an integer for {_PT._VALUES_TO_NAMES[ptype]}, got {type(value).__name__}")
+        bits = 32 if ptype == _PT.INT32 else 64
+        v = int(value)
+        if not -(1 << (bits - 1)) <= v < (1 << bits):
+            raise OverflowError(f"{v} does not fit in {bits} bits")
+        return (v & ((1 << bits) - 1)).to_bytes(bits // 8, "little")
+    if ptype == _PT.FLOAT:
+        return struct.pack("<f", float(value))
+    if ptype == _PT.DOUBLE:
+        return struct.pack("<d", float(value))
+    if ptype in (_PT.BYTE_ARRAY, _PT.FIXED_LEN_BYTE_ARRAY, _PT.INT96):
+        if isinstance(value, str):
+            b = value.encode("utf-8")
+        elif isinstance(value, bytes | bytearray | memoryview | np.ndarray):
+            b = bytes(value) if not isinstance(value, np.ndarray) else value.astype(np.uint8, copy=False).tobytes()
+        else:
+            raise TypeError(f"expected bytes or str, got {type(value).__name__}")
+        expected = _INT96_WIDTH if ptype == _PT.INT96 else type_length
+        if ptype != _PT.BYTE_ARRAY and expected is not None and len(b) != expected:
+            raise ValueError(f"value has {len(b)} bytes, the column stores {expected}")
+        return b
+    raise ValueError(f"unknown physical type {ptype!r}")
+
+
+def hash_scalar(value: Any, ptype: int, type_length: int | None = None) -> int:
+    """Bloom filter hash of one Python value stored as physical type ``ptype``.
+
+    ``str`` is UTF-8 encoded; integers are packed little-endian to 4 or 8 bytes
+    (unsigned values up to ``2**bits - 1`` are accepted and hash like their
+    signed reinterpretation); floats are packed as float32 for FLOAT and
+    float64 for DOUBLE.
+    """
+    return xxhash.xxh64_intdigest(_scalar_bytes(value, ptype, type_length))
+
+
+# --------------------------------------------------------------------------
+# Sizing
+# --------------------------------------------------------------------------
+
+def _floor_pow2(x: int) -> int:
+    return 1 << (x.bit_length() - 1)
+
+
+def _ceil_pow2(x: int) -> int:
+    return 1 << (x - 1).bit_length()
+
+
+def optimal_num_bytes(ndv: int, fpp: float, max_bytes: int = MAX_BLOOM_FILTER_BYTES) -> int:
+    """Filter size for ``ndv`` distinct values at false-positive probability ``fpp``.
+
+    Same rule as parquet-java and Arrow C++: ``bits = -8 * ndv / ln(1 - fpp**(1/8))``
+    truncated to an integer, rounded up to a power of two, then bytes = bits / 8
+    clamped to ``[32, max_bytes]`` (``max_bytes`` rounded down to a power of two,
+    at least 32).
+    """
+    if not 0.0 < fpp < 1.0:
+        raise ValueError(f"fpp must be in (0, 1), got {fpp}")
+    if ndv < 0:
+        raise ValueError(f"ndv must be >= 0, got {ndv}")
+    cap = max(MIN_BLOOM_FILTER_BYTES, _floor_pow2(max(int(max_bytes), 1)))
+    bits_f = -8.0 * ndv / math.log1p(-(fpp ** (1.0 / 8)))
+    if not bits_f < cap * 8:  # also catches inf/nan
+        return cap
+    bits = max(int(bits_f), MIN_BLOOM_FILTER_BYTES * 8)
+    return min(_ceil_pow2(bits) // 8, cap)
+
+
+def theoretical_fpp(ndv: int, num_bytes: int) -> float:
+    """Expected false-positive probability after inserting ``ndv`` distinct values.
+
+    Model: values land in blocks as Poisson(lambda = ndv / blocks); a block
+    holding ``k`` values has each of its 8 words' probe bit set with
+    probability ``1 - (31/32)**k``; a probe is a hit if all 8 are set.
+    """
+    blocks = num_bytes // BLOCK_BYTES
+    lam = ndv / blocks
+    if lam == 0:
+        return 0.0
+    kmax = int(lam + 12 * math.sqrt(lam) + 40)
+    k = np.arange(kmax + 1, dtype=np.float64)
+    log_pois = -lam + k * math.log(lam) - np.array([math.lgamma(x + 1) for x in k.tolist()])
+    return float(np.sum(np.exp(log_pois) * (1.0 - (31.0 / 32.0) ** k) ** 8))
+
+
+# --------------------------------------------------------------------------
+# The filter
+# --------------------------------------------------------------------------
+
+def _check_num_bytes(num_bytes: int, *, available: int | None = None, offset: int | None = None) -> None:
+    if num_bytes <= 0 or num_bytes % BLOCK_BYTES:
+        raise CorruptFileError(f"Bloom filter size {num_bytes} is not a positive multiple of {BLOCK_BYTES}",
+                               offset=offset)
+    if num_bytes > MAX_BLOOM_FILTER_BYTES:
+        raise CorruptFileError(f"Bloom filter size {num_bytes} exceeds the {MAX_BLOOM_FILTER_BYTES}-byte limit",
+                               offset=offset)
+    if available is not None and num_bytes > available:
+        raise CorruptFileError(f"Bloom filter bitset of {num_bytes} bytes but only {available} bytes available",
+                               offset=offset)
+
+
+def _masks(low: np.ndarray) -> np.ndarray:
+    """The ``(n, 8)`` uint32 SBBF masks of the low 32 bits of hashes (``n <= _FILTER_CHUNK``).
+
+    Built with 1-D passes (``repeat`` then a multiply by the tiled salts):
+    numpy is much slower when broadcasting over an inner axis of length 8.
+    """
+    pos = np.repeat(low, WORDS_PER_BLOCK)
+    pos *= _SALT_TILE[:len(pos)]
+    pos >>= np.uint32(_MASK_SHIFT)
+    np.left_shift(np.uint32(1), pos, out=pos)
+    return pos.reshape(-1, WORDS_PER_BLOCK)
+
+
+def _block_indices(h: np.ndarray, num_blocks: int) -> np.ndarray:
+    # (h >> 32) < 2**32 and num_blocks < 2**31, so the product fits in 64 bits.
+    idx = h >> np.uint64(32)
+    idx *= np.uint64(num_blocks)
+    idx >>= np.uint64(32)
+    return idx.astype(np.intp)
+
+
+def _missing_bits(words64: np.ndarray, idx: np.ndarray, masks64: np.ndarray) -> np.ndarray:
+    """Per row, the OR of the mask bits not set in block ``idx`` (0 means present)."""
+    g = np.take(words64, idx, axis=0)
+    np.invert(g, out=g)
+    g &= masks64
+    acc = g[:, 0] | g[:, 1]
+    acc |= g[:, 2]
+    acc |= g[:, 3]
+    return acc
+
+
+def _popcount32(words: np.ndarray) -> np.ndarray:
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    return np.unpackbits(words.view(np.uint8).reshape(*words.shape, 4), axis=-1).sum(axis=-1)  # pragma: no cover
+
+
+class BloomFilter:
+    """A Parquet split-block Bloom filter of ``num_bytes`` bytes.
+
+    The bitset is held as a ``(num_blocks, 8)`` uint32 array; serialized, the
+    words are little-endian and block ``i`` covers bytes ``[32*i, 32*i+32)``.
+    """
+
+    __slots__ = ("_words",)
+
+    def __init__(self, num_bytes: int) -> None:
+        """An empty filter; ``num_bytes`` must be a positive multiple of 32 (a power of two is not required)."""
+        num_bytes = int(num_bytes)
+        if num_bytes <= 0 or num_bytes % BLOCK_BYTES or num_bytes > MAX_BLOOM_FILTER_BYTES:
+            raise ValueError(
+                f"num_bytes must be a positive multiple of {BLOCK_BYTES} up to {MAX_BLOOM_FILTER_BYTES}, got {num_bytes}"
+            )
+        self._words = np.zeros((num_bytes // BLOCK_BYTES, WORDS_PER_BLOCK), np.uint32)
+
+    # -- construction -------------------------------------------------------
+    @classmethod
+    def from_distinct_count(cls, ndv: int, fpp: float = 0.01, max_bytes: int = MAX_BLOOM_FILTER_BYTES) -> BloomFilter:
+        """An empty filter sized by :func:`optimal_num_bytes`."""
+        return cls(optimal_num_bytes(ndv, fpp, max_bytes))
+
+    @classmethod
+    def from_bitset(cls, bitset: bytes | bytearray | memoryview | np.ndarray) -> BloomFilter:
+        """A filter holding a copy of a serialized bitset (no header)."""
+        raw = np.frombuffer(bitset, dtype=np.uint8) if not isinstance(bitset, np.ndarray) else bitset.view(np.uint8)
+        _check_num_bytes(len(raw))
+        bf = cls.__new__(cls)
+        bf._words = raw.reshape(-1).view("<u4").astype(np.uint32).reshape(-1, WORDS_PER_BLOCK)
+        return bf
+
+    @staticmethod
+    def parse_header(buf: bytes | bytearray | memoryview, *, offset: int | None = None) -> tuple[int, int]:
+        """Decode and validate a Thrift ``BloomFilterHeader`` at the start of ``buf``.
+
+        Returns ``(numBytes, header_length)``. Only the header is validated
+        (algorithm BLOCK, hash XXHASH, compression UNCOMPRESSED, numBytes a
+        positive multiple of 32 within the 128 MiB limit); the caller fetches
+        the bitset or individual 32-byte blocks after it. ``offset`` only
+        serves error messages.
+        """
+        mv = memoryview(buf).cast("B")
+        try:
+            header, used = decode_prefix(T.BloomFilterHeader, mv[:_HEADER_PROBE_BYTES], offset=offset,
+                                         what="BloomFilterHeader")
+        except CorruptFileError:
+            if len(mv) <= _HEADER_PROBE_BYTES:
+                raise
+            # A header with unknown extra fields may be longer than the probe.
+            header, used = decode_prefix(T.BloomFilterHeader, mv, offset=offset, what="BloomFilterHeader")
+        if header.numBytes is None:
+            raise CorruptFileError("BloomFilterHeader has no numBytes", offset=offset)
+        if header.algorithm is None or header.algorithm.BLOCK is None:
+            raise CorruptFileError("Bloom filter algorithm is not BLOCK (split-block)", offset=offset)
+        if header.hash is None or header.hash.XXHASH is None:
+            raise CorruptFileError("Bloom filter hash is not XXHASH", offset=offset)
+        if header.compression is None or header.compression.UNCOMPRESSED is None:
+            raise CorruptFileError("Bloom filter compression is not UNCOMPRESSED", offset=offset)
+        _check_num_bytes(int(header.numBytes), offset=offset)
+        return int(header.numBytes), used
+
+    @classmethod
+    def parse(cls, buf: bytes | bytearray | memoryview, *, offset: int | None = None) -> tuple[BloomFilter, int]:
+        """Parse header + bitset from the start of ``buf``; return the filter and the bytes consumed.
+
+        Every size is validated against the limits and against ``len(buf)``
+        before the bitset is allocated. Malformed input raises
+        :class:`~pqbloom.errors.CorruptFileError`.
+        """
+        mv = memoryview(buf).cast("B")
+        num_bytes, used = cls.parse_header(mv, offset=offset)
+        _check_num_bytes(num_bytes, available=len(mv) - used, offset=offset)
+        return cls.from_bitset(mv[used:used + num_bytes]), used + num_bytes
+
+    # -- properties ---------------------------------------------------------
+    @property
+    def num_bytes(self) -> int:
+        return self._words.size * 4
+
+    @property
+    def num_blocks(self) -> int:
+        return int(self._words.shape[0])
+
+    @property
+    def words(self) -> np.ndarray:
+        """The ``(num_blocks, 8)`` uint32 array (live, not a copy)."""
+        return self._words
+
+    def bits_per_value(self, ndv: int) -> float:
+        """Bits of filter per distinct value for ``ndv`` distinct values."""
+        return self.num_bytes * 8 / ndv if ndv else math.inf
+
+    def fill_ratio(self) -> float:
+        """Fraction of the bits that are set."""
+        return float(_popcount32(self._words).sum(dtype=np.int64)) / (self.num_bytes * 8)
+
+    def estimated_fpp(self) -> float:
+        """False-positive probability of this filter for a uniformly random absent hash.
+
+        A probe picks a block (uniformly, for uniform hashes) and one bit in
+        each of its 8 words; it is a false positive if all 8 are set, so the
+        estimate is ``mean over blocks of prod over words of popcount(word)/32``.
+        This uses the actual per-word fill, so it is accurate whatever the
+        insertion skew.
+        """
+        fill = _popcount32(self._words).astype(np.float64) / 32.0
+        return float(np.prod(fill, axis=1).mean())
+
+    # -- hashes -------------------------------------------------------------
+    @staticmethod
+    def block_index(h: int | np.ndarray, num_blocks: int) -> Any:
+        """Block of hash(es) ``h`` in a filter of ``num_blocks`` blocks: ``((h >> 32) * num_blocks) >> 32``."""
+        if isinstance(h, np.ndarray):
+            return _block_indices(h.astype(np.uint64, copy=False), num_blocks)
+        return ((int(h) >> 32) * num_blocks) >> 32
+
+    @staticmethod
+    def check_block(block_words: np.ndarray | Sequence[int] | bytes, h: int) -> bool:
+        """Probe one block (8 uint32 words, or its 32 serialized bytes) with the low 32 bits of ``h``.
+
+        Lets a reader fetch only the 32-byte block at ``block_index(h, num_blocks)``.
+        """
+        if isinstance(block_words, bytes | bytearray | memoryview):
+            words = struct.unpack("<8I", block_words)
+        else:
+            words = tuple(int(w) for w in np.asarray(block_words).reshape(-1))
+        if len(words) != WORDS_PER_BLOCK:
+            raise ValueError("a block has 8 words")
+        x = int(h) & 0xFFFFFFFF
+        for word, salt in zip(words, SALT):
+            if not (word >> (((x * salt) & 0xFFFFFFFF) >> _MASK_SHIFT)) & 1:
+                return False
+        return True
+
+    def insert_hashes(self, h: np.ndarray) -> None:
+        """Insert 64-bit hashes (any integer array, read as uint64).
+
+        Per chunk: gather the target blocks, OR the masks in, scatter the
+        blocks back as 32-byte items. When several hashes of a chunk share a
+        block only the last scatter survives, so the rows whose bits did not
+        land are then applied with ``np.bitwise_or.at`` (which handles
+        repeated indices). This is about twice as fast as ``bitwise_or.at``
+        alone.
+        """
+        hashes = np.asarray(h).reshape(-1).astype(np.uint64, copy=False)
+        words64 = self._words.view(np.uint64)  # (blocks, 4): two words per uint64, same bit layout
+        blocks = self._words.view(_BLOCK_VOID).reshape(-1)
+        z = self.num_blocks
+        for s in range(0, len(hashes), _FILTER_CHUNK):
+            part = hashes[s:s + _FILTER_CHUNK]
+            idx = _block_indices(part, z)
+            masks = _masks(part.astype(np.uint32)).view(np.uint64)
+            merged = np.take(words64, idx, axis=0)
+            merged |= masks
+            blocks[idx] = merged.view(_BLOCK_VOID).reshape(-1)
+            lost = np.flatnonzero(_missing_bits(words64, idx, masks))
+            if len(lost):
+                np.bitwise_or.at(words64, idx[lost], masks[lost])
+
+    def check_hashes(self, h: np.ndarray) -> np.ndarray:
+        """For each 64-bit hash, whether it might have been inserted (``bool`` array)."""
+        hashes = np.asarray(h).reshape(-1).astype(np.uint64, copy=False)
+        out = np.empty(len(hashes), bool)
+        words64 = self._words.view(np.uint64)
+        z = self.num_blocks
+        for s in range(0, len(hashes), _FILTER_CHUNK):
+            part = hashes[s:s + _FILTER_CHUNK]
+            masks = _masks(part.astype(np.uint32)).view(np.uint64)
+            missing = _missing_bits(words64, _block_indices(part, z), masks)
+            np.equal(missing, 0, out=out[s:s + len(part)])
+        return out
+
+    def insert_hash(self, h: int) -> None:
+        """Insert one 64-bit hash."""
+        block = self._words[self.block_index(h, self.num_blocks)]
+        x = int(h) & 0xFFFFFFFF
+        for i, salt in enumerate(SALT):
+            block[i] |= np.uint32(1 << (((x * salt) & 0xFFFFFFFF) >> _MASK_SHIFT))
+
+    def check_hash(self, h: int) -> bool:
+        """Whether one 64-bit hash might have been inserted."""
+        return self.check_block(self._words[self.block_index(h, self.num_blocks)], h)
+
+    # -- values -------------------------------------------------------------
+    def insert(self, values: Any, ptype: int, type_length: int | None = None) -> None:
+        """Insert column values of physical type ``ptype`` (see :func:`hash_values`)."""
+        self.insert_hashes(hash_values(values, ptype, type_length))
+
+    def might_contain(self, value: Any, ptype: int, type_length: int | None = None) -> bool:
+        """Whether one Python value might be in the filter (see :func:`hash_scalar`)."""
+        return self.check_hash(hash_scalar(value, ptype, type_length))
+
+    def might_contain_many(self, values: Any, ptype: int, type_length: int | None = None) -> np.ndarray:
+        """Vectorized :meth:`might_contain` over column values (see :func:`hash_values`)."""
+        return self.check_hashes(hash_values(values, ptype, type_length))
+
+    # -- serialization ------------------------------------------------------
+    def bitset(self) -> bytes:
+        """The serialized bitset (little-endian words)."""
+        return self._words.astype("<u4", copy=False).tobytes()
+
+    def header_bytes(self) -> bytes:
+        """The compact-Thrift ``BloomFilterHeader`` (BLOCK / XXHASH / UNCOMPRESSED)."""
+        header = T.BloomFilterHeader(
+            numBytes=self.num_bytes,
+            algorithm=T.BloomFilterAlgorithm(BLOCK=T.SplitBlockAlgorithm()),
+            hash=T.BloomFilterHash(XXHASH=T.XxHash()),
+            compression=T.BloomFilterCompression(UNCOMPRESSED=T.Uncompressed()),
+        )
+        return encode(header)
+
+    def to_bytes(self) -> bytes:
+        """Header followed by bitset: what a file stores at ``bloom_filter_offset``."""
+        return self.header_bytes() + self.bitset()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BloomFilter) and np.array_equal(self._words, other._words)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"BloomFilter(num_bytes={self.num_bytes}, fill_ratio={self.fill_ratio():.4f})"

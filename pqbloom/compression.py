@@ -1,0 +1,199 @@
+"""Codec registry: Parquet CompressionCodec <-> (compress, decompress).
+
+Every decompressor is told the size the page header promises and refuses to
+produce more, so a lying header cannot turn a small page into a huge
+allocation (decompression bombs).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cramjam
+import zstandard
+
+from .errors import CorruptFileError, UnsupportedError
+from .format import T
+
+__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "CODEC_NAMES"]
+
+Buffer = bytes | bytearray | memoryview
+
+
+@dataclass(frozen=True)
+class Codec:
+    name: str
+    thrift_id: int
+    compress: Callable[[Buffer], bytes] | None
+    decompress: Callable[[Buffer, int], bytes]
+
+
+def _check_size(out: bytes, expected: int, name: str) -> bytes:
+    if len(out) != expected:
+        raise CorruptFileError(f"{name} page decompressed to {len(out)} bytes, header says {expected}")
+    return out
+
+
+# -- snappy -------------------------------------------------------------------
+def _snappy_compress(data: Buffer) -> bytes:
+    return bytes(cramjam.snappy.compress_raw(data))
+
+
+def _snappy_decompress(data: Buffer, size: int) -> bytes:
+    declared = cramjam.snappy.decompress_raw_len(data)
+    if declared != size:
+        raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
+    return bytes(cramjam.snappy.decompress_raw(data))
+
+
+# -- gzip (several concatenated members are legal) ------------------------------
+def _gzip_compress(data: Buffer) -> bytes:
+    c = zlib.compressobj(6, zlib.DEFLATED, 31)
+    return c.compress(bytes(data)) + c.flush()
+
+
+def _gzip_decompress(data: Buffer, size: int) -> bytes:
+    out = bytearray()
+    rest = bytes(data)
+    while rest:
+        d = zlib.decompressobj(47)  # gzip or zlib header, auto-detected
+        out += d.decompress(rest, size + 1 - len(out))
+        if len(out) > size:
+            raise CorruptFileError(f"GZIP page inflates past the {size} bytes its header promises")
+        if not d.eof:
+            raise CorruptFileError("GZIP page is truncated")
+        rest = d.unused_data
+    return bytes(out)
+
+
+# -- zstd ---------------------------------------------------------------------
+_ZSTD_LEVEL = 3
+
+
+def _zstd_compress(data: Buffer) -> bytes:
+    return zstandard.ZstdCompressor(level=_ZSTD_LEVEL).compress(data)
+
+
+def _zstd_decompress(data: Buffer, size: int) -> bytes:
+    # a streaming read stops one byte past the promise instead of inflating a bomb;
+    # read_across_frames accepts writers that emit several concatenated frames
+    reader = zstandard.ZstdDecompressor().stream_reader(bytes(data), read_across_frames=True)
+    out = bytearray()
+    while len(out) <= size:
+        chunk = reader.read(size + 1 - len(out))
+        if not chunk:
+            break
+        out += chunk
+    if len(out) > size:
+        raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
+    return bytes(out)
+
+
+# -- lz4 ----------------------------------------------------------------------
+def _lz4_raw_compress(data: Buffer) -> bytes:
+    return bytes(cramjam.lz4.compress_block(data, store_size=False))
+
+
+def _lz4_raw_decompress(data: Buffer, size: int) -> bytes:
+    if size == 0:
+        return b""
+    return bytes(cramjam.lz4.decompress_block(data, output_len=size))
+
+
+def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
+    """Deprecated LZ4 codec: Hadoop framing (BE sizes) in practice, raw blocks from some writers."""
+    raw = bytes(data)
+    try:
+        out = bytearray()
+        pos = 0
+        while pos < len(raw):
+            if pos + 8 > len(raw):
+                raise ValueError("truncated hadoop frame")
+            expect = int.from_bytes(raw[pos:pos + 4], "big")
+            clen = int.from_bytes(raw[pos + 4:pos + 8], "big")
+            pos += 8
+            if clen > len(raw) - pos or len(out) + expect > size:
+                raise ValueError("bad hadoop frame")
+            out += bytes(cramjam.lz4.decompress_block(raw[pos:pos + clen], output_len=expect))
+            pos += clen
+        if len(out) == size:
+            return bytes(out)
+    except Exception:  # not Hadoop-framed; try the other historical layouts
+        pass
+    try:
+        return _check_size(_lz4_raw_decompress(raw, size), size, "LZ4")
+    except Exception:
+        pass
+    try:
+        out2 = bytes(cramjam.lz4.decompress(raw))
+    except Exception as exc:
+        raise CorruptFileError(f"LZ4 page cannot be decompressed: {exc}") from None
+    return out2
+
+
+# -- brotli -------------------------------------------------------------------
+def _brotli_compress(data: Buffer) -> bytes:
+    return bytes(cramjam.brotli.compress(data, level=5))
+
+
+def _brotli_decompress(data: Buffer, size: int) -> bytes:
+    return bytes(cramjam.brotli.decompress(data, output_len=size))
+
+
+def _none_decompress(data: Buffer, size: int) -> bytes:
+    return bytes(data)
+
+
+_CODECS = [
+    Codec("UNCOMPRESSED", T.CompressionCodec.UNCOMPRESSED, bytes, _none_decompress),
+    Codec("SNAPPY", T.CompressionCodec.SNAPPY, _snappy_compress, _snappy_decompress),
+    Codec("GZIP", T.CompressionCodec.GZIP, _gzip_compress, _gzip_decompress),
+    Codec("BROTLI", T.CompressionCodec.BROTLI, _brotli_compress, _brotli_decompress),
+    Codec("LZ4", T.CompressionCodec.LZ4, None, _lz4_legacy_decompress),
+    Codec("ZSTD", T.CompressionCodec.ZSTD, _zstd_compress, _zstd_decompress),
+    Codec("LZ4_RAW", T.CompressionCodec.LZ4_RAW, _lz4_raw_compress, _lz4_raw_decompress),
+]
+_BY_NAME = {c.name: c for c in _CODECS}
+_BY_ID = {c.thrift_id: c for c in _CODECS}
+_ALIASES = {"NONE": "UNCOMPRESSED", "LZ4RAW": "LZ4_RAW"}
+CODEC_NAMES = tuple(c.name for c in _CODECS if c.compress is not None)
+
+
+def codec_by_name(name: str | None) -> Codec:
+    """Look up a codec for writing by its (case-insensitive) name."""
+    key = (name or "UNCOMPRESSED").upper()
+    key = _ALIASES.get(key, key)
+    codec = _BY_NAME.get(key)
+    if codec is None or codec.compress is None:
+        raise ValueError(f"unknown or write-unsupported compression {name!r}; choose one of {CODEC_NAMES}")
+    return codec
+
+
+def codec_by_id(thrift_id: int) -> Codec:
+    codec = _BY_ID.get(thrift_id)
+    if codec is None:
+        raise UnsupportedError(f"compression codec {T.CompressionCodec._VALUES_TO_NAMES.get(thrift_id, thrift_id)}"
+                               " is not supported")
+    return codec
+
+
+def compress(codec: Codec, data: Buffer) -> bytes:
+    assert codec.compress is not None
+    return codec.compress(data)
+
+
+def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> bytes:
+    """Decompress one page body, failing with CorruptFileError rather than exceeding the promised size."""
+    if uncompressed_size < 0:
+        raise CorruptFileError(f"negative uncompressed page size {uncompressed_size}")
+    if uncompressed_size == 0 and len(data) == 0:  # empty v2 value sections are stored as nothing at all
+        return b""
+    try:
+        out = codec.decompress(data, uncompressed_size)
+    except CorruptFileError:
+        raise
+    except Exception as exc:
+        raise CorruptFileError(f"{codec.name} page cannot be decompressed: {exc.__class__.__name__}: {exc}") from None
+    return _check_size(out, uncompressed_size, codec.name)

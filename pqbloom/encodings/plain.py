@@ -1,0 +1,192 @@
+"""PLAIN encoding of every physical type.
+
+* BOOLEAN: bit-packed, LSB first.
+* INT32 / INT64 / FLOAT / DOUBLE: little-endian fixed width.
+* INT96 / FIXED_LEN_BYTE_ARRAY: the raw bytes of each value.
+* BYTE_ARRAY: 4-byte little-endian length, then the bytes, per value.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..errors import CorruptFileError
+from ..format import T
+from .rle import Buffer, as_u8
+
+__all__ = ["encode_plain", "decode_plain", "fixed_width_dtype", "value_width", "encode_plain_byte_array",
+           "decode_plain_byte_array"]
+
+_MAX_COUNT = (1 << 31) - 1
+
+_NUMERIC = {
+    T.Type.INT32: np.dtype("<i4"),
+    T.Type.INT64: np.dtype("<i8"),
+    T.Type.FLOAT: np.dtype("<f4"),
+    T.Type.DOUBLE: np.dtype("<f8"),
+}
+_NATIVE = {
+    T.Type.INT32: np.dtype(np.int32),
+    T.Type.INT64: np.dtype(np.int64),
+    T.Type.FLOAT: np.dtype(np.float32),
+    T.Type.DOUBLE: np.dtype(np.float64),
+}
+
+
+def fixed_width_dtype(ptype: int) -> np.dtype | None:
+    """The native numpy dtype of a numeric physical type, else None."""
+    return _NATIVE.get(ptype)
+
+
+def value_width(ptype: int, type_length: int | None = None) -> int | None:
+    """Bytes per PLAIN value of a fixed-width type (None for BOOLEAN and BYTE_ARRAY)."""
+    if ptype in _NUMERIC:
+        return _NUMERIC[ptype].itemsize
+    if ptype == T.Type.INT96:
+        return 12
+    if ptype == T.Type.FIXED_LEN_BYTE_ARRAY:
+        if type_length is None or type_length < 0:
+            raise ValueError("FIXED_LEN_BYTE_ARRAY needs a non-negative type_length")
+        return int(type_length)
+    return None
+
+
+def _matrix(values: np.ndarray, width: int, what: str) -> np.ndarray:
+    m = np.asarray(values, dtype=np.uint8)
+    if m.ndim == 1 and len(m) == 0:
+        m = m.reshape(0, width)
+    if m.ndim != 2 or m.shape[1] != width:
+        raise ValueError(f"{what} values must be a 2-D uint8 array with {width} columns, got shape {m.shape}")
+    return np.ascontiguousarray(m)
+
+
+def encode_plain(values, ptype: int, type_length: int | None = None) -> bytes:  # type: ignore[no-untyped-def]
+    """PLAIN-encode dense (non-null) values of physical type ``ptype``."""
+    if ptype == T.Type.BOOLEAN:
+        return np.packbits(np.asarray(values, dtype=bool), bitorder="little").tobytes()
+    if ptype in _NUMERIC:
+        return np.asarray(values, dtype=_NUMERIC[ptype]).tobytes()
+    if ptype == T.Type.INT96:
+        return _matrix(values, 12, "INT96").tobytes()
+    if ptype == T.Type.FIXED_LEN_BYTE_ARRAY:
+        return _matrix(values, value_width(ptype, type_length), "FIXED_LEN_BYTE_ARRAY").tobytes()  # type: ignore[arg-type]
+    if ptype == T.Type.BYTE_ARRAY:
+        return encode_plain_byte_array(values)
+    raise ValueError(f"unknown physical type {ptype}")
+
+
+def encode_plain_byte_array(values: BinaryArray) -> bytes:
+    """Length-prefixed values, built with vectorized index arithmetic."""
+    if not isinstance(values, BinaryArray):
+        raise TypeError(f"BYTE_ARRAY values must be a BinaryArray, got {type(values).__name__}")
+    v = values.compact()
+    n = len(v)
+    if n == 0:
+        return b""
+    lens = v.lengths()
+    if int(lens.max()) > 0x7FFFFFFF:
+        raise ValueError("a BYTE_ARRAY value is longer than 2**31-1 bytes")
+    prefixes = lens.astype("<u4").view(np.uint8).reshape(n, 4)
+    w = v.fixed_width()
+    if w is not None:
+        out = np.empty((n, 4 + w), np.uint8)
+        out[:, :4] = prefixes
+        out[:, 4:] = v.as_matrix(w)
+        return out.tobytes()
+    total = int(v.offsets[-1])
+    out = np.empty(total + 4 * n, np.uint8)
+    is_data = np.ones(total + 4 * n, bool)
+    pstart = v.offsets[:-1] + 4 * np.arange(n, dtype=np.int64)  # where each length prefix goes
+    pidx = (pstart[:, None] + np.arange(4, dtype=np.int64)).reshape(-1)
+    is_data[pidx] = False
+    out[pidx] = prefixes.reshape(-1)
+    out[is_data] = v.data
+    return out.tobytes()
+
+
+def decode_plain(buf: Buffer, ptype: int, count: int,
+                 type_length: int | None = None):  # type: ignore[no-untyped-def]
+    """Decode ``count`` PLAIN values; return (values, bytes consumed).
+
+    The values never share memory with ``buf`` (they are writable copies).
+    """
+    count = int(count)
+    if count < 0 or count > _MAX_COUNT:
+        raise CorruptFileError(f"PLAIN: invalid value count {count}")
+    u8 = as_u8(buf)
+    if ptype == T.Type.BOOLEAN:
+        need = (count + 7) // 8
+        _need(u8, need, count, "BOOLEAN")
+        return np.unpackbits(u8[:need], bitorder="little", count=count).view(bool), need
+    if ptype == T.Type.BYTE_ARRAY:
+        return decode_plain_byte_array(u8, count)
+    width = value_width(ptype, type_length)
+    if width is None:
+        raise ValueError(f"unknown physical type {ptype}")
+    need = count * width
+    _need(u8, need, count, T.Type._VALUES_TO_NAMES.get(ptype, str(ptype)))
+    if ptype in _NUMERIC:
+        return u8[:need].copy().view(_NUMERIC[ptype]).astype(_NATIVE[ptype], copy=False), need
+    return u8[:need].copy().reshape(count, width), need
+
+
+def _need(u8: np.ndarray, need: int, count: int, what: str) -> None:
+    if len(u8) < need:
+        raise CorruptFileError(f"PLAIN {what}: {count} values need {need} bytes, only {len(u8)} available")
+
+
+def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
+    """Decode ``count`` length-prefixed values; return (BinaryArray, bytes consumed).
+
+    Fast path: every value has the length of the first one (checked at the
+    stride that implies), then the values are one reshape. General path: one
+    tight Python loop over the length prefixes, then one vectorized gather.
+    """
+    u8 = as_u8(buf)
+    count = int(count)
+    if count < 0 or count > _MAX_COUNT:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")
+    if count == 0:
+        return BinaryArray(np.zeros(1, np.int64), np.zeros(0, np.uint8)), 0
+    size = len(u8)
+    if 4 * count > size:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
+                               f"only {size} available")
+    first = int.from_bytes(u8[:4].tobytes(), "little")
+    stride = 4 + first
+    if stride * count <= size:
+        rows = u8[: stride * count].reshape(count, stride)
+        lens = np.ascontiguousarray(rows[:, :4]).view("<u4").reshape(-1)
+        if bool((lens == first).all()):
+            data = np.ascontiguousarray(rows[:, 4:]).reshape(-1)
+            return BinaryArray(np.arange(count + 1, dtype=np.int64) * first, data), stride * count
+    return _decode_byte_array_general(u8, count, buf if isinstance(buf, bytes) else None)
+
+
+def _decode_byte_array_general(u8: np.ndarray, count: int, raw: bytes | None = None) -> tuple[BinaryArray, int]:
+    b = raw if raw is not None else u8.tobytes()
+    size = len(b)
+    unpack = struct.Struct("<I").unpack_from
+    starts = [0] * count  # byte position of each value's length prefix
+    pos = 0
+    try:
+        for i in range(count):
+            starts[i] = pos
+            pos += 4 + unpack(b, pos)[0]
+    except struct.error:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
+                               f"(value {i})") from None
+    if pos > size:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {pos - size} bytes past the end of the page")
+    pstart = np.array(starts, dtype=np.int64)
+    offsets = np.empty(count + 1, np.int64)
+    # data offset of value i = its prefix position minus the 4*i bytes of earlier prefixes
+    offsets[:-1] = pstart - 4 * np.arange(count, dtype=np.int64)
+    offsets[-1] = pos - 4 * count
+    keep = np.ones(pos, bool)
+    for k in range(4):
+        keep[pstart + k] = False
+    return BinaryArray(offsets, u8[:pos][keep]), pos

@@ -1,0 +1,512 @@
+"""ParquetFile: footer -> row groups -> column chunks -> pages -> arrays.
+
+Every byte comes through :class:`pqbloom.io.RangeReader`, which counts what
+is read. Every module passes through :meth:`ParquetFile._open_module`, the one
+place that decrypts.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import compression as compression_mod
+from .arrays import BinaryArray
+from .bloom import BloomFilter
+from .encodings import (
+    bit_width_of,
+    decode_bit_packed_levels,
+    decode_byte_stream_split,
+    decode_delta_binary_packed,
+    decode_delta_byte_array,
+    decode_delta_length_byte_array,
+    decode_dictionary_indices,
+    decode_levels_v1,
+    decode_plain,
+    decode_rle_bitpacked,
+    decode_rle_booleans,
+    take_dictionary,
+)
+from .errors import ChecksumError, CorruptFileError, ParquetError, UnsupportedError
+from .format import T, decode_at, decode_prefix
+from .io import RangeReader
+from .schema import ColumnDescriptor, Schema, leaves_from_thrift
+from .table import Column, Table
+
+__all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
+
+PT = T.Type
+E = T.Encoding
+FOOTER_TAIL_READ = 64 * 1024  # one speculative read usually covers the whole footer
+_DTYPES = {PT.INT32: np.int32, PT.INT64: np.int64, PT.FLOAT: np.float32, PT.DOUBLE: np.float64}
+
+
+class _ChunkTooShort(Exception):
+    """Internal: a page runs past total_compressed_size (retry with a longer read)."""
+
+
+@dataclass
+class _Footer:
+    metadata: Any  # T.FileMetaData
+    footer_offset: int
+    footer_length: int
+    encrypted_footer: bool
+
+
+class ParquetFile:
+    """A Parquet file opened for reading (path, bytes, or seekable binary file object).
+
+    ``verify_checksums`` checks page CRCs where the writer stored them.
+    """
+
+    def __init__(self, source: Any, *, decryption_properties: Any = None, verify_checksums: bool = True) -> None:
+        self._reader = source if isinstance(source, RangeReader) else RangeReader(source)
+        self.verify_checksums = verify_checksums
+        self._crypto = None
+        self._decryption_properties = decryption_properties
+        self._footer = self._read_footer()
+        self.metadata = self._footer.metadata
+        self._leaves, _ = leaves_from_thrift(self.metadata.schema)
+        self._by_name = {c.dotted_path: c for c in self._leaves}
+
+    # -- footer -------------------------------------------------------------------
+    def _read_footer(self) -> _Footer:
+        r = self._reader
+        size = r.size
+        if size < 12:
+            raise CorruptFileError(f"file of {size} bytes is too small to be Parquet")
+        tail_len = min(size, FOOTER_TAIL_READ)
+        tail = r.read(size - tail_len, tail_len, what="footer")
+        magic = tail[-4:]
+        if magic not in (b"PAR1", b"PARE"):
+            raise CorruptFileError(f"not a Parquet file: trailing magic is {magic!r}", offset=size - 4)
+        head = r.read(0, 4, what="leading magic") if size > tail_len else tail[:4]
+        if head not in (b"PAR1", b"PARE"):
+            raise CorruptFileError(f"not a Parquet file: leading magic is {head!r}", offset=0)
+        flen = int.from_bytes(tail[-8:-4], "little")
+        if flen <= 0 or flen > size - 12:
+            raise CorruptFileError(f"footer length {flen} does not fit in a file of {size} bytes", offset=size - 8)
+        foff = size - 8 - flen
+        if flen <= tail_len - 8:
+            fbytes = tail[tail_len - 8 - flen:tail_len - 8]
+        else:
+            fbytes = r.read(foff, flen, what="footer")
+        if magic == b"PARE" or self._decryption_properties is not None:
+            from .crypto_io import ReaderDecryption
+
+            self._crypto, md = ReaderDecryption.open(fbytes, magic == b"PARE", self._decryption_properties,
+                                                     offset=foff)
+            return _Footer(md, foff, flen, magic == b"PARE")
+        md, used = decode_prefix(T.FileMetaData, fbytes, offset=foff, what="file metadata")
+        if md.encryption_algorithm is not None:
+            # plaintext-footer encrypted file opened without keys: plaintext columns still read
+            from .crypto_io import ReaderDecryption
+
+            self._crypto = ReaderDecryption.plaintext_without_keys(md)
+        _check_metadata(md, foff)
+        return _Footer(md, foff, flen, False)
+
+    # -- properties ------------------------------------------------------------------
+    @property
+    def schema(self) -> Schema:
+        """The flat schema: one field per leaf column, named by its dotted path."""
+        return Schema([c.field for c in self._leaves])
+
+    @property
+    def columns(self) -> list[ColumnDescriptor]:
+        return list(self._leaves)
+
+    @property
+    def num_rows(self) -> int:
+        # some writers leave FileMetaData.num_rows at 0; the row groups are authoritative
+        return sum(rg.num_rows for rg in self.metadata.row_groups)
+
+    @property
+    def num_row_groups(self) -> int:
+        return len(self.metadata.row_groups)
+
+    @property
+    def io_stats(self) -> Any:
+        return self._reader.stats
+
+    @property
+    def created_by(self) -> str | None:
+        return self.metadata.created_by
+
+    @property
+    def key_value_metadata(self) -> dict[str, str | None]:
+        return {kv.key: kv.value for kv in (self.metadata.key_value_metadata or [])}
+
+    def column_chunk(self, row_group: int, column: int | str) -> Any:
+        """The ColumnMetaData of a chunk (decrypted when needed)."""
+        desc = self._column(column)
+        return self._chunk_meta(row_group, desc)
+
+    def close(self) -> None:
+        self._reader.close()
+
+    def __enter__(self) -> ParquetFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ---------------------------------------------------------------------
+    def read(self, columns: Sequence[str] | None = None) -> Table:
+        """Read the whole file (or the named columns) into a Table."""
+        return Table.concat([self.read_row_group(i, columns) for i in range(self.num_row_groups)]) \
+            if self.num_row_groups else self._empty(columns)
+
+    def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
+        if not 0 <= i < self.num_row_groups:
+            raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
+        descs = self._select(columns)
+        rg = self.metadata.row_groups[i]
+        if rg.num_rows is None or rg.num_rows < 0:
+            raise CorruptFileError("negative row count", row_group=i)
+        cols = [self._read_chunk(i, d) for d in descs]
+        for c in cols:
+            if len(c) != rg.num_rows:
+                raise CorruptFileError(f"column has {len(c)} rows but the row group has {rg.num_rows}",
+                                       row_group=i, column=c.field.name)
+        return Table(cols)
+
+    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
+        """Yield Tables of at most ``batch_size`` rows; at most one row group is decoded at a time."""
+        if batch_size <= 0:
+            raise ValueError("batch_size must be positive")
+        for i in range(self.num_row_groups):
+            t = self.read_row_group(i, columns)
+            for s in range(0, t.num_rows, batch_size):
+                yield t.slice(s, s + batch_size)
+
+    def _empty(self, columns: Sequence[str] | None) -> Table:
+        from .table import column_from_values
+
+        return Table([column_from_values(d.field.name, [], d.field) for d in self._select(columns)])
+
+    def _column(self, column: int | str) -> ColumnDescriptor:
+        if isinstance(column, int):
+            if not 0 <= column < len(self._leaves):
+                raise IndexError(f"column {column} out of range")
+            return self._leaves[column]
+        d = self._by_name.get(column)
+        if d is None:
+            raise KeyError(f"no column {column!r}; columns are {list(self._by_name)}")
+        return d
+
+    def _select(self, columns: Sequence[str] | None) -> list[ColumnDescriptor]:
+        descs = self._leaves if columns is None else [self._column(c) for c in columns]
+        for d in descs:
+            if d.max_repetition_level > 0:
+                raise UnsupportedError(f"column {d.dotted_path!r} is repeated (lists and maps are not supported "
+                                       "yet); select other columns with columns=[...]")
+        return descs
+
+    def _chunk_meta(self, rg_index: int, desc: ColumnDescriptor) -> Any:
+        rgs = self.metadata.row_groups
+        if not 0 <= rg_index < len(rgs):
+            raise IndexError(f"row group {rg_index} out of range")
+        chunks = rgs[rg_index].columns
+        if len(chunks) != len(self._leaves):
+            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(self._leaves)} columns",
+                                   row_group=rg_index)
+        cc = chunks[desc.index]
+        if self._crypto is not None:
+            return self._crypto.column_metadata(cc, rg_index, desc)
+        if cc.meta_data is None:
+            raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
+        return cc.meta_data
+
+    def _open_module(self, module_type: int, data: bytes, rg: int, desc: ColumnDescriptor, page: int = -1) -> bytes:
+        """The single place where stored module bytes become plaintext."""
+        if self._crypto is None:
+            return data
+        return self._crypto.decrypt(module_type, data, rg, desc, page)
+
+    # -- column chunks ----------------------------------------------------------------
+    def _chunk_range(self, meta: Any, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
+        data_off = meta.data_page_offset
+        dict_off = meta.dictionary_page_offset
+        start = dict_off if dict_off is not None and 4 <= dict_off < data_off else data_off
+        length = meta.total_compressed_size
+        if start is None or length is None or start < 4 or length < 0:
+            raise CorruptFileError("column chunk has invalid offsets", row_group=rg, column=desc.dotted_path)
+        end_limit = self._footer.footer_offset
+        if start + length > end_limit:
+            raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
+                                   row_group=rg, column=desc.dotted_path, offset=start)
+        return start, length
+
+    def _read_chunk(self, rg: int, desc: ColumnDescriptor) -> Column:
+        meta = self._chunk_meta(rg, desc)
+        if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
+            return Column(desc.field, _concat_values([], desc.field), None)
+        start, length = self._chunk_range(meta, rg, desc)
+        buf = self._reader.read(start, length, what="column chunk")
+        try:
+            try:
+                return self._decode_chunk(buf, start, meta, rg, desc)
+            except _ChunkTooShort:
+                # some old writers undercount total_compressed_size; pages may run on up to the next chunk
+                bound = self._next_chunk_start(start)
+                if bound <= start + length:
+                    raise CorruptFileError("pages run past the end of the column chunk", offset=start) from None
+                buf = self._reader.read(start, bound - start, what="column chunk")
+                return self._decode_chunk(buf, start, meta, rg, desc, extended=True)
+        except ParquetError as exc:
+            if isinstance(exc, CorruptFileError) and exc.column is None:
+                raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
+            raise
+        except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
+            raise CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
+                                   row_group=rg, column=desc.dotted_path) from None
+
+    def _next_chunk_start(self, start: int) -> int:
+        bound = self._footer.footer_offset
+        for rg in self.metadata.row_groups:
+            for cc in rg.columns:
+                m = cc.meta_data
+                if m is None:
+                    continue
+                for off in (m.dictionary_page_offset, m.data_page_offset):
+                    if off is not None and start < off < bound:
+                        bound = off
+        return bound
+
+    def _decode_chunk(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor,
+                      extended: bool = False) -> Column:
+        f = desc.field
+        codec = compression_mod.codec_by_id(meta.codec)
+        total_values = meta.num_values
+        if total_values is None or total_values < 0:
+            raise CorruptFileError("negative value count in column metadata")
+        max_def = desc.max_definition_level
+        dictionary = None
+        levels_parts: list[np.ndarray] = []
+        value_parts: list[Any] = []  # ("dict", indices) or ("values", array)
+        seen = 0
+        pos = 0
+        page_ordinal = 0
+        while seen < total_values:
+            if pos >= len(buf):
+                if not extended:
+                    raise _ChunkTooShort()
+                raise CorruptFileError(f"column chunk ends after {seen} of {total_values} values",
+                                       offset=base + pos)
+            hdr_raw_start = pos
+            if self._crypto is not None and self._crypto.column_encrypted(desc):
+                is_dict_next = dictionary is None and page_ordinal == 0 and meta.dictionary_page_offset is not None \
+                    and base + pos == meta.dictionary_page_offset
+                mlen = int.from_bytes(buf[pos:pos + 4], "little")
+                if pos + 4 + mlen > len(buf):
+                    raise CorruptFileError("encrypted page header runs past the chunk", offset=base + pos)
+                hbytes = self._open_module(5 if is_dict_next else 4, buf[pos:pos + 4 + mlen], rg, desc,
+                                           -1 if is_dict_next else page_ordinal)
+                header, _ = decode_prefix(T.PageHeader, hbytes, offset=base + pos, what="page header")
+                pos += 4 + mlen
+            else:
+                header, pos = decode_at(T.PageHeader, buf, pos, offset=base + pos, what="page header")
+            csize, usize = header.compressed_page_size, header.uncompressed_page_size
+            if csize is not None and csize >= 0 and pos + csize > len(buf) and not extended:
+                raise _ChunkTooShort()
+            if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):
+                raise CorruptFileError(f"page sizes (compressed {csize}, uncompressed {usize}) do not fit the chunk",
+                                       offset=base + hdr_raw_start)
+            stored = buf[pos:pos + csize]
+            pos += csize
+            if self.verify_checksums and header.crc is not None:
+                if (zlib.crc32(stored) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
+                    raise ChecksumError("page CRC mismatch", offset=base + hdr_raw_start)
+            ptype = header.type
+            if ptype == T.PageType.DICTIONARY_PAGE:
+                dh = header.dictionary_page_header
+                if dh is None or dh.num_values is None or dh.num_values < 0:
+                    raise CorruptFileError("dictionary page header is missing or has a negative count",
+                                           offset=base + hdr_raw_start)
+                if dictionary is not None:
+                    raise CorruptFileError("second dictionary page in a column chunk", offset=base + hdr_raw_start)
+                body = self._open_module(3, stored, rg, desc)
+                raw = compression_mod.decompress(codec, body, usize)
+                if dh.encoding not in (E.PLAIN, E.PLAIN_DICTIONARY):
+                    raise UnsupportedError(f"dictionary page encoding {dh.encoding}")
+                dictionary, _ = decode_plain(raw, f.physical_type, dh.num_values, f.type_length)
+                continue
+            if ptype == T.PageType.INDEX_PAGE:
+                continue
+            if ptype not in (T.PageType.DATA_PAGE, T.PageType.DATA_PAGE_V2):
+                raise CorruptFileError(f"unknown page type {ptype}", offset=base + hdr_raw_start)
+            body = self._open_module(2, stored, rg, desc, page_ordinal)
+            page_ordinal += 1
+            if ptype == T.PageType.DATA_PAGE:
+                dp = header.data_page_header
+                if dp is None:
+                    raise CorruptFileError("data page without its header", offset=base + hdr_raw_start)
+                n = dp.num_values
+                if n is None or n < 0 or n > total_values - seen:
+                    raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
+                                           offset=base + hdr_raw_start)
+                raw = compression_mod.decompress(codec, body, usize)
+                p = 0
+                if desc.max_repetition_level > 0:
+                    raise UnsupportedError("repeated columns are not supported yet")
+                if max_def > 0:
+                    if dp.definition_level_encoding == E.BIT_PACKED:
+                        defs = decode_bit_packed_levels(raw, bit_width_of(max_def), n)
+                        p = (n * bit_width_of(max_def) + 7) // 8
+                    else:
+                        defs, p = decode_levels_v1(raw, bit_width_of(max_def), n)
+                    present = defs == max_def
+                    levels_parts.append(present)
+                    n_present = int(present.sum())
+                else:
+                    n_present = n
+                enc = dp.encoding
+                values_buf = memoryview(raw)[p:]
+            else:
+                dp2 = header.data_page_header_v2
+                if dp2 is None:
+                    raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
+                n = dp2.num_values
+                dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
+                if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
+                        or dl + rl > len(body):
+                    raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
+                if desc.max_repetition_level > 0:
+                    raise UnsupportedError("repeated columns are not supported yet")
+                if max_def > 0:
+                    defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n)
+                    present = defs == max_def
+                    levels_parts.append(present)
+                    n_present = int(present.sum())
+                else:
+                    n_present = n
+                rest = body[rl + dl:]
+                if dp2.is_compressed is None or dp2.is_compressed:
+                    rest = compression_mod.decompress(codec, rest, usize - rl - dl)
+                enc = dp2.encoding
+                values_buf = memoryview(rest)
+            seen += n
+            value_parts.append(self._decode_values(values_buf, enc, n_present, f, dictionary))
+        if seen != total_values:
+            raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
+        return _assemble(f, value_parts, levels_parts if max_def > 0 else None, dictionary, total_values)
+
+    def _decode_values(self, buf: memoryview, enc: int, n: int, f: Any, dictionary: Any) -> tuple[str, Any]:
+        p, tl = f.physical_type, f.type_length
+        if enc in (E.PLAIN_DICTIONARY, E.RLE_DICTIONARY):
+            if dictionary is None:
+                raise CorruptFileError("dictionary-encoded page without a dictionary page")
+            return ("dict", decode_dictionary_indices(buf, n))
+        if enc == E.PLAIN:
+            return ("values", decode_plain(buf, p, n, tl)[0])
+        if enc == E.RLE and p == PT.BOOLEAN:
+            return ("values", decode_rle_booleans(buf, n)[0])
+        if enc == E.DELTA_BINARY_PACKED and p in (PT.INT32, PT.INT64):
+            return ("values", decode_delta_binary_packed(buf, n, _DTYPES[p])[0])
+        if enc == E.DELTA_LENGTH_BYTE_ARRAY and p == PT.BYTE_ARRAY:
+            return ("values", decode_delta_length_byte_array(buf, n)[0])
+        if enc == E.DELTA_BYTE_ARRAY and p in (PT.BYTE_ARRAY, PT.FIXED_LEN_BYTE_ARRAY):
+            return ("values", decode_delta_byte_array(buf, n, type_length=tl if p == PT.FIXED_LEN_BYTE_ARRAY
+                                                      else None)[0])
+        if enc == E.BYTE_STREAM_SPLIT:
+            return ("values", decode_byte_stream_split(buf, p, n, tl)[0])
+        name = T.Encoding._VALUES_TO_NAMES.get(enc, str(enc))
+        raise UnsupportedError(f"encoding {name} is not supported for {f.type_name}")
+
+    # -- Bloom filters ------------------------------------------------------------------
+    def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
+        """The column chunk's Bloom filter, or None when it has none."""
+        desc = self._column(column)
+        meta = self._chunk_meta(row_group, desc)
+        off = meta.bloom_filter_offset
+        if off is None:
+            return None
+        length = meta.bloom_filter_length
+        if self._crypto is not None and self._crypto.column_encrypted(desc):
+            return self._crypto.read_bloom_filter(self._reader, off, length, row_group, desc)
+        if length is not None:
+            if length < 0:
+                raise CorruptFileError("negative bloom_filter_length", row_group=row_group, column=desc.dotted_path)
+            data = self._reader.read(off, length, what="Bloom filter")
+            bf, _ = BloomFilter.parse(data)
+            return bf
+        # no length (older parquet-java): a bounded header read, then the bitset
+        head = self._reader.read(off, min(256, self._reader.size - off), what="Bloom filter header")
+        num_bytes, hlen = BloomFilter.parse_header(head)
+        if off + hlen + num_bytes > self._reader.size:
+            raise CorruptFileError("Bloom filter runs past the end of the file", offset=off,
+                                   row_group=row_group, column=desc.dotted_path)
+        bitset = self._reader.read(off + hlen, num_bytes, what="Bloom filter bitset")
+        return BloomFilter.from_bitset(bitset)
+
+
+def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None, dictionary: Any,
+              total: int) -> Column:
+    """Join the pages of a chunk into one full-length Column."""
+    if parts and all(kind == "dict" for kind, _ in parts):
+        idx = np.concatenate([v for _, v in parts]) if len(parts) > 1 else parts[0][1]
+        dense = take_dictionary(dictionary, idx)
+    else:
+        pieces = [take_dictionary(dictionary, v) if kind == "dict" else v for kind, v in parts]
+        dense = _concat_values(pieces, f)
+    if levels is None:
+        return Column(f, dense, None)
+    present = np.concatenate(levels) if len(levels) != 1 else levels[0]
+    if len(present) != total:
+        raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
+    if bool(present.all()):
+        return Column(f, dense, None)
+    return Column(f, _scatter(dense, present), ~present)
+
+
+def _concat_values(pieces: list[Any], f: Any) -> Any:
+    if not pieces:
+        from .table import column_from_values
+
+        return column_from_values(f.name, [], f).values
+    if len(pieces) == 1:
+        return pieces[0]
+    if isinstance(pieces[0], BinaryArray):
+        return BinaryArray.concat(pieces)
+    return np.concatenate(pieces)
+
+
+def _scatter(dense: Any, present: np.ndarray) -> Any:
+    n = len(present)
+    if isinstance(dense, BinaryArray):
+        lens = np.zeros(n, np.int64)
+        lens[present] = dense.lengths()
+        offs = np.zeros(n + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        c = dense.compact()
+        return BinaryArray(offs, c.data)
+    shape = (n,) + dense.shape[1:]
+    out = np.zeros(shape, dense.dtype)
+    out[present] = dense
+    return out
+
+
+def _check_metadata(md: Any, offset: int) -> None:
+    if md.schema is None or md.row_groups is None:
+        raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
+
+
+def read_table(source: Any, columns: Sequence[str] | None = None, **kwargs: Any) -> Table:
+    """Read a Parquet file into a Table (``columns`` selects by name)."""
+    with ParquetFile(source, **kwargs) as pf:
+        return pf.read(columns)
+
+
+def read_metadata(source: Any, **kwargs: Any) -> Any:
+    with ParquetFile(source, **kwargs) as pf:
+        return pf.metadata
+
+
+def read_schema(source: Any, **kwargs: Any) -> Schema:
+    with ParquetFile(source, **kwargs) as pf:
+        return pf.schema

@@ -1,0 +1,412 @@
+"""Schema: fields with physical and logical types, and the leaf columns of a file.
+
+A user describes a column with a type string (``"int64"``, ``"string"``,
+``"timestamp[us, UTC]"``, ``"decimal(10, 2)"``, ``"fixed[16]"``...) or lets
+pqbloom infer it from the data. The same classes describe the schema read
+from a file's footer, where groups (structs, lists, maps) may appear.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import CorruptFileError, SchemaError, UnsupportedError
+from .format import T
+
+__all__ = ["LogicalType", "Field", "Schema", "ColumnDescriptor", "parse_type", "make_field", "decimal_flba_width", "PHYSICAL_NAMES"]
+
+PT = T.Type
+CT = T.ConvertedType
+PHYSICAL_NAMES = dict(T.Type._VALUES_TO_NAMES)
+
+_UNITS = ("ms", "us", "ns")
+
+
+@dataclass(frozen=True)
+class LogicalType:
+    """A logical annotation. ``kind`` is one of STRING, ENUM, JSON, BSON, UUID, DATE, TIME, TIMESTAMP,
+    DECIMAL, INTEGER, FLOAT16, UNKNOWN (all-null), INTERVAL (legacy, read only)."""
+
+    kind: str
+    unit: str | None = None  # TIME/TIMESTAMP: ms, us, ns
+    utc: bool = False  # TIME/TIMESTAMP isAdjustedToUTC
+    precision: int | None = None  # DECIMAL
+    scale: int | None = None  # DECIMAL
+    bit_width: int | None = None  # INTEGER
+    signed: bool = True  # INTEGER
+
+    def __str__(self) -> str:
+        k = self.kind
+        if k in ("TIME", "TIMESTAMP"):
+            return f"{k}({self.unit}{', UTC' if self.utc else ''})"
+        if k == "DECIMAL":
+            return f"DECIMAL({self.precision}, {self.scale})"
+        if k == "INTEGER":
+            return f"{'' if self.signed else 'U'}INT{self.bit_width}"
+        return k
+
+    # -- thrift mapping -------------------------------------------------------
+    def to_thrift(self) -> tuple[Any, int | None]:
+        """Return (T.LogicalType or None, legacy ConvertedType or None)."""
+        k = self.kind
+        unit = None
+        if self.unit:
+            unit = T.TimeUnit(**{{"ms": "MILLIS", "us": "MICROS", "ns": "NANOS"}[self.unit]: {
+                "ms": T.MilliSeconds, "us": T.MicroSeconds, "ns": T.NanoSeconds}[self.unit]()})
+        if k == "STRING":
+            return T.LogicalType(STRING=T.StringType()), CT.UTF8
+        if k == "ENUM":
+            return T.LogicalType(ENUM=T.EnumType()), CT.ENUM
+        if k == "JSON":
+            return T.LogicalType(JSON=T.JsonType()), CT.JSON
+        if k == "BSON":
+            return T.LogicalType(BSON=T.BsonType()), CT.BSON
+        if k == "UUID":
+            return T.LogicalType(UUID=T.UUIDType()), None
+        if k == "DATE":
+            return T.LogicalType(DATE=T.DateType()), CT.DATE
+        if k == "FLOAT16":
+            return T.LogicalType(FLOAT16=T.Float16Type()), None
+        if k == "UNKNOWN":
+            return T.LogicalType(UNKNOWN=T.NullType()), None
+        if k == "DECIMAL":
+            return T.LogicalType(DECIMAL=T.DecimalType(scale=self.scale, precision=self.precision)), CT.DECIMAL
+        if k == "TIME":
+            ct = {"ms": CT.TIME_MILLIS, "us": CT.TIME_MICROS}.get(self.unit or "")
+            return T.LogicalType(TIME=T.TimeType(isAdjustedToUTC=self.utc, unit=unit)), ct
+        if k == "TIMESTAMP":
+            # legacy readers treat TIMESTAMP_* as UTC instants; only annotate those
+            ct = {"ms": CT.TIMESTAMP_MILLIS, "us": CT.TIMESTAMP_MICROS}.get(self.unit or "") if self.utc else None
+            return T.LogicalType(TIMESTAMP=T.TimestampType(isAdjustedToUTC=self.utc, unit=unit)), ct
+        if k == "INTEGER":
+            ct = getattr(CT, f"{'' if self.signed else 'U'}INT_{self.bit_width}")
+            return T.LogicalType(INTEGER=T.IntType(bitWidth=self.bit_width, isSigned=self.signed)), ct
+        if k == "INTERVAL":
+            return None, CT.INTERVAL
+        raise SchemaError(f"unknown logical type {k}")
+
+    @staticmethod
+    def from_thrift(el: Any) -> LogicalType | None:
+        """Logical type of a SchemaElement, from LogicalType or else the legacy ConvertedType."""
+        lt = el.logicalType
+        if lt is not None:
+            if lt.STRING is not None:
+                return LogicalType("STRING")
+            if lt.ENUM is not None:
+                return LogicalType("ENUM")
+            if lt.JSON is not None:
+                return LogicalType("JSON")
+            if lt.BSON is not None:
+                return LogicalType("BSON")
+            if lt.UUID is not None:
+                return LogicalType("UUID")
+            if lt.DATE is not None:
+                return LogicalType("DATE")
+            if lt.FLOAT16 is not None:
+                return LogicalType("FLOAT16")
+            if lt.UNKNOWN is not None:
+                return LogicalType("UNKNOWN")
+            if lt.DECIMAL is not None:
+                return LogicalType("DECIMAL", precision=lt.DECIMAL.precision, scale=lt.DECIMAL.scale)
+            if lt.TIME is not None or lt.TIMESTAMP is not None:
+                t = lt.TIME if lt.TIME is not None else lt.TIMESTAMP
+                u = t.unit
+                unit = "ms" if u is not None and u.MILLIS is not None else (
+                    "us" if u is not None and u.MICROS is not None else (
+                        "ns" if u is not None and u.NANOS is not None else None))
+                if unit is None:
+                    return None
+                return LogicalType("TIME" if lt.TIME is not None else "TIMESTAMP", unit=unit,
+                                   utc=bool(t.isAdjustedToUTC))
+            if lt.INTEGER is not None:
+                return LogicalType("INTEGER", bit_width=lt.INTEGER.bitWidth, signed=bool(lt.INTEGER.isSigned))
+            # MAP/LIST/VARIANT/geo or a member newer than us: fall through to converted_type
+        ct = el.converted_type
+        if ct is None:
+            return None
+        name = T.ConvertedType._VALUES_TO_NAMES.get(ct)
+        if name == "UTF8":
+            return LogicalType("STRING")
+        if name in ("ENUM", "JSON", "BSON", "DATE", "INTERVAL"):
+            return LogicalType(name)
+        if name == "DECIMAL":
+            return LogicalType("DECIMAL", precision=el.precision, scale=el.scale or 0)
+        if name in ("TIME_MILLIS", "TIME_MICROS"):
+            return LogicalType("TIME", unit="ms" if name.endswith("MILLIS") else "us", utc=True)
+        if name in ("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"):
+            return LogicalType("TIMESTAMP", unit="ms" if name.endswith("MILLIS") else "us", utc=True)
+        if name and (name.startswith("INT_") or name.startswith("UINT_")):
+            signed = name.startswith("INT_")
+            return LogicalType("INTEGER", bit_width=int(name.split("_")[1]), signed=signed)
+        return None
+
+
+@dataclass(frozen=True)
+class Field:
+    """One flat column of a table: name, physical type, logical type, nullability."""
+
+    name: str
+    physical_type: int
+    logical_type: LogicalType | None = None
+    nullable: bool = True
+    type_length: int | None = None  # FIXED_LEN_BYTE_ARRAY width
+    field_id: int | None = None
+
+    @property
+    def type_name(self) -> str:
+        return format_type(self.physical_type, self.logical_type, self.type_length)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.type_name}{'' if self.nullable else ' not null'}"
+
+    def with_nullable(self, nullable: bool) -> Field:
+        return replace(self, nullable=nullable)
+
+
+def format_type(physical: int, logical: LogicalType | None, type_length: int | None) -> str:
+    if logical is not None:
+        k = logical.kind
+        if k == "STRING":
+            return "string"
+        if k == "INTEGER":
+            return f"{'' if logical.signed else 'u'}int{logical.bit_width}"
+        if k == "DATE":
+            return "date"
+        if k in ("TIME", "TIMESTAMP"):
+            return f"{k.lower()}[{logical.unit}{', UTC' if logical.utc else ''}]"
+        if k == "DECIMAL":
+            base = {PT.INT32: "int32", PT.INT64: "int64", PT.BYTE_ARRAY: "binary"}.get(physical, f"fixed[{type_length}]")
+            return f"decimal({logical.precision}, {logical.scale}) as {base}"
+        if k in ("UUID", "FLOAT16"):
+            return k.lower()
+        return k.lower()
+    return {
+        PT.BOOLEAN: "bool", PT.INT32: "int32", PT.INT64: "int64", PT.INT96: "int96", PT.FLOAT: "float",
+        PT.DOUBLE: "double", PT.BYTE_ARRAY: "binary",
+    }.get(physical, f"fixed[{type_length}]")
+
+
+_SIMPLE: dict[str, tuple[int, LogicalType | None, int | None]] = {
+    "bool": (PT.BOOLEAN, None, None),
+    "boolean": (PT.BOOLEAN, None, None),
+    "int32": (PT.INT32, None, None),
+    "int64": (PT.INT64, None, None),
+    "int96": (PT.INT96, None, None),
+    "float": (PT.FLOAT, None, None),
+    "float32": (PT.FLOAT, None, None),
+    "double": (PT.DOUBLE, None, None),
+    "float64": (PT.DOUBLE, None, None),
+    "binary": (PT.BYTE_ARRAY, None, None),
+    "bytes": (PT.BYTE_ARRAY, None, None),
+    "string": (PT.BYTE_ARRAY, LogicalType("STRING"), None),
+    "str": (PT.BYTE_ARRAY, LogicalType("STRING"), None),
+    "utf8": (PT.BYTE_ARRAY, LogicalType("STRING"), None),
+    "enum": (PT.BYTE_ARRAY, LogicalType("ENUM"), None),
+    "json": (PT.BYTE_ARRAY, LogicalType("JSON"), None),
+    "bson": (PT.BYTE_ARRAY, LogicalType("BSON"), None),
+    "uuid": (PT.FIXED_LEN_BYTE_ARRAY, LogicalType("UUID"), 16),
+    "date": (PT.INT32, LogicalType("DATE"), None),
+    "date32": (PT.INT32, LogicalType("DATE"), None),
+    "float16": (PT.FIXED_LEN_BYTE_ARRAY, LogicalType("FLOAT16"), 2),
+    "halffloat": (PT.FIXED_LEN_BYTE_ARRAY, LogicalType("FLOAT16"), 2),
+}
+for _bits in (8, 16, 32, 64):
+    _phys = PT.INT64 if _bits == 64 else PT.INT32
+    if _bits != 32 and _bits != 64:
+        _SIMPLE[f"int{_bits}"] = (_phys, LogicalType("INTEGER", bit_width=_bits, signed=True), None)
+    _SIMPLE[f"uint{_bits}"] = (_phys, LogicalType("INTEGER", bit_width=_bits, signed=False), None)
+
+
+def parse_type(spec: str) -> tuple[int, LogicalType | None, int | None]:
+    """Parse a type string into (physical type, logical type, type_length)."""
+    s = spec.strip().lower().replace(" ", "")
+    if s in _SIMPLE:
+        return _SIMPLE[s]
+    m = re.fullmatch(r"(fixed|fixed_len_byte_array|flba)\[(\d+)\]", s)
+    if m:
+        return PT.FIXED_LEN_BYTE_ARRAY, None, int(m.group(2))
+    m = re.fullmatch(r"(timestamp|time)\[(ms|us|ns)(,utc)?\]", s)
+    if m:
+        kind, unit, utc = m.group(1).upper(), m.group(2), bool(m.group(3))
+        if kind == "TIME":
+            phys = PT.INT32 if unit == "ms" else PT.INT64
+        else:
+            phys = PT.INT64
+        return phys, LogicalType(kind, unit=unit, utc=utc), None
+    m = re.fullmatch(r"decimal\((\d+),(\d+)\)(as(int32|int64|binary|fixed\[(\d+)\]))?", s)
+    if m:
+        precision, scale = int(m.group(1)), int(m.group(2))
+        if not 1 <= precision or scale > precision:
+            raise SchemaError(f"invalid decimal precision/scale in {spec!r}")
+        lt = LogicalType("DECIMAL", precision=precision, scale=scale)
+        base = m.group(4)
+        if base is None:
+            # what parquet-java and Arrow pick by default: the narrowest that fits
+            if precision <= 9:
+                return PT.INT32, lt, None
+            if precision <= 18:
+                return PT.INT64, lt, None
+            return PT.FIXED_LEN_BYTE_ARRAY, lt, decimal_flba_width(precision)
+        if base == "int32":
+            if precision > 9:
+                raise SchemaError(f"decimal precision {precision} does not fit int32")
+            return PT.INT32, lt, None
+        if base == "int64":
+            if precision > 18:
+                raise SchemaError(f"decimal precision {precision} does not fit int64")
+            return PT.INT64, lt, None
+        if base == "binary":
+            return PT.BYTE_ARRAY, lt, None
+        return PT.FIXED_LEN_BYTE_ARRAY, lt, int(m.group(6))
+    raise SchemaError(f"unknown type {spec!r}")
+
+
+def decimal_flba_width(precision: int) -> int:
+    """Smallest byte width whose two's complement holds ``precision`` decimal digits."""
+    n = 1
+    while 10**precision - 1 >= 2 ** (8 * n - 1):
+        n += 1
+    return n
+
+
+def make_field(name: str, type_spec: str, *, nullable: bool = True, field_id: int | None = None) -> Field:
+    phys, lt, tl = parse_type(type_spec)
+    return Field(name, phys, lt, nullable, tl, field_id)
+
+
+class Schema:
+    """An ordered list of flat fields."""
+
+    def __init__(self, fields: list[Field]) -> None:
+        names = [f.name for f in fields]
+        if len(set(names)) != len(names):
+            raise SchemaError(f"duplicate column names in {names}")
+        self.fields = list(fields)
+
+    @classmethod
+    def from_types(cls, types: dict[str, str], *, not_null: tuple[str, ...] | list[str] = ()) -> Schema:
+        """``Schema.from_types({"id": "int64", "name": "string"}, not_null=["id"])``."""
+        return cls([make_field(n, t, nullable=n not in not_null) for n, t in types.items()])
+
+    @property
+    def names(self) -> list[str]:
+        return [f.name for f in self.fields]
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self.fields)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Schema) and self.fields == other.fields
+
+    def __repr__(self) -> str:
+        return "Schema(\n" + "".join(f"  {f}\n" for f in self.fields) + ")"
+
+    def to_thrift(self) -> list[Any]:
+        """Flatten into FileMetaData.schema elements (a root group plus one leaf per field)."""
+        out = [T.SchemaElement(name="schema", num_children=len(self.fields))]
+        for f in self.fields:
+            lt, ct = f.logical_type.to_thrift() if f.logical_type is not None else (None, None)
+            el = T.SchemaElement(
+                name=f.name,
+                type=f.physical_type,
+                type_length=f.type_length,
+                repetition_type=T.FieldRepetitionType.OPTIONAL if f.nullable else T.FieldRepetitionType.REQUIRED,
+                logicalType=lt,
+                converted_type=ct,
+                field_id=f.field_id,
+            )
+            if f.logical_type is not None and f.logical_type.kind == "DECIMAL":
+                el.precision = f.logical_type.precision
+                el.scale = f.logical_type.scale
+            out.append(el)
+        return out
+
+
+@dataclass
+class ColumnDescriptor:
+    """A leaf column of a file schema, with its levels and path."""
+
+    path: tuple[str, ...]
+    element: Any  # T.SchemaElement
+    max_definition_level: int
+    max_repetition_level: int
+    index: int  # leaf ordinal, the column ordinal used in AADs
+    field: Field
+    ancestors: list[Any] = field(default_factory=list)  # SchemaElements from root's child down to the leaf
+
+    @property
+    def dotted_path(self) -> str:
+        return ".".join(self.path)
+
+    @property
+    def physical_type(self) -> int:
+        return self.field.physical_type
+
+    @property
+    def type_length(self) -> int | None:
+        return self.field.type_length
+
+    @property
+    def logical_type(self) -> LogicalType | None:
+        return self.field.logical_type
+
+
+def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], list[Any]]:
+    """Walk the flattened schema into leaf descriptors; validate counts and types as we go."""
+    if not elements:
+        raise CorruptFileError("file schema is empty")
+    root = elements[0]
+    leaves: list[ColumnDescriptor] = []
+    pos = 1
+
+    def walk(n_children: int, prefix: tuple[str, ...], d: int, r: int, ancestors: list[Any]) -> None:
+        nonlocal pos
+        for _ in range(n_children):
+            if pos >= len(elements):
+                raise CorruptFileError("schema ends before all declared children were seen")
+            el = elements[pos]
+            pos += 1
+            rep = el.repetition_type
+            if rep is not None and rep not in T.FieldRepetitionType._VALUES_TO_NAMES:
+                raise CorruptFileError(f"schema element {el.name!r} has invalid repetition {rep}")
+            dd = d + (1 if rep in (T.FieldRepetitionType.OPTIONAL, T.FieldRepetitionType.REPEATED) else 0)
+            rr = r + (1 if rep == T.FieldRepetitionType.REPEATED else 0)
+            path = prefix + (el.name,)
+            if el.num_children is not None and el.num_children > 0 or el.type is None:
+                nc = el.num_children or 0
+                if nc < 0 or nc > len(elements):
+                    raise CorruptFileError(f"schema group {el.name!r} claims {nc} children")
+                walk(nc, path, dd, rr, ancestors + [el])
+            else:
+                if el.type not in T.Type._VALUES_TO_NAMES:
+                    raise CorruptFileError(f"schema element {el.name!r} has invalid physical type {el.type}")
+                if el.type == PT.FIXED_LEN_BYTE_ARRAY and (el.type_length is None or el.type_length < 0):
+                    raise CorruptFileError(f"FIXED_LEN_BYTE_ARRAY column {el.name!r} lacks a valid type_length")
+                lt = LogicalType.from_thrift(el)
+                fld = Field(".".join(path), el.type, lt, rep != T.FieldRepetitionType.REQUIRED,
+                            el.type_length if el.type == PT.FIXED_LEN_BYTE_ARRAY else None, el.field_id)
+                leaves.append(ColumnDescriptor(path, el, dd, rr, len(leaves), fld, ancestors + [el]))
+
+    nroot = root.num_children if root.num_children is not None else len(elements) - 1
+    walk(nroot, (), 0, 0, [])
+    return leaves, elements
+
+
+def flat_schema_from_leaves(leaves: list[ColumnDescriptor]) -> Schema:
+    return Schema([c.field for c in leaves])
+
+
+def require_flat(col: ColumnDescriptor) -> None:
+    if col.max_repetition_level > 0:
+        raise UnsupportedError(f"column {col.dotted_path!r} is repeated (lists/maps are not supported yet)")

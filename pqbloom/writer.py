@@ -1,0 +1,634 @@
+"""ParquetWriter: tables -> row groups -> column chunks -> pages -> bytes on disk.
+
+The writer decides the file layout (row groups, Bloom filters in either
+placement, page indexes, footer). Every module it writes passes through one
+step, :meth:`ParquetWriter._module`, which encrypts it when the column (or
+footer) has a key, so encryption is one step rather than sprinkled around.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import __version__
+from . import compression as compression_mod
+from .arrays import BinaryArray
+from .bloom import BloomFilter, hash_values, optimal_num_bytes
+from .encodings import (
+    bit_width_of,
+    build_dictionary,
+    encode_byte_stream_split,
+    encode_delta_binary_packed,
+    encode_delta_byte_array,
+    encode_delta_length_byte_array,
+    encode_dictionary_indices,
+    encode_levels_v1,
+    encode_plain,
+    encode_rle_bitpacked,
+    encode_rle_booleans,
+    estimate_distinct_fraction,
+)
+from .errors import SchemaError
+from .format import T, encode
+from .io import open_sink
+from .schema import Field, Schema
+from .statistics import build_column_index, build_offset_index, compute_statistics, sort_order_for
+from .table import Column, Table
+
+__all__ = ["ParquetWriter", "write_table", "WriterOptions", "BloomFilterOptions"]
+
+CREATED_BY = f"pqbloom version {__version__}"
+MAGIC = b"PAR1"
+PT = T.Type
+E = T.Encoding
+
+_ENCODINGS_BY_NAME = {
+    "PLAIN": E.PLAIN,
+    "DELTA_BINARY_PACKED": E.DELTA_BINARY_PACKED,
+    "DELTA_LENGTH_BYTE_ARRAY": E.DELTA_LENGTH_BYTE_ARRAY,
+    "DELTA_BYTE_ARRAY": E.DELTA_BYTE_ARRAY,
+    "BYTE_STREAM_SPLIT": E.BYTE_STREAM_SPLIT,
+    "RLE": E.RLE,
+}
+
+
+@dataclass
+class BloomFilterOptions:
+    """Bloom filter settings of one column (names as in pyarrow's ``bloom_filter_options``)."""
+
+    fpp: float = 0.01
+    ndv: int | None = None  # None: size from the row group's actual distinct count
+    max_bytes: int = 128 * 1024 * 1024
+
+    @classmethod
+    def from_user(cls, spec: Any) -> BloomFilterOptions | None:
+        if spec is None or spec is False:
+            return None
+        if spec is True:
+            return cls()
+        if isinstance(spec, BloomFilterOptions):
+            return spec
+        if isinstance(spec, dict):
+            unknown = set(spec) - {"fpp", "ndv", "max_bytes", "enabled"}
+            if unknown:
+                raise ValueError(f"unknown bloom filter options {sorted(unknown)}")
+            if spec.get("enabled", True) is False:
+                return None
+            opt = cls(fpp=float(spec.get("fpp", 0.01)), ndv=spec.get("ndv"),
+                      max_bytes=int(spec.get("max_bytes", 128 * 1024 * 1024)))
+            if not 0.0 < opt.fpp < 1.0:
+                raise ValueError(f"bloom filter fpp must be in (0, 1), got {opt.fpp}")
+            if opt.ndv is not None and opt.ndv < 0:
+                raise ValueError("bloom filter ndv must be positive")
+            return opt
+        raise ValueError(f"bad bloom filter option {spec!r}: use True, False or a dict")
+
+
+@dataclass
+class WriterOptions:
+    compression: str | dict[str, str] = "snappy"
+    row_group_size: int = 1024 * 1024  # rows
+    max_row_group_bytes: int | None = None  # approximate, uncompressed
+    data_page_size: int = 1024 * 1024
+    data_page_version: str = "1.0"
+    use_dictionary: bool | list[str] = True
+    dictionary_pagesize_limit: int = 1024 * 1024
+    column_encoding: dict[str, str] = field(default_factory=dict)
+    write_statistics: bool | list[str] = True
+    write_page_index: bool = True
+    write_page_checksum: bool = False
+    bloom_filter_options: dict[str, Any] = field(default_factory=dict)
+    bloom_filter_position: str = "after_row_group"
+    bloom_filter_skip_dictionary: bool = False
+    key_value_metadata: dict[str, str] | None = None
+    statistics_truncate_length: int = 64
+    fsync: bool = False
+    encryption_properties: Any = None
+
+    def validate(self, schema: Schema) -> None:
+        if self.data_page_version not in ("1.0", "2.0"):
+            raise ValueError("data_page_version must be '1.0' or '2.0'")
+        if self.bloom_filter_position not in ("after_row_group", "end"):
+            raise ValueError("bloom_filter_position must be 'after_row_group' or 'end'")
+        if self.row_group_size <= 0 or self.data_page_size <= 0:
+            raise ValueError("row_group_size and data_page_size must be positive")
+        names = set(schema.names)
+        for what, cols in (("bloom_filter_options", self.bloom_filter_options),
+                           ("column_encoding", self.column_encoding)):
+            unknown = set(cols) - names
+            if unknown:
+                raise SchemaError(f"{what} names columns not in the schema: {sorted(unknown)}")
+        if isinstance(self.compression, dict):
+            unknown = set(self.compression) - names
+            if unknown:
+                raise SchemaError(f"compression names columns not in the schema: {sorted(unknown)}")
+        for name, enc in self.column_encoding.items():
+            if enc.upper() not in _ENCODINGS_BY_NAME:
+                raise ValueError(f"unknown encoding {enc!r} for column {name!r}")
+
+
+def _logical_kind(f: Field) -> str | None:
+    lt = f.logical_type
+    if lt is None:
+        return None
+    if lt.kind == "INTEGER":
+        return "INTEGER_SIGNED" if lt.signed else "INTEGER_UNSIGNED"
+    return lt.kind
+
+
+@dataclass
+class _PageIndexEntry:
+    stats: list[Any]
+    null_pages: list[bool]
+    locations: list[tuple[int, int, int]]
+    unencoded: list[int] | None
+
+
+@dataclass
+class _PendingChunk:
+    """What a written column chunk still needs once its row group is done."""
+
+    chunk: Any  # T.ColumnChunk
+    meta: Any  # T.ColumnMetaData
+    bloom: BloomFilter | None
+    page_index: _PageIndexEntry | None
+    column: int
+    row_group: int
+
+
+class _ColumnPlan:
+    """Per-column decisions made once from the options."""
+
+    def __init__(self, f: Field, index: int, opts: WriterOptions) -> None:
+        self.field = f
+        self.index = index
+        comp = opts.compression.get(f.name, "snappy") if isinstance(opts.compression, dict) else opts.compression
+        self.codec = compression_mod.codec_by_name(comp)
+        enc_name = opts.column_encoding.get(f.name)
+        self.encoding = _ENCODINGS_BY_NAME[enc_name.upper()] if enc_name else None
+        if self.encoding is not None:
+            _check_encoding(f, self.encoding)
+        ud = opts.use_dictionary
+        self.dictionary = (f.name in ud if isinstance(ud, (list, tuple, set)) else bool(ud)) and self.encoding is None
+        if f.physical_type == PT.BOOLEAN:
+            self.dictionary = False
+        ws = opts.write_statistics
+        self.statistics = f.name in ws if isinstance(ws, (list, tuple, set)) else bool(ws)
+        self.sort_order = sort_order_for(f.physical_type, _logical_kind(f),
+                                         f.logical_type.to_thrift()[1] if f.logical_type is not None else None)
+        self.bloom = BloomFilterOptions.from_user(opts.bloom_filter_options.get(f.name))
+        if self.bloom is not None and f.physical_type == PT.BOOLEAN:
+            raise SchemaError(f"column {f.name!r}: Bloom filters are not defined for BOOLEAN columns")
+        self.max_def = 1 if f.nullable else 0
+        self.path = [f.name]
+
+
+def _check_encoding(f: Field, enc: int) -> None:
+    p = f.physical_type
+    ok = {
+        E.PLAIN: True,
+        E.DELTA_BINARY_PACKED: p in (PT.INT32, PT.INT64),
+        E.DELTA_LENGTH_BYTE_ARRAY: p == PT.BYTE_ARRAY,
+        E.DELTA_BYTE_ARRAY: p in (PT.BYTE_ARRAY, PT.FIXED_LEN_BYTE_ARRAY),
+        E.BYTE_STREAM_SPLIT: p in (PT.FLOAT, PT.DOUBLE, PT.INT32, PT.INT64, PT.FIXED_LEN_BYTE_ARRAY),
+        E.RLE: p == PT.BOOLEAN,
+    }[enc]
+    if not ok:
+        raise SchemaError(f"encoding {T.Encoding._VALUES_TO_NAMES[enc]} cannot encode column {f.name!r} "
+                          f"({f.type_name})")
+
+
+def _encode_values(values: Any, f: Field, enc: int) -> bytes:
+    p, tl = f.physical_type, f.type_length
+    if enc == E.PLAIN:
+        return encode_plain(values, p, tl)
+    if enc == E.DELTA_BINARY_PACKED:
+        return encode_delta_binary_packed(values)
+    if enc == E.DELTA_LENGTH_BYTE_ARRAY:
+        return encode_delta_length_byte_array(values)
+    if enc == E.DELTA_BYTE_ARRAY:
+        if p == PT.FIXED_LEN_BYTE_ARRAY:
+            values = BinaryArray.from_fixed(values)
+        return encode_delta_byte_array(values)
+    if enc == E.BYTE_STREAM_SPLIT:
+        return encode_byte_stream_split(values, p, tl)
+    if enc == E.RLE:
+        return encode_rle_booleans(values)
+    raise AssertionError(enc)
+
+
+def _take(values: Any, idx: Any) -> Any:
+    if isinstance(values, BinaryArray):
+        return values.take(idx) if not isinstance(idx, slice) else values.slice(idx.start, idx.stop)
+    return values[idx]
+
+
+def _bytes_per_value(values: Any, f: Field) -> float:
+    if isinstance(values, BinaryArray):
+        n = len(values)
+        return 4.0 + (values.nbytes / n if n else 0.0)
+    if f.physical_type == PT.BOOLEAN:
+        return 0.125
+    if isinstance(values, np.ndarray):
+        return float(values.itemsize * (values.shape[1] if values.ndim == 2 else 1))
+    return 8.0
+
+
+def _page_bounds(num_rows: int, bytes_per_row: float, page_size: int) -> list[tuple[int, int]]:
+    rows_per_page = max(1, int(page_size // max(bytes_per_row, 1e-9)))
+    rows_per_page = min(rows_per_page, 20_000_000)
+    return [(s, min(s + rows_per_page, num_rows)) for s in range(0, num_rows, rows_per_page)] or [(0, 0)]
+
+
+class ParquetWriter:
+    """Write a Parquet file one table (row group or more) at a time.
+
+    ``with ParquetWriter("out.parquet", schema, compression="zstd") as w: w.write_table(t)``
+
+    The file appears at the target path only when the writer closes without
+    error; until then it is written beside it under a temporary name.
+    """
+
+    def __init__(self, where: Any, schema: Schema | Any, **options: Any) -> None:
+        if not isinstance(schema, Schema):
+            schema = Table.coerce(schema).schema if not hasattr(schema, "names") else _schema_from_arrow(schema)
+        unknown = set(options) - set(WriterOptions.__dataclass_fields__)
+        if unknown:
+            raise TypeError(f"unknown writer options: {sorted(unknown)}")
+        self.options = WriterOptions(**options)
+        self.options.validate(schema)
+        self.schema = schema
+        self._plans = [_ColumnPlan(f, i, self.options) for i, f in enumerate(schema.fields)]
+        self._crypto = None
+        if self.options.encryption_properties is not None:
+            from .crypto_io import WriterEncryption  # encryption is wired in its own module
+
+            self._crypto = WriterEncryption(self.options.encryption_properties, schema)
+        self._sink = open_sink(where, fsync=self.options.fsync)
+        self._row_groups: list[Any] = []
+        self._pending: list[_PendingChunk] = []  # chunks whose Bloom filter / page index are written at the end
+        self._num_rows = 0
+        self._closed = False
+        try:
+            self._sink.write(b"PARE" if self._crypto is not None and not self._crypto.plaintext_footer else MAGIC)
+        except BaseException:
+            self._sink.abort()
+            raise
+
+    # -- public ---------------------------------------------------------------
+    def write_table(self, table: Any, row_group_size: int | None = None) -> None:
+        """Append rows, cutting row groups of at most ``row_group_size`` rows."""
+        t = Table.coerce(table, self.schema)
+        if t.schema.names != self.schema.names:
+            t = _conform(t, self.schema)
+        elif t.schema != self.schema:
+            t = _conform(t, self.schema)
+        size = row_group_size or self.options.row_group_size
+        if self.options.max_row_group_bytes and t.num_rows:
+            per_row = sum(_bytes_per_value(c.values, c.field) for c in t.columns)
+            size = max(1, min(size, int(self.options.max_row_group_bytes // max(per_row, 1e-9))))
+        try:
+            if t.num_rows == 0:
+                return
+            for start in range(0, t.num_rows, size):
+                self._write_row_group(t.slice(start, start + size))
+        except BaseException:
+            self.abort()
+            raise
+
+    write = write_table
+
+    def write_batch(self, batch: Any) -> None:
+        """Write ``batch`` as exactly one row group."""
+        t = Table.coerce(batch, self.schema)
+        self.write_table(t, row_group_size=max(t.num_rows, 1))
+
+    def close(self) -> None:
+        """Write Bloom filters and page indexes that were held back, the footer, and publish the file."""
+        if self._closed:
+            return
+        try:
+            self._finish()
+            self._sink.commit()
+        except BaseException:
+            self._sink.abort()
+            raise
+        finally:
+            self._closed = True
+
+    def abort(self) -> None:
+        """Discard everything written so far; nothing appears at the target path."""
+        if not self._closed:
+            self._sink.abort()
+            self._closed = True
+
+    def __enter__(self) -> ParquetWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            self.abort()
+        else:
+            self.close()
+
+    # -- modules ----------------------------------------------------------------
+    def _module(self, module_type: int, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
+        """The single place where a module becomes its on-disk bytes (encrypted when keyed)."""
+        if self._crypto is None:
+            return data
+        return self._crypto.encrypt(module_type, data, rg, col, page)
+
+    def _column_encrypted(self, col: int) -> bool:
+        return self._crypto is not None and self._crypto.is_encrypted(col)
+
+    # -- row groups ---------------------------------------------------------------
+    def _write_row_group(self, t: Table) -> None:
+        rg = len(self._row_groups)
+        if self._crypto is not None:
+            self._crypto.check_ordinal("row group", rg)
+        start = self._sink.tell()
+        chunks = []
+        total_uncompressed = 0
+        pending = []
+        for plan, column in zip(self._plans, t.columns):
+            p = self._write_column_chunk(plan, column, rg)
+            chunks.append(p.chunk)
+            total_uncompressed += p.meta.total_uncompressed_size
+            pending.append(p)
+        compressed = self._sink.tell() - start
+        if self.options.bloom_filter_position == "after_row_group":
+            for p in pending:
+                self._write_bloom(p)
+                p.bloom = None
+        self._pending.extend(pending)
+        first = chunks[0].meta_data if chunks else None
+        file_offset = start
+        if first is not None and first.dictionary_page_offset is not None:
+            file_offset = first.dictionary_page_offset
+        self._row_groups.append(T.RowGroup(
+            columns=chunks, total_byte_size=total_uncompressed, num_rows=t.num_rows,
+            file_offset=file_offset, total_compressed_size=compressed, ordinal=rg if rg < 32768 else None))
+        self._num_rows += t.num_rows
+
+    def _write_column_chunk(self, plan: _ColumnPlan, column: Column, rg: int) -> _PendingChunk:
+        f = plan.field
+        col = plan.index
+        opts = self.options
+        n = len(column)
+        mask = column.mask
+        dense = column.dense()
+        n_dense = len(dense)
+        def_levels = None if plan.max_def == 0 else (
+            np.ones(n, np.uint8) if mask is None else (~mask).astype(np.uint8))
+        # dense index where each row's value starts, to cut pages by rows
+        if mask is None:
+            dense_start = None
+        else:
+            dense_start = np.concatenate([[0], np.cumsum(~mask)])
+
+        # -- dictionary decision
+        dict_values = None
+        indices = None
+        if plan.dictionary and n_dense > 0:
+            frac = estimate_distinct_fraction(dense)
+            if frac <= 0.5:
+                built = build_dictionary(dense, f.physical_type, opts.dictionary_pagesize_limit)
+                if built is not None:
+                    dict_values, indices = built
+        value_encoding = E.RLE_DICTIONARY if dict_values is not None else (plan.encoding or E.PLAIN)
+
+        # -- Bloom filter over the dense values
+        bloom = None
+        if plan.bloom is not None and not (opts.bloom_filter_skip_dictionary and dict_values is not None):
+            hashes = hash_values(dense, f.physical_type)
+            ndv = plan.bloom.ndv
+            if ndv is None:
+                ndv = len(np.unique(hashes)) if len(hashes) else 0
+            bloom = BloomFilter(optimal_num_bytes(max(ndv, 1), plan.bloom.fpp, plan.bloom.max_bytes))
+            bloom.insert_hashes(hashes)
+
+        # -- pages
+        encrypted = self._column_encrypted(col)
+        v2 = opts.data_page_version == "2.0"
+        codec = plan.codec
+        data_start = self._sink.tell()
+        dictionary_offset = None
+        total_uncompressed = 0
+        encodings = set()
+        encoding_stats: dict[tuple[int, int], int] = {}
+        if dict_values is not None:
+            dict_bytes = encode_plain(dict_values, f.physical_type, f.type_length)
+            body = compression_mod.compress(codec, dict_bytes)
+            body = self._module(3, body, rg, col)
+            header = T.PageHeader(type=T.PageType.DICTIONARY_PAGE, uncompressed_page_size=len(dict_bytes),
+                                  compressed_page_size=len(body),
+                                  dictionary_page_header=T.DictionaryPageHeader(
+                                      num_values=len(dict_values), encoding=E.PLAIN, is_sorted=False))
+            if opts.write_page_checksum:
+                header.crc = _crc(body)
+            hbytes = self._module(5, encode(header), rg, col)
+            dictionary_offset = self._sink.tell()
+            self._sink.write(hbytes)
+            self._sink.write(body)
+            total_uncompressed += len(hbytes) + len(dict_bytes)
+            encodings.add(E.PLAIN)
+            encoding_stats[(T.PageType.DICTIONARY_PAGE, E.PLAIN)] = 1
+            per_row = bit_width_of(max(len(dict_values) - 1, 0)) / 8 + 0.01
+        else:
+            per_row = _bytes_per_value(dense, f)
+        null_frac = (n - n_dense) / n if n else 0.0
+        bounds = _page_bounds(n, max(per_row * (1 - null_frac), 0.01), opts.data_page_size)
+        data_page_offset = self._sink.tell()
+        pi_stats, pi_null_pages, pi_locations, pi_unencoded = [], [], [], []
+        chunk_stats = None
+        level_width = 1
+        for page_no, (r0, r1) in enumerate(bounds):
+            if self._crypto is not None:
+                self._crypto.check_ordinal("page", page_no)
+            d0, d1 = (r0, r1) if dense_start is None else (int(dense_start[r0]), int(dense_start[r1]))
+            pv = _take(dense, slice(d0, d1))
+            if dict_values is not None:
+                assert indices is not None
+                vbytes = encode_dictionary_indices(indices[d0:d1], len(dict_values))
+            else:
+                vbytes = _encode_values(pv, f, value_encoding)
+            num_values = r1 - r0
+            num_nulls = num_values - (d1 - d0)
+            page_stats = None
+            if plan.statistics and (opts.write_page_index or True):
+                page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
+                                                sort_order=plan.sort_order, logical_kind=_logical_kind(f),
+                                                type_length=f.type_length,
+                                                max_binary_length=opts.statistics_truncate_length)
+            if def_levels is not None:
+                lv = def_levels[r0:r1]
+                if v2:
+                    levels = encode_rle_bitpacked(lv, level_width)
+                else:
+                    levels = encode_levels_v1(lv, level_width)
+            else:
+                levels = b""
+            if v2:
+                comp = compression_mod.compress(codec, vbytes)
+                is_compressed = True
+                if len(comp) >= len(vbytes) and codec.name != "UNCOMPRESSED":
+                    comp, is_compressed = vbytes, False
+                raw_body = levels + comp
+                uncompressed_size = len(levels) + len(vbytes)
+                page_header = T.PageHeader(
+                    type=T.PageType.DATA_PAGE_V2, uncompressed_page_size=uncompressed_size,
+                    data_page_header_v2=T.DataPageHeaderV2(
+                        num_values=num_values, num_nulls=num_nulls, num_rows=num_values, encoding=value_encoding,
+                        definition_levels_byte_length=len(levels), repetition_levels_byte_length=0,
+                        is_compressed=is_compressed))
+                ptype = T.PageType.DATA_PAGE_V2
+            else:
+                plain_body = levels + vbytes
+                raw_body = compression_mod.compress(codec, plain_body)
+                uncompressed_size = len(plain_body)
+                page_header = T.PageHeader(
+                    type=T.PageType.DATA_PAGE, uncompressed_page_size=uncompressed_size,
+                    data_page_header=T.DataPageHeader(
+                        num_values=num_values, encoding=value_encoding,
+                        definition_level_encoding=E.RLE, repetition_level_encoding=E.RLE))
+                ptype = T.PageType.DATA_PAGE
+            body = self._module(2, raw_body, rg, col, page_no)
+            page_header.compressed_page_size = len(body)
+            if opts.write_page_checksum:
+                page_header.crc = _crc(body)
+            hbytes = self._module(4, encode(page_header), rg, col, page_no)
+            offset = self._sink.tell()
+            self._sink.write(hbytes)
+            self._sink.write(body)
+            total_uncompressed += len(hbytes) + uncompressed_size
+            encodings.add(value_encoding)
+            encoding_stats[(ptype, value_encoding)] = encoding_stats.get((ptype, value_encoding), 0) + 1
+            pi_locations.append((offset, len(hbytes) + len(body), r0))
+            pi_stats.append(page_stats)
+            pi_null_pages.append(num_nulls == num_values)
+            if isinstance(pv, BinaryArray):
+                pi_unencoded.append(pv.nbytes)
+        if def_levels is not None or v2:
+            encodings.add(E.RLE)
+        if plan.statistics:
+            chunk_stats = compute_statistics(dense, f.physical_type, null_count=n - n_dense,
+                                             sort_order=plan.sort_order, logical_kind=_logical_kind(f),
+                                             type_length=f.type_length,
+                                             max_binary_length=opts.statistics_truncate_length)
+        total_compressed = self._sink.tell() - data_start
+        meta = T.ColumnMetaData(
+            type=f.physical_type, encodings=sorted(encodings), path_in_schema=plan.path, codec=codec.thrift_id,
+            num_values=n, total_uncompressed_size=total_uncompressed, total_compressed_size=total_compressed,
+            data_page_offset=data_page_offset, dictionary_page_offset=dictionary_offset, statistics=chunk_stats,
+            encoding_stats=[T.PageEncodingStats(page_type=k[0], encoding=k[1], count=v)
+                            for k, v in sorted(encoding_stats.items())],
+        )
+        if isinstance(dense, BinaryArray):
+            meta.size_statistics = T.SizeStatistics(unencoded_byte_array_data_bytes=dense.nbytes)
+        chunk = T.ColumnChunk(file_offset=0, meta_data=meta)
+        page_index = None
+        if opts.write_page_index:
+            page_index = _PageIndexEntry(pi_stats if plan.statistics else [], pi_null_pages, pi_locations,
+                                         pi_unencoded if isinstance(dense, BinaryArray) else None)
+        return _PendingChunk(chunk, meta, bloom, page_index, col, rg)
+
+    # -- end of file ------------------------------------------------------------------
+    def _write_bloom(self, p: _PendingChunk) -> None:
+        if p.bloom is None:
+            return
+        offset = self._sink.tell()
+        header = self._module(8, p.bloom.header_bytes(), p.row_group, p.column)
+        bitset = self._module(9, p.bloom.bitset(), p.row_group, p.column)
+        self._sink.write(header)
+        self._sink.write(bitset)
+        p.meta.bloom_filter_offset = offset
+        p.meta.bloom_filter_length = len(header) + len(bitset)
+
+    def _finish(self) -> None:
+        if self.options.bloom_filter_position == "end":
+            for p in self._pending:
+                self._write_bloom(p)
+        # column indexes, then offset indexes (the order every peer writes)
+        for p in self._pending:
+            pi = p.page_index
+            if pi is None or not pi.stats or any(s is None for s in pi.stats):
+                continue
+            plan = self._plans[p.column]
+            ci = build_column_index(pi.stats, pi.null_pages, plan.field.physical_type, plan.sort_order)
+            if ci is None:
+                continue
+            data = self._module(6, encode(ci), p.row_group, p.column)
+            p.chunk.column_index_offset = self._sink.tell()
+            p.chunk.column_index_length = len(data)
+            self._sink.write(data)
+        for p in self._pending:
+            pi = p.page_index
+            if pi is None:
+                continue
+            oi = build_offset_index(pi.locations, pi.unencoded)
+            data = self._module(7, encode(oi), p.row_group, p.column)
+            p.chunk.offset_index_offset = self._sink.tell()
+            p.chunk.offset_index_length = len(data)
+            self._sink.write(data)
+        kv = None
+        if self.options.key_value_metadata:
+            kv = [T.KeyValue(key=str(k), value=None if v is None else str(v))
+                  for k, v in self.options.key_value_metadata.items()]
+        fmd = T.FileMetaData(
+            version=1, schema=self.schema.to_thrift(), num_rows=self._num_rows, row_groups=self._row_groups,
+            key_value_metadata=kv, created_by=CREATED_BY,
+            column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder()) for _ in self.schema.fields])
+        if self._crypto is not None:
+            tail = self._crypto.finish_footer(fmd, self._pending)
+        else:
+            footer = encode(fmd)
+            tail = footer + len(footer).to_bytes(4, "little") + MAGIC
+        self._sink.write(tail)
+
+
+def _crc(data: bytes) -> int:
+    c = zlib.crc32(data)
+    return c - (1 << 32) if c >= 1 << 31 else c  # thrift i32 is signed
+
+
+def _schema_from_arrow(arrow_schema: Any) -> Schema:
+    import pyarrow as pa
+
+    empty = pa.table({f.name: pa.array([], f.type) for f in arrow_schema}, schema=arrow_schema)
+    return Table.from_arrow(empty).schema
+
+
+def _conform(t: Table, schema: Schema) -> Table:
+    """Put ``t``'s columns in schema order and types, or say precisely what does not match."""
+    have = set(t.column_names)
+    missing = [n for n in schema.names if n not in have]
+    extra = [n for n in t.column_names if n not in set(schema.names)]
+    if missing or extra:
+        raise SchemaError(f"table does not match the writer's schema: missing {missing}, unexpected {extra}")
+    cols = []
+    for f in schema.fields:
+        c = t.column(f.name)
+        if c.field.physical_type != f.physical_type or c.field.type_length != f.type_length:
+            raise SchemaError(f"column {f.name!r} is {c.field.type_name}, the schema says {f.type_name}")
+        if c.mask is not None and not f.nullable:
+            raise SchemaError(f"column {f.name!r} is declared not null but has {c.null_count} nulls")
+        cols.append(Column(f, c.values, c.mask))
+    return Table(cols)
+
+
+def write_table(table: Any, where: Any, **options: Any) -> None:
+    """Write ``table`` (a pqbloom Table, dict of columns, pandas DataFrame or pyarrow Table) to ``where``.
+
+    Options follow pyarrow's names: ``compression``, ``row_group_size``, ``data_page_size``,
+    ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
+    ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
+    ``key_value_metadata``, ``encryption_properties``.
+    """
+    schema = options.pop("schema", None)
+    t = Table.coerce(table, schema)
+    with ParquetWriter(where, schema or t.schema, **options) as w:
+        w.write_table(t)
