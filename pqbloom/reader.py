@@ -158,22 +158,18 @@ class ParquetFile:
     # -- reading ---------------------------------------------------------------------
     def read(self, columns: Sequence[str] | None = None) -> Table:
         """Read the whole file (or the named columns) into a Table."""
-        return Table.concat([self.read_row_group(i, columns) for i in range(self.num_row_groups)]) \
-            if self.num_row_groups else self._empty(columns)
+        descs = self._select(columns)
+        if not self.num_row_groups:
+            return self._empty(columns)
+        # decode every chunk to parts first and join each column once: one copy instead of two
+        return Table([_build_column(d.field, [self._read_chunk_parts(i, d) for i in range(self.num_row_groups)])
+                      for d in descs])
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
         if not 0 <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         descs = self._select(columns)
-        rg = self.metadata.row_groups[i]
-        if rg.num_rows is None or rg.num_rows < 0:
-            raise CorruptFileError("negative row count", row_group=i)
-        cols = [self._read_chunk(i, d) for d in descs]
-        for c in cols:
-            if len(c) != rg.num_rows:
-                raise CorruptFileError(f"column has {len(c)} rows but the row group has {rg.num_rows}",
-                                       row_group=i, column=c.field.name)
-        return Table(cols)
+        return Table([_build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
         """Yield Tables of at most ``batch_size`` rows; at most one row group is decoded at a time."""
@@ -242,10 +238,21 @@ class ParquetFile:
                                    row_group=rg, column=desc.dotted_path, offset=start)
         return start, length
 
-    def _read_chunk(self, rg: int, desc: ColumnDescriptor) -> Column:
+    def _read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> _ChunkParts:
+        """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
+        parts = self._read_chunk_unchecked(rg, desc)
+        expected = self.metadata.row_groups[rg].num_rows
+        if expected is None or expected < 0:
+            raise CorruptFileError("negative row count", row_group=rg)
+        if parts.num_rows != expected:
+            raise CorruptFileError(f"column has {parts.num_rows} rows but the row group has {expected}",
+                                   row_group=rg, column=desc.dotted_path)
+        return parts
+
+    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> _ChunkParts:
         meta = self._chunk_meta(rg, desc)
         if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
-            return Column(desc.field, _concat_values([], desc.field), None)
+            return _ChunkParts([], None, 0)
         start, length = self._chunk_range(meta, rg, desc)
         buf = self._reader.read(start, length, what="column chunk")
         try:
@@ -279,7 +286,7 @@ class ParquetFile:
         return bound
 
     def _decode_chunk(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor,
-                      extended: bool = False) -> Column:
+                      extended: bool = False) -> _ChunkParts:
         f = desc.field
         codec = compression_mod.codec_by_id(meta.codec)
         total_values = meta.num_values
@@ -445,20 +452,37 @@ class ParquetFile:
         return BloomFilter.from_bitset(bitset)
 
 
+@dataclass
+class _ChunkParts:
+    """A decoded column chunk: dense (non-null) value pieces and, for nullable columns, presence flags."""
+
+    pieces: list[Any]
+    present: np.ndarray | None
+    num_rows: int
+
+
 def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None, dictionary: Any,
-              total: int) -> Column:
-    """Join the pages of a chunk into one full-length Column."""
+              total: int) -> _ChunkParts:
+    """Resolve dictionary pages and gather the presence flags of a chunk."""
     if parts and all(kind == "dict" for kind, _ in parts):
         idx = np.concatenate([v for _, v in parts]) if len(parts) > 1 else parts[0][1]
-        dense = take_dictionary(dictionary, idx)
+        pieces = [take_dictionary(dictionary, idx)]
     else:
         pieces = [take_dictionary(dictionary, v) if kind == "dict" else v for kind, v in parts]
-        dense = _concat_values(pieces, f)
     if levels is None:
-        return Column(f, dense, None)
+        return _ChunkParts(pieces, None, total)
     present = np.concatenate(levels) if len(levels) != 1 else levels[0]
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
+    return _ChunkParts(pieces, present, total)
+
+
+def _build_column(f: Any, chunks: list[_ChunkParts]) -> Column:
+    """Join chunks (of one or several row groups) into one full-length Column with a single copy."""
+    dense = _concat_values([p for c in chunks for p in c.pieces], f)
+    if all(c.present is None for c in chunks):
+        return Column(f, dense, None)
+    present = np.concatenate([c.present if c.present is not None else np.ones(c.num_rows, bool) for c in chunks])
     if bool(present.all()):
         return Column(f, dense, None)
     return Column(f, _scatter(dense, present), ~present)
