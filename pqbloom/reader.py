@@ -16,7 +16,7 @@ import numpy as np
 
 from . import compression as compression_mod
 from .arrays import BinaryArray
-from .bloom import BloomFilter
+from .bloom import BloomFilter, hash_scalar
 from .encodings import (
     bit_width_of,
     decode_bit_packed_levels,
@@ -426,6 +426,31 @@ class ParquetFile:
         raise UnsupportedError(f"encoding {name} is not supported for {f.type_name}")
 
     # -- Bloom filters ------------------------------------------------------------------
+    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
+        """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
+
+        For a plaintext filter this reads the header and the single 32-byte block the value maps to
+        (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
+        GCM module can only be authenticated in full.
+        """
+        desc = self._column(column)
+        meta = self._chunk_meta(row_group, desc)
+        off = meta.bloom_filter_offset
+        if off is None:
+            return None
+        if self._crypto is not None and self._crypto.column_encrypted(desc):
+            bf = self.bloom_filter(row_group, column)
+            return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
+        head = self._reader.read(off, min(64, self._reader.size - off), what="Bloom filter header")
+        num_bytes, hlen = BloomFilter.parse_header(head, offset=off)
+        if off + hlen + num_bytes > self._footer.footer_offset + self._footer.footer_length:
+            raise CorruptFileError("Bloom filter runs past the end of the file", offset=off,
+                                   row_group=row_group, column=desc.dotted_path)
+        h = hash_scalar(value, desc.physical_type, desc.type_length)
+        block = int(BloomFilter.block_index(h, num_bytes // 32))
+        words = self._reader.read(off + hlen + 32 * block, 32, what="Bloom filter block")
+        return BloomFilter.check_block(words, h)
+
     def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
         """The column chunk's Bloom filter, or None when it has none."""
         desc = self._column(column)

@@ -270,6 +270,8 @@ class ParquetWriter:
             self._crypto = WriterEncryption(self.options.encryption_properties, schema)
         self._sink = open_sink(where, fsync=self.options.fsync)
         self._row_groups: list[Any] = []
+        #: one entry per Bloom filter written: its size, the distinct values it holds, bits per value, est. FPP
+        self.bloom_filter_stats: list[dict[str, Any]] = []
         self._pending: list[_PendingChunk] = []  # chunks whose Bloom filter / page index are written at the end
         self._num_rows = 0
         self._closed = False
@@ -410,6 +412,12 @@ class ParquetWriter:
                 ndv = len(np.unique(hashes)) if len(hashes) else 0
             bloom = BloomFilter(optimal_num_bytes(max(ndv, 1), plan.bloom.fpp, plan.bloom.max_bytes))
             bloom.insert_hashes(hashes)
+            distinct = ndv if plan.bloom.ndv is None else (len(np.unique(hashes)) if len(hashes) else 0)
+            self.bloom_filter_stats.append({
+                "row_group": rg, "column": f.name, "num_bytes": bloom.num_bytes, "distinct_values": distinct,
+                "bits_per_distinct_value": bloom.num_bytes * 8 / max(distinct, 1),
+                "estimated_fpp": bloom.estimated_fpp(),
+            })
 
         # -- pages
         encrypted = self._column_encrypted(col)
