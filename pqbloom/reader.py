@@ -161,9 +161,31 @@ class ParquetFile:
         descs = self._select(columns)
         if not self.num_row_groups:
             return self._empty(columns)
-        # decode every chunk to parts first and join each column once: one copy instead of two
-        return Table([_build_column(d.field, [self._read_chunk_parts(i, d) for i in range(self.num_row_groups)])
-                      for d in descs])
+        # each chunk's pieces are copied straight into one preallocated column and then dropped,
+        # so peak memory stays near the size of the result
+        cols = []
+        for d in descs:
+            builder = _ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
+            for i in range(self.num_row_groups):
+                builder.add(self._read_chunk_parts(i, d))
+            cols.append(builder.finish())
+        return Table(cols)
+
+    def _byte_array_size_hint(self, desc: ColumnDescriptor) -> int | None:
+        """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
+        if desc.physical_type != PT.BYTE_ARRAY:
+            return None
+        total = 0
+        for i in range(self.num_row_groups):
+            try:
+                m = self._chunk_meta(i, desc)
+            except ParquetError:
+                return None
+            ss = m.size_statistics
+            if ss is None or ss.unencoded_byte_array_data_bytes is None or ss.unencoded_byte_array_data_bytes < 0:
+                return None
+            total += ss.unencoded_byte_array_data_bytes
+        return total if total <= self._reader.size * 64 else None  # distrust absurd claims
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
         if not 0 <= i < self.num_row_groups:
@@ -307,13 +329,16 @@ class ParquetFile:
                                        offset=base + pos)
             hdr_raw_start = pos
             if self._crypto is not None and self._crypto.column_encrypted(desc):
-                is_dict_next = dictionary is None and page_ordinal == 0 and meta.dictionary_page_offset is not None \
-                    and base + pos == meta.dictionary_page_offset
                 mlen = int.from_bytes(buf[pos:pos + 4], "little")
                 if pos + 4 + mlen > len(buf):
                     raise CorruptFileError("encrypted page header runs past the chunk", offset=base + pos)
-                hbytes = self._open_module(5 if is_dict_next else 4, buf[pos:pos + 4 + mlen], rg, desc,
-                                           -1 if is_dict_next else page_ordinal)
+                # the first page may be the dictionary page (header module type 5, no page ordinal):
+                # crypto_io tries the likelier module type first and GCM tells which one is right
+                hbytes = self._crypto.decrypt_page_header(
+                    buf[pos:pos + 4 + mlen], rg, desc, page_ordinal,
+                    first=dictionary is None and page_ordinal == 0,
+                    dictionary_hint=meta.dictionary_page_offset is not None
+                    and base + pos == meta.dictionary_page_offset)
                 header, _ = decode_prefix(T.PageHeader, hbytes, offset=base + pos, what="page header")
                 pos += 4 + mlen
             else:
@@ -500,6 +525,82 @@ def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | N
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
     return _ChunkParts(pieces, present, total)
+
+
+class _ColumnBuilder:
+    """Gathers decoded chunks of one column into preallocated buffers (falls back to a final concat)."""
+
+    def __init__(self, f: Any, num_rows: int, data_bytes: int | None) -> None:
+        self.f = f
+        self.num_rows = num_rows
+        self.data_bytes = data_bytes
+        self.n = 0  # dense values so far
+        self.rows = 0
+        self.out: Any = None
+        self.data: np.ndarray | None = None
+        self.offsets: np.ndarray | None = None
+        self.nbytes = 0
+        self.fallback: list[_ChunkParts] = []
+        self.present: list[np.ndarray] = []
+        self.has_nulls = False
+
+    def add(self, parts: _ChunkParts) -> None:
+        self.rows += parts.num_rows
+        self.present.append(parts.present if parts.present is not None else np.ones(parts.num_rows, bool))
+        if parts.present is not None and not bool(parts.present.all()):
+            self.has_nulls = True
+        if self.fallback or self.rows > self.num_rows:
+            self.fallback.append(parts)
+            return
+        for piece in parts.pieces:
+            if not self._copy(piece):
+                self.fallback.append(_ChunkParts([piece], None, 0))
+
+    def _copy(self, piece: Any) -> bool:
+        k = len(piece)
+        if isinstance(piece, BinaryArray):
+            if self.data_bytes is None:
+                return False
+            if self.data is None:
+                self.data = np.empty(self.data_bytes, np.uint8)
+                self.offsets = np.zeros(self.num_rows + 1, np.int64)
+            c = piece.compact()
+            if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
+                return False
+            assert self.offsets is not None
+            self.data[self.nbytes:self.nbytes + c.nbytes] = c.data
+            self.offsets[self.n + 1:self.n + k + 1] = c.offsets[1:] + self.nbytes
+            self.nbytes += c.nbytes
+            self.n += k
+            return True
+        if self.out is None:
+            self.out = np.empty((self.num_rows,) + piece.shape[1:], piece.dtype)
+        if self.n + k > self.num_rows or piece.dtype != self.out.dtype:
+            return False
+        self.out[self.n:self.n + k] = piece
+        self.n += k
+        return True
+
+    def finish(self) -> Column:
+        if self.fallback:
+            # something did not fit the fast path: join what was copied plus the rest
+            head: list[Any] = []
+            if self.out is not None:
+                head.append(self.out[:self.n])
+            elif self.data is not None and self.offsets is not None:
+                head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
+            chunks = [_ChunkParts(head + [p for c in self.fallback for p in c.pieces], None, 0)]
+            dense = _concat_values(chunks[0].pieces, self.f)
+        elif self.out is not None:
+            dense = self.out[:self.n]
+        elif self.data is not None and self.offsets is not None:
+            dense = BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes])
+        else:
+            dense = _concat_values([], self.f)
+        if not self.has_nulls:
+            return Column(self.f, dense, None)
+        present = np.concatenate(self.present)
+        return Column(self.f, _scatter(dense, present), ~present)
 
 
 def _build_column(f: Any, chunks: list[_ChunkParts]) -> Column:
