@@ -14,11 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 
 CASE = r'''
 import json, resource, sys, time

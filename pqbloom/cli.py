@@ -227,15 +227,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
         present_id = int(t.column("id").values[123])
         absent_id = present_id + 1  # ids are even, so an odd one is absent yet inside every min/max
         for label, value in (("present", present_id), ("absent", absent_id)):
-            maybe = [i for i in range(pf.num_row_groups) if pf.bloom_filter(i, "id").might_contain(value, T.Type.INT64)]
+            maybe = [i for i in range(pf.num_row_groups) if pf.bloom_filter_might_contain(i, "id", value)]
             print(f"  id {value} ({label}): Bloom filters say row groups {maybe} of {pf.num_row_groups} may hold it")
         email = t.column("email").to_pylist()[5]
-        maybe = [i for i in range(pf.num_row_groups)
-                 if pf.bloom_filter(i, "email").might_contain(email, T.Type.BYTE_ARRAY)]
+        maybe = [i for i in range(pf.num_row_groups) if pf.bloom_filter_might_contain(i, "email", email)]
         print(f"  email {email!r}: row groups {maybe} may hold it")
         nope = "nobody@nowhere.invalid"
-        maybe = [i for i in range(pf.num_row_groups)
-                 if pf.bloom_filter(i, "email").might_contain(nope, T.Type.BYTE_ARRAY)]
+        maybe = [i for i in range(pf.num_row_groups) if pf.bloom_filter_might_contain(i, "email", nope)]
         print(f"  email {nope!r}: row groups {maybe} may hold it")
     print()
     _print_inspect(inspect_file(path))

@@ -66,7 +66,7 @@ class ParquetFile:
     def __init__(self, source: Any, *, decryption_properties: Any = None, verify_checksums: bool = True) -> None:
         self._reader = source if isinstance(source, RangeReader) else RangeReader(source)
         self.verify_checksums = verify_checksums
-        self._crypto = None
+        self._crypto: Any = None
         self._decryption_properties = decryption_properties
         self._footer = self._read_footer()
         self.metadata = self._footer.metadata

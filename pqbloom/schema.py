@@ -9,7 +9,8 @@ from a file's footer, where groups (structs, lists, maps) may appear.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from .errors import CorruptFileError, SchemaError, UnsupportedError
@@ -343,7 +344,7 @@ class ColumnDescriptor:
     max_repetition_level: int
     index: int  # leaf ordinal, the column ordinal used in AADs
     field: Field
-    ancestors: list[Any] = field(default_factory=list)  # SchemaElements from root's child down to the leaf
+    ancestors: list[Any] = dataclass_field(default_factory=list)  # SchemaElements from root's child down to the leaf
 
     @property
     def dotted_path(self) -> str:

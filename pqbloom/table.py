@@ -19,7 +19,7 @@ import numpy as np
 
 from .arrays import BinaryArray
 from .errors import SchemaError
-from .schema import Field, LogicalType, Schema, decimal_flba_width, make_field
+from .schema import Field, Schema, make_field
 
 __all__ = ["Column", "Table"]
 
@@ -592,7 +592,7 @@ def _to_pylist(col: Column) -> list[Any]:
         vals = [_dt.date(1970, 1, 1) + _dt.timedelta(days=int(x)) for x in v.tolist()]
     elif kind == "TIMESTAMP" or p == PT_INT96:
         ints = int96_to_ns(v) if p == PT_INT96 else v
-        unit = "ns" if p == PT_INT96 else lt.unit  # type: ignore[union-attr]
+        unit: str = "ns" if p == PT_INT96 or lt is None or lt.unit is None else lt.unit
         per_us = {"ms": 1 / 1000, "us": 1, "ns": 1000}[unit]
         tz = _dt.timezone.utc if lt is not None and lt.utc else None
         epoch = _dt.datetime(1970, 1, 1, tzinfo=tz)
@@ -636,10 +636,10 @@ def _to_arrow(col: Column) -> Any:
     if isinstance(v, BinaryArray) and kind != "DECIMAL":
         c = v.compact()
         big = c.nbytes >= 2**31
-        typ = (pa.large_string() if big else pa.string()) if kind in ("STRING", "JSON", "ENUM") else (
+        btyp = (pa.large_string() if big else pa.string()) if kind in ("STRING", "JSON", "ENUM") else (
             pa.large_binary() if big else pa.binary())
         offs = c.offsets if big else c.offsets.astype(np.int32)
-        return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
+        return pa.Array.from_buffers(btyp, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
     if kind == "DECIMAL":
         return pa.array(col.to_pylist(), type=pa.decimal128(lt.precision, lt.scale))  # type: ignore[union-attr]
     if p == PT_FLBA and kind != "FLOAT16":

@@ -420,7 +420,6 @@ class ParquetWriter:
             })
 
         # -- pages
-        encrypted = self._column_encrypted(col)
         v2 = opts.data_page_version == "2.0"
         codec = plan.codec
         data_start = self._sink.tell()
