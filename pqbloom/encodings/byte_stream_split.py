@@ -15,7 +15,7 @@ from .rle import Buffer, as_u8
 __all__ = ["encode_byte_stream_split", "decode_byte_stream_split"]
 
 _MAX_COUNT = (1 << 31) - 1
-_DTYPES = {
+_DTYPES: dict[int, np.dtype] = {
     T.Type.INT32: np.dtype("<i4"),
     T.Type.INT64: np.dtype("<i8"),
     T.Type.FLOAT: np.dtype("<f4"),

@@ -36,7 +36,7 @@ __all__ = [
 BLOCK_SIZE = 128
 MINIBLOCKS = 4
 _MAX_COUNT = (1 << 31) - 1
-_MAX_BLOCK_SIZE = 1 << 20
+_MAX_BLOCK_SIZE = 1 << 16  # no known writer goes beyond 2048; bounds amplification
 _U64 = (1 << 64) - 1
 
 
@@ -72,41 +72,49 @@ def _varints_u64(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # -- DELTA_BINARY_PACKED --------------------------------------------------------
 
-def encode_delta_binary_packed(values: np.ndarray) -> bytes:
-    """Encode an int32 or int64 array (other integer dtypes are widened to int64)."""
+def encode_delta_binary_packed(values: np.ndarray, block_size: int = BLOCK_SIZE,
+                               miniblocks: int = MINIBLOCKS) -> bytes:
+    """Encode an int32 or int64 array (other integer dtypes are widened to int64).
+
+    The defaults (blocks of 128 values in 4 miniblocks) are parquet-java's;
+    Arrow C++ uses 256 values for INT64.
+    """
+    if block_size <= 0 or block_size % 128 or miniblocks <= 0 or block_size % miniblocks \
+            or (block_size // miniblocks) % 32:
+        raise ValueError(f"invalid block layout: {block_size} values in {miniblocks} miniblocks")
     v = np.asarray(values).reshape(-1)
     if v.dtype == np.int32 or v.dtype == np.uint32:
         u = v.view(np.uint32)
-        signed, bits = np.int32, 32
+        signed: type = np.int32
     elif v.dtype.kind in "iub":
         u = v.astype(np.int64, copy=False).view(np.uint64) if v.dtype.kind != "u" or v.dtype.itemsize < 8 \
             else v.view(np.uint64)
-        signed, bits = np.int64, 64
+        signed = np.int64
     else:
         raise TypeError(f"DELTA_BINARY_PACKED needs integers, got {v.dtype}")
     n = len(v)
     first = int(u[:1].view(signed)[0]) if n else 0
-    header = uleb128(BLOCK_SIZE) + uleb128(MINIBLOCKS) + uleb128(n) + uleb128(_zigzag(first))
+    header = uleb128(block_size) + uleb128(miniblocks) + uleb128(n) + uleb128(_zigzag(first))
     if n <= 1:
         return header
     udt = u.dtype
     deltas = u[1:] - u[:-1]  # wraps in the type width
     nd = n - 1
-    nb = (nd + BLOCK_SIZE - 1) // BLOCK_SIZE
-    sdel = np.full(nb * BLOCK_SIZE, np.iinfo(signed).max, signed)
+    nb = (nd + block_size - 1) // block_size
+    sdel: np.ndarray = np.full(nb * block_size, np.iinfo(signed).max, signed)
     sdel[:nd] = deltas.view(signed)
-    mins = sdel.reshape(nb, BLOCK_SIZE).min(axis=1)
-    adj = sdel.view(udt).reshape(nb, BLOCK_SIZE) - mins.view(udt)[:, None]
+    mins = sdel.reshape(nb, block_size).min(axis=1)
+    adj = sdel.view(udt).reshape(nb, block_size) - mins.view(udt)[:, None]
     adj.reshape(-1)[nd:] = 0
-    per_mb = BLOCK_SIZE // MINIBLOCKS
-    mb = adj.reshape(nb * MINIBLOCKS, per_mb)
-    widths = _bit_length_u64(mb.max(axis=1))  # (nb*MINIBLOCKS,)
-    # byte layout of each block: min-delta varint, width bytes, bodies of 4*w bytes (32 values)
+    per_mb = block_size // miniblocks
+    mb = adj.reshape(nb * miniblocks, per_mb)
+    widths = _bit_length_u64(mb.max(axis=1))  # (nb*miniblocks,)
+    # byte layout of each block: min-delta varint, width bytes, miniblock bodies of per_mb*w/8 bytes
     zz = mins.astype(np.int64)
     zz = ((zz.view(np.uint64) << np.uint64(1)) ^ (zz >> 63).view(np.uint64))
     vmat, vlen = _varints_u64(zz)
-    body_bytes = (widths * (per_mb // 8)).reshape(nb, MINIBLOCKS)
-    block_len = vlen + MINIBLOCKS + body_bytes.sum(axis=1)
+    body_bytes = (widths * (per_mb // 8)).reshape(nb, miniblocks)
+    block_len = vlen + miniblocks + body_bytes.sum(axis=1)
     boff = np.zeros(nb + 1, np.int64)
     np.cumsum(block_len, out=boff[1:])
     out = np.zeros(int(boff[-1]), np.uint8)
@@ -114,8 +122,8 @@ def encode_delta_binary_packed(values: np.ndarray) -> bytes:
     vmask = cols[None, :] < vlen[:, None]
     out[(boff[:-1, None] + cols[None, :])[vmask]] = vmat[vmask]
     wpos = boff[:-1] + vlen
-    out[(wpos[:, None] + np.arange(MINIBLOCKS)[None, :]).reshape(-1)] = widths.astype(np.uint8)
-    mb_start = (wpos + MINIBLOCKS)[:, None] + np.cumsum(body_bytes, axis=1) - body_bytes
+    out[(wpos[:, None] + np.arange(miniblocks)[None, :]).reshape(-1)] = widths.astype(np.uint8)
+    mb_start = (wpos + miniblocks)[:, None] + np.cumsum(body_bytes, axis=1) - body_bytes
     mb_start = mb_start.reshape(-1)
     for w in np.unique(widths).tolist():
         if w == 0:
@@ -138,7 +146,7 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     if dt not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise ValueError(f"dtype must be int32 or int64, got {dt}")
     u8 = as_u8(buf)
-    b = buf if isinstance(buf, bytes) else u8.tobytes()
+    b = buf if isinstance(buf, bytes) else u8.data
     end = len(b)
     what = "DELTA_BINARY_PACKED header"
     block_size, pos = read_uleb128(b, 0, end, what)
@@ -163,34 +171,42 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     if n_blocks * (1 + n_mb) > end - pos:
         raise CorruptFileError(f"DELTA_BINARY_PACKED: {total} values need {n_blocks} blocks, "
                                f"which cannot fit in {end - pos} bytes")
+    need = max(count - 1, 0)  # deltas to materialize; the rest is only walked for its size
     mins: list[int] = []
     mb_w: list[int] = []
     mb_pos: list[int] = []
     left = n_deltas
+    walked = 0  # miniblocks walked
+    last_w = last_pos = 0
     for _ in range(n_blocks):
         zmin, pos = read_uleb128(b, pos, end, "DELTA_BINARY_PACKED block header")
-        mins.append(_unzigzag_u64(zmin))
         if pos + n_mb > end:
             raise CorruptFileError("DELTA_BINARY_PACKED: miniblock bit widths truncated")
-        widths = b[pos:pos + n_mb]
+        widths = bytes(b[pos:pos + n_mb])
         pos += n_mb
         used = min(left, block_size)
         left -= used
+        keep = walked * vpm < need
+        if keep:
+            mins.append(_unzigzag_u64(zmin))
         for w in widths[: (used + vpm - 1) // vpm]:
             if w > 64:
                 raise CorruptFileError(f"DELTA_BINARY_PACKED: miniblock bit width {w} > 64")
-            mb_w.append(w)
-            mb_pos.append(pos)
+            if walked * vpm < need:
+                mb_w.append(w)
+                mb_pos.append(pos)
+            last_w, last_pos = w, pos
+            walked += 1
             pos += vpm * w // 8
     if pos > end:  # tolerate a last miniblock lacking only its padding
-        last_vals = n_deltas - (len(mb_w) - 1) * vpm
-        if mb_pos[-1] + (last_vals * mb_w[-1] + 7) // 8 > end:
+        last_vals = n_deltas - (walked - 1) * vpm
+        if last_pos + (last_vals * last_w + 7) // 8 > end:
             raise CorruptFileError("DELTA_BINARY_PACKED: miniblock data truncated")
         pos = end
     first = _unzigzag_u64(zfirst)
-    out = np.empty(max(total, 1), np.uint64)
+    out = np.empty(max(count, 1), np.uint64)
     out[0] = first
-    if n_deltas:
+    if need:
         n_m = len(mb_w)
         adj = np.zeros((n_m, vpm), np.uint64)
         wa = np.array(mb_w, np.int64)
@@ -204,10 +220,10 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
             nbytes = vpm * w // 8
             packed = src[(pa[sel][:, None] + np.arange(nbytes)[None, :]).reshape(-1)]
             adj[sel] = _unpack_groups(packed, w, len(sel) * vpm).reshape(len(sel), vpm)
-        deltas = adj.reshape(-1)[:n_deltas]
-        deltas += np.repeat(np.array(mins, np.uint64), block_size)[:n_deltas]
-        np.cumsum(deltas, out=out[1:total])
-        out[1:total] += np.uint64(first)
+        deltas = adj.reshape(-1)[:need]
+        deltas += np.repeat(np.array(mins, np.uint64), block_size)[:need]
+        np.cumsum(deltas, out=out[1:count])
+        out[1:count] += np.uint64(first)
     out = out[:count]
     if dt == np.dtype(np.int32):
         return out.astype(np.uint32).view(np.int32), pos

@@ -174,6 +174,7 @@ def _verify(values, dict_values, codes: np.ndarray, check) -> bool:  # type: ign
                     return False
             return True
         w = v.fixed_width()
+        assert w is not None  # check == "rows" only for equal lengths
         a = v.as_matrix(w)
         d = dict_values.compact().as_matrix(w)
     else:

@@ -22,13 +22,13 @@ __all__ = ["encode_plain", "decode_plain", "fixed_width_dtype", "value_width", "
 
 _MAX_COUNT = (1 << 31) - 1
 
-_NUMERIC = {
+_NUMERIC: dict[int, np.dtype] = {
     T.Type.INT32: np.dtype("<i4"),
     T.Type.INT64: np.dtype("<i8"),
     T.Type.FLOAT: np.dtype("<f4"),
     T.Type.DOUBLE: np.dtype("<f8"),
 }
-_NATIVE = {
+_NATIVE: dict[int, np.dtype] = {
     T.Type.INT32: np.dtype(np.int32),
     T.Type.INT64: np.dtype(np.int64),
     T.Type.FLOAT: np.dtype(np.float32),
@@ -92,10 +92,10 @@ def encode_plain_byte_array(values: BinaryArray) -> bytes:
     prefixes = lens.astype("<u4").view(np.uint8).reshape(n, 4)
     w = v.fixed_width()
     if w is not None:
-        out = np.empty((n, 4 + w), np.uint8)
-        out[:, :4] = prefixes
-        out[:, 4:] = v.as_matrix(w)
-        return out.tobytes()
+        rows = np.empty((n, 4 + w), np.uint8)
+        rows[:, :4] = prefixes
+        rows[:, 4:] = v.as_matrix(w)
+        return rows.tobytes()
     total = int(v.offsets[-1])
     out = np.empty(total + 4 * n, np.uint8)
     is_data = np.ones(total + 4 * n, bool)

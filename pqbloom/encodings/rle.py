@@ -139,13 +139,13 @@ def _bit_pack_u8(values: np.ndarray, bit_width: int) -> np.ndarray:
     w[:n] = u
     if bit_width < 64:
         w &= np.uint64((1 << bit_width) - 1)
-    w = w.reshape(groups, 8)
+    w2 = w.reshape(groups, 8)
     out = np.zeros((groups, bit_width), np.uint8)
     for j in range(8):
         bit = j * bit_width
         off, sh = bit >> 3, bit & 7
         nbytes = (sh + bit_width + 7) >> 3
-        col = w[:, j]
+        col = w2[:, j]
         low = col << np.uint64(sh) if sh else col
         for k in range(min(nbytes, 8)):
             out[:, off + k] |= (low >> np.uint64(8 * k)).astype(np.uint8)
@@ -180,9 +180,9 @@ def _unpack_groups(u8: np.ndarray, bit_width: int, count: int) -> np.ndarray:
     if len(u8) < nb:
         u8 = np.concatenate([u8, np.zeros(nb - len(u8), np.uint8)])
     else:
-        u8 = u8[:nb]
+        u8 = np.ascontiguousarray(u8[:nb])
     if bit_width in (8, 16, 32, 64):
-        return np.ascontiguousarray(u8).view(f"<u{bit_width // 8}")[:count]
+        return u8.view(f"<u{bit_width // 8}")[:count].copy()  # never a view of the caller's buffer
     if bit_width == 1:
         return np.unpackbits(u8, bitorder="little", count=count)
     mat = u8.reshape(groups, bit_width)
@@ -283,7 +283,7 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray,
     if count == 0:
         return np.zeros(0, np.int32), 0
     u8 = as_u8(buf)
-    b = u8.tobytes() if not isinstance(buf, bytes) else buf
+    b = buf if isinstance(buf, bytes) else u8.data
     end = len(b)
     vbytes = (bit_width + 7) // 8
     # per run: length in values, is-bit-packed flag, RLE value
