@@ -76,18 +76,20 @@ _P5 = 0x27D4EB2F165667C5
 _MASK64 = (1 << 64) - 1
 _U1, _U2, _U3, _U4, _U5 = (np.uint64(p) for p in (_P1, _P2, _P3, _P4, _P5))
 _STRIPE = 32
+_EMPTY_HASH = np.uint64(xxhash.xxh64_intdigest(b""))
 
 #: Rows hashed per numpy pass; bounds the size of every temporary.
 HASH_CHUNK_ROWS = 1 << 15
-#: Byte-array hashing: a length group is hashed with numpy only if it has at
-#: least this many members and the values are at most this long; everything
-#: else goes value by value through ``xxhash.xxh64_intdigest``.
-VECTOR_MIN_GROUP = 48
-VECTOR_MAX_LEN = 256
-#: Elements (rows * width) gathered at once when building a length group matrix.
-_GATHER_ELEMENTS = 1 << 20
+#: Values longer than this are hashed one by one with ``xxhash`` (the C
+#: library beats numpy's per-stripe passes there); so are byte-array length
+#: groups with fewer than ``VECTOR_MIN_GROUP`` members (numpy's per-call
+#: overhead dominates).
+VECTOR_MAX_LEN = 64
+VECTOR_MIN_GROUP = 64
+#: Values gathered at once when building a length-group matrix.
+_GATHER_ROWS = 1 << 15
 #: Hashes masked and inserted/checked per numpy pass.
-_FILTER_CHUNK = 1 << 16
+_FILTER_CHUNK = 1 << 14
 _SALT_TILE = np.tile(_SALT_U32, _FILTER_CHUNK)
 #: Bytes decoded when looking for the Thrift header (a valid one is ~16 bytes).
 _HEADER_PROBE_BYTES = 256
@@ -234,9 +236,14 @@ def _xxh64_matrix_into(matrix: np.ndarray, out: np.ndarray) -> None:
         else:
             _xxh64_u64(lanes.astype(np.uint64, copy=False), out)
         return
+    if width > VECTOR_MAX_LEN:
+        flat = np.ascontiguousarray(matrix).reshape(-1)
+        starts = np.arange(n, dtype=np.int64) * width
+        out[:] = _xxh64_loop(flat, starts, starts + width)
+        return
     padded = -(-width // 8) * 8
     direct = width > 0 and padded == width and matrix.flags.c_contiguous
-    rows = HASH_CHUNK_ROWS if width <= 64 else max(1, (HASH_CHUNK_ROWS * 64) // width)
+    rows = HASH_CHUNK_ROWS
     scratch = None if direct else np.zeros((min(rows, n), max(padded, 8)), np.uint8)
     for s in range(0, n, rows):
         part = matrix[s:s + rows]
@@ -264,57 +271,66 @@ def xxh64_fixed(matrix: np.ndarray) -> np.ndarray:
 
 
 def _xxh64_loop(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    mv = memoryview(data)
+    """XXH64 of ``data[starts[i]:ends[i]]``, one ``xxhash`` call per value."""
+    slow_bytes = int((ends - starts).sum())
+    # Slicing bytes is faster than slicing a memoryview; copy unless that would copy far more than we hash.
+    buf: bytes | memoryview = data.tobytes() if len(data) <= 8 * slow_bytes + 4096 else data.data
     h = xxhash.xxh64_intdigest
-    return np.fromiter((h(mv[a:b]) for a, b in zip(starts.tolist(), ends.tolist())), dtype=np.uint64,
-                       count=len(starts))
+    return np.array([h(buf[a:b]) for a, b in zip(starts.tolist(), ends.tolist())], dtype=np.uint64).reshape(-1)
 
 
 def xxh64_binary(values: BinaryArray) -> np.ndarray:
     """XXH64 (seed 0) of every value of a :class:`BinaryArray`, as a ``uint64`` array.
 
-    Values are grouped by length; each well-populated group of short values is
-    gathered into a ``(k, length)`` matrix and hashed with :func:`xxh64_fixed`.
-    Sparse lengths and long values are hashed one by one with ``xxhash``.
+    Values are grouped by length (a radix sort on the clipped length). Each
+    group of at least ``VECTOR_MIN_GROUP`` values of at most
+    ``VECTOR_MAX_LEN`` bytes is gathered 8 bytes at a time into a
+    ``(k, ceil(length / 8) * 8)`` matrix and hashed with numpy; sparse lengths
+    and long values are hashed one by one with ``xxhash``.
     """
     n = len(values)
     out = np.empty(n, np.uint64)
     if n == 0:
         return out
     width = values.fixed_width()
-    if width is not None and width <= VECTOR_MAX_LEN:
+    if width is not None:
         _xxh64_matrix_into(values.as_matrix(width), out)
         return out
     data = np.ascontiguousarray(values.data)
     offsets = values.offsets
     starts = offsets[:-1]
     lens = np.diff(offsets)
-    # Counting sort on the length, clipped so that all long values share one bucket.
-    overflow = VECTOR_MAX_LEN + 1
+    overflow = VECTOR_MAX_LEN + 1  # one bucket for every long value
     key = np.minimum(lens, overflow).astype(np.uint16)
     counts = np.bincount(key, minlength=overflow + 1)
     order = np.argsort(key, kind="stable")  # radix sort for uint16 keys
     bounds = np.zeros(len(counts) + 1, np.int64)
     np.cumsum(counts, out=bounds[1:])
-    slow: list[np.ndarray] = []
-    arange = np.arange(VECTOR_MAX_LEN, dtype=np.int64)
-    for length in np.flatnonzero(counts).tolist():
-        rows = order[bounds[length]:bounds[length + 1]]
-        if length == overflow or len(rows) < VECTOR_MIN_GROUP:
-            slow.append(rows)
-            continue
-        step = max(1, _GATHER_ELEMENTS // max(length, 1))
-        for s in range(0, len(rows), step):
-            r = rows[s:s + step]
-            if length:
-                mat = data[starts[r][:, None] + arange[:length]]
-            else:
-                mat = np.zeros((len(r), 0), np.uint8)
-            h = np.empty(len(r), np.uint64)
-            _xxh64_matrix_into(mat, h)
-            out[r] = h
-    if slow:
-        rows = np.concatenate(slow)
+    vector_lengths = [L for L in np.flatnonzero(counts >= VECTOR_MIN_GROUP).tolist() if L != overflow]
+    slow = np.ones(len(counts), bool)
+    slow[vector_lengths] = False
+    if vector_lengths:
+        # Every byte offset as the start of a little-endian uint64 (overlapping,
+        # unaligned view over the data plus 8 zero bytes of padding).
+        padded = np.zeros(len(data) + 8, np.uint8)
+        padded[:len(data)] = data
+        words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+        lane_offsets = np.arange(-(-VECTOR_MAX_LEN // 8), dtype=np.int64) * 8
+        for length in vector_lengths:
+            rows = order[bounds[length]:bounds[length + 1]]
+            if length == 0:
+                out[rows] = _EMPTY_HASH
+                continue
+            lanes = lane_offsets[:-(-length // 8)]
+            for s in range(0, len(rows), _GATHER_ROWS):
+                r = rows[s:s + _GATHER_ROWS]
+                block = words[starts[r][:, None] + lanes].astype(np.uint64, copy=False).view(np.uint8)
+                h = np.empty(len(r), np.uint64)
+                _xxh64_rows(block, length, h)
+                out[r] = h
+    slow_buckets = np.flatnonzero(slow & (counts > 0)).tolist()
+    if slow_buckets:
+        rows = np.concatenate([order[bounds[i]:bounds[i + 1]] for i in slow_buckets])
         out[rows] = _xxh64_loop(data, starts[rows], offsets[1:][rows])
     return out
 
@@ -360,8 +376,10 @@ def _as_matrix(values: Any, width: int, what: str) -> np.ndarray:
             raise ValueError(f"{what} values must all be {width} bytes long")
         return values.as_matrix(width) if len(values) else np.zeros((0, width), np.uint8)
     m = np.asarray(values)
-    if m.dtype != np.uint8 or m.ndim != 2 or m.shape[1] != width:
-        raise TypeError(f"{what} values must be a 2-D uint8 array of width {width}, got {m.dtype} {m.shape}")
+    if m.dtype != np.uint8 or m.ndim != 2:
+        raise TypeError(f"{what} values must be a 2-D uint8 array, got {m.dtype} with shape {m.shape}")
+    if m.shape[1] != width:
+        raise ValueError(f"{what} values are {m.shape[1]} bytes wide, the column stores {width}")
     return m
 
 

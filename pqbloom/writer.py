@@ -410,6 +410,8 @@ class ParquetWriter:
             ndv = plan.bloom.ndv
             if ndv is None:
                 ndv = _distinct_count(hashes)
+            else:
+                ndv = min(ndv, len(hashes))  # as peers do: never size past what the row group holds
             bloom = BloomFilter(optimal_num_bytes(max(ndv, 1), plan.bloom.fpp, plan.bloom.max_bytes))
             bloom.insert_hashes(hashes)
             distinct = ndv if plan.bloom.ndv is None else _distinct_count(hashes)
