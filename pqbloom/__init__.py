@@ -12,6 +12,16 @@ __version__ = "0.1.0"
 
 from . import errors  # noqa: E402
 from .arrays import BinaryArray  # noqa: E402
+from .crypto import (  # noqa: E402
+    CryptoFactory,
+    DecryptionConfiguration,
+    EncryptionConfiguration,
+    FileDecryptionProperties,
+    FileEncryptionProperties,
+    InMemoryKms,
+    KmsClient,
+    KmsConnectionConfig,
+)
 from .reader import ParquetFile, read_metadata, read_schema, read_table  # noqa: E402
 from .schema import Field, LogicalType, Schema, make_field  # noqa: E402
 from .table import Column, Table  # noqa: E402
@@ -22,7 +32,15 @@ __all__ = [
     "errors",
     "BinaryArray",
     "Column",
+    "CryptoFactory",
+    "DecryptionConfiguration",
+    "EncryptionConfiguration",
     "Field",
+    "FileDecryptionProperties",
+    "FileEncryptionProperties",
+    "InMemoryKms",
+    "KmsClient",
+    "KmsConnectionConfig",
     "LogicalType",
     "ParquetFile",
     "ParquetWriter",

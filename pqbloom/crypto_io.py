@@ -1,0 +1,337 @@
+"""Parquet Modular Encryption wired into the writer and the reader.
+
+The writer and the reader each call one object from this module:
+
+- :class:`WriterEncryption` turns every module the writer produces into its on-disk bytes
+  (encrypted with the column's key and the module's AAD, or passed through for plaintext
+  columns), and builds the encrypted or signed footer tail;
+- :class:`ReaderDecryption` opens an encrypted footer (or checks a signed plaintext one),
+  decrypts column metadata, page headers, pages and Bloom filters, and refuses to touch
+  encrypted columns it has no key for.
+
+The ciphers, AAD rules and key lookup live in :mod:`pqbloom.crypto`; this module only knows
+where in a file each module sits. Error messages name columns and ordinals, never keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .bloom import BloomFilter
+from .crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, ModuleType, read_module_length
+from .crypto.properties import (
+    MAGIC_ENCRYPTED_FOOTER,
+    MAGIC_PLAIN,
+    FileDecryptionContext,
+    FileDecryptionProperties,
+    FileEncryptionProperties,
+    read_footer,
+)
+from .errors import AuthenticationError, CorruptFileError, DecryptionError, EncryptionError, KeyNotFoundError
+from .format import T
+
+__all__ = ["ReaderDecryption", "WriterEncryption"]
+
+#: a Bloom filter header module is a few dozen bytes (parquet-java pads it to 100); anything far
+#: larger is corrupt and must not drive a big read
+_MAX_BLOOM_HEADER_MODULE = 64 * 1024
+
+
+def _check_ordinal(kind: str, value: int) -> None:
+    # MAX_ORDINAL is looked up at call time so tests can lower it
+    if value < 0 or value > MAX_ORDINAL:
+        raise EncryptionError(
+            f"{kind} ordinal {value} does not fit the int16 AAD field of encrypted modules "
+            f"(an encrypted file holds at most {MAX_ORDINAL + 1} {kind}s)"
+        )
+
+
+# =============================================================================================
+# writing
+
+
+class WriterEncryption:
+    """Encryption state of one file being written by :class:`pqbloom.writer.ParquetWriter`."""
+
+    def __init__(self, properties: FileEncryptionProperties, schema: Any) -> None:
+        if not isinstance(properties, FileEncryptionProperties):
+            raise TypeError(
+                "encryption_properties must be pqbloom.crypto.FileEncryptionProperties, "
+                f"not {type(properties).__name__}"
+            )
+        self.properties = properties
+        self._ctx = properties.new_file_context()
+        # the writer writes flat schemas: one leaf per field, its path is the field name
+        self._paths: list[tuple[str, ...]] = [(f.name,) for f in schema.fields]
+        self._ctx.check_columns(list(self._paths))
+        if self._paths:
+            _check_ordinal("column", len(self._paths) - 1)
+        self._keys: list[bytes | None] = [self._ctx.column_setup(p)[0] for p in self._paths]
+
+    def __repr__(self) -> str:
+        return f"WriterEncryption({self.properties!r})"
+
+    @property
+    def plaintext_footer(self) -> bool:
+        return self._ctx.plaintext_footer
+
+    @property
+    def magic(self) -> bytes:
+        return self._ctx.magic
+
+    def is_encrypted(self, col: int) -> bool:
+        return self._keys[col] is not None
+
+    def check_ordinal(self, kind: str, n: int) -> None:
+        """EncryptionError once a row group, column or page ordinal passes 32767."""
+        _check_ordinal(kind, n)
+
+    def encrypt(self, module_type: int, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
+        """The whole on-disk module (length field included); ``data`` itself for a plaintext column."""
+        key = self._keys[col]
+        if key is None:
+            return data
+        _check_ordinal("row group", rg)
+        if page >= 0:
+            _check_ordinal("page", page)
+        return self._ctx.encrypt(key, module_type, data, rg, col, page)
+
+    def finish_footer(self, fmd: T.FileMetaData, pending: list[Any]) -> bytes:
+        """Finalize every column chunk's crypto metadata; return footer || len(4 LE) || magic."""
+        for p in pending:
+            self._ctx.finalize_column_chunk(p.chunk, self._paths[p.column], p.row_group, p.column)
+        return self._ctx.footer_tail(fmd)
+
+
+# =============================================================================================
+# reading
+
+
+def _describe(module_type: int, desc: Any, rg: int, page: int) -> str:
+    mt = ModuleType(module_type)
+    text = f"{mt.name.lower().replace('_', ' ')} of column {desc.dotted_path!r} (row group {rg}"
+    if mt in (ModuleType.DATA_PAGE, ModuleType.DATA_PAGE_HEADER):
+        text += f", page {page}"
+    return text + ")"
+
+
+class ReaderDecryption:
+    """Decryption state of one file opened by :class:`pqbloom.reader.ParquetFile`.
+
+    ``ctx`` is None for a plaintext-footer encrypted file opened without decryption properties:
+    its plaintext columns read as usual, and anything that touches an encrypted column raises
+    :class:`~pqbloom.errors.KeyNotFoundError` naming the column.
+    """
+
+    def __init__(self, ctx: FileDecryptionContext | None, metadata: T.FileMetaData, encrypted_footer: bool) -> None:
+        self.ctx = ctx
+        self.metadata = metadata
+        self.encrypted_footer = encrypted_footer
+        self._encrypted_cache: dict[int, bool] = {}
+        self._meta_cache: dict[tuple[int, int], T.ColumnMetaData] = {}
+
+    def __repr__(self) -> str:
+        return f"ReaderDecryption({self.ctx!r}, encrypted_footer={self.encrypted_footer})"
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, footer_bytes: bytes, is_pare: bool, properties: Any, *,
+             offset: int | None = None) -> tuple[ReaderDecryption | None, T.FileMetaData]:
+        """Decode the footer region (the bytes before ``len(4) || magic``).
+
+        ``PARE``: FileCryptoMetaData then the encrypted footer module. ``PAR1`` with
+        properties: a signed plaintext footer (signature checked) -- or an ordinary file,
+        which is refused, since the caller expected an encrypted one.
+        """
+        if properties is not None and not isinstance(properties, FileDecryptionProperties):
+            raise TypeError(
+                "decryption_properties must be pqbloom.crypto.FileDecryptionProperties, "
+                f"not {type(properties).__name__}"
+            )
+        if is_pare and properties is None:
+            raise KeyNotFoundError("the file has an encrypted footer (PARE); decryption_properties are needed")
+        try:
+            md, ctx = read_footer(footer_bytes, MAGIC_ENCRYPTED_FOOTER if is_pare else MAGIC_PLAIN, properties)
+        except CorruptFileError as exc:
+            if exc.offset is None and offset is not None:
+                raise CorruptFileError(str(exc), offset=offset) from None
+            raise
+        if md.schema is None or md.row_groups is None:
+            raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
+        if ctx is None:
+            # PAR1 without encryption_algorithm: a plaintext file read with keys. Like parquet-java
+            # and parquet-cpp, refuse it: a plaintext file put in place of an encrypted one would
+            # otherwise be read without any integrity check.
+            raise DecryptionError(
+                "the file is not encrypted, but decryption_properties were given "
+                "(open it without decryption_properties to read a plaintext file)"
+            )
+        return cls(ctx, md, is_pare), md
+
+    @classmethod
+    def plaintext_without_keys(cls, md: T.FileMetaData) -> ReaderDecryption:
+        """A plaintext-footer encrypted file opened without keys (signature not checked)."""
+        return cls(None, md, False)
+
+    # -- column metadata ---------------------------------------------------------------------
+
+    def _chunk(self, rg: int, col: int) -> T.ColumnChunk:
+        rgs = self.metadata.row_groups
+        if not 0 <= rg < len(rgs):
+            raise IndexError(f"row group {rg} out of range")
+        chunks = rgs[rg].columns or []
+        if not 0 <= col < len(chunks):
+            raise CorruptFileError(f"row group has no column chunk {col}", row_group=rg)
+        return chunks[col]
+
+    def column_encrypted(self, desc: Any) -> bool:
+        """Whether the column's chunks are encrypted (consistently across row groups)."""
+        col = desc.index
+        cached = self._encrypted_cache.get(col)
+        if cached is not None:
+            return cached
+        flags = set()
+        for i in range(len(self.metadata.row_groups)):
+            flags.add(self._chunk(i, col).crypto_metadata is not None)
+        if len(flags) > 1:
+            raise CorruptFileError("column is encrypted in some row groups and not in others",
+                                   column=desc.dotted_path)
+        result = flags == {True}
+        self._encrypted_cache[col] = result
+        return result
+
+    def _no_keys(self, desc: Any) -> KeyNotFoundError:
+        return KeyNotFoundError(
+            f"column {desc.dotted_path!r} is encrypted and no decryption_properties were given "
+            "(only the plaintext columns of the file can be read without keys)"
+        )
+
+    def _key(self, rg: int, desc: Any) -> bytes | None:
+        chunk = self._chunk(rg, desc.index)
+        if chunk.crypto_metadata is None:
+            return None
+        if self.ctx is None:
+            raise self._no_keys(desc)
+        return self.ctx.column_key(desc.path, chunk.crypto_metadata)
+
+    def column_metadata(self, cc: T.ColumnChunk, rg: int, desc: Any) -> T.ColumnMetaData:
+        """The chunk's full ColumnMetaData, decrypting ``encrypted_column_metadata`` when present."""
+        if cc.crypto_metadata is None:
+            if cc.meta_data is None:
+                raise CorruptFileError("column chunk has no metadata", row_group=rg, column=desc.dotted_path)
+            return cc.meta_data
+        if self.ctx is None:
+            raise self._no_keys(desc)
+        cache_key = (rg, desc.index)
+        cached = self._meta_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        if cc.encrypted_column_metadata is None:
+            # footer-key column under an encrypted (or signed) footer: meta_data stays in place
+            if cc.meta_data is None:
+                raise CorruptFileError("encrypted column chunk has neither meta_data nor encrypted_column_metadata",
+                                       row_group=rg, column=desc.dotted_path)
+            meta = cc.meta_data
+        else:
+            meta = self.ctx.column_meta_data(cc, rg, desc.index, desc.path)
+        if meta.path_in_schema is not None and tuple(meta.path_in_schema) != tuple(desc.path):
+            raise CorruptFileError(f"column metadata names path {'.'.join(meta.path_in_schema)!r}",
+                                   row_group=rg, column=desc.dotted_path)
+        self._meta_cache[cache_key] = meta
+        return meta
+
+    # -- modules -----------------------------------------------------------------------------
+
+    def decrypt(self, module_type: int, data: bytes, rg: int, desc: Any, page: int = -1) -> bytes:
+        """Plaintext of one stored module; ``data`` itself for a plaintext column."""
+        key = self._key(rg, desc)
+        if key is None:
+            return data
+        assert self.ctx is not None
+        return self.ctx.decrypt(key, module_type, data, rg, desc.index, page,
+                                what=_describe(module_type, desc, rg, page))
+
+    def decrypt_page_header(self, module: bytes, rg: int, desc: Any, page: int, *, first: bool,
+                            dictionary_hint: bool) -> bytes:
+        """Plaintext of a page header module.
+
+        The first page of a chunk may be a dictionary page, whose header is module type 5 with no
+        page ordinal; every other header is type 4 with the data page ordinal. For the first page
+        the type ``dictionary_hint`` suggests is tried first, then the other: the AAD binds the
+        module type, so at most one authenticates.
+        """
+        if not first:
+            return self.decrypt(ModuleType.DATA_PAGE_HEADER, module, rg, desc, page)
+        order = [(ModuleType.DICTIONARY_PAGE_HEADER, -1), (ModuleType.DATA_PAGE_HEADER, page)]
+        if not dictionary_hint:
+            order.reverse()
+        try:
+            return self.decrypt(order[0][0], module, rg, desc, order[0][1])
+        except AuthenticationError as exc:
+            error = exc
+        try:
+            return self.decrypt(order[1][0], module, rg, desc, order[1][1])
+        except AuthenticationError:
+            raise error from None
+
+    def read_bloom_filter(self, range_reader: Any, offset: int, length: int | None, rg: int,
+                          desc: Any) -> BloomFilter:
+        """Read and decrypt an encrypted Bloom filter: header module (type 8), then the bitset
+        module (type 9) right after it. ``length`` (bloom_filter_length) covers both modules."""
+        key = self._key(rg, desc)
+        if key is None:  # plaintext column in an encrypted file
+            raise AssertionError("read_bloom_filter called for a plaintext column")
+        where = {"row_group": rg, "column": desc.dotted_path}
+        size = range_reader.size
+        if offset is None or offset < 0 or offset >= size:
+            raise CorruptFileError(f"Bloom filter offset {offset} lies outside the file", **where)
+        if length is not None:
+            if length < 2 * (MODULE_LENGTH_SIZE + GCM_OVERHEAD) or offset + length > size:
+                raise CorruptFileError(f"bloom_filter_length {length} at offset {offset} does not fit two "
+                                       "encrypted modules in the file", offset=offset, **where)
+            buf = range_reader.read(offset, length, what="encrypted Bloom filter")
+            hlen = self._module_length(buf, 0, offset, where)
+            header_module = buf[:MODULE_LENGTH_SIZE + hlen]
+            bstart = MODULE_LENGTH_SIZE + hlen
+            blen = self._module_length(buf, bstart, offset + bstart, where)
+            if bstart + MODULE_LENGTH_SIZE + blen != length:
+                raise CorruptFileError(f"bloom_filter_length {length} does not match its two modules "
+                                       f"({bstart + MODULE_LENGTH_SIZE + blen} bytes)", offset=offset, **where)
+            bitset_module = buf[bstart:]
+        else:
+            head = range_reader.read(offset, min(MODULE_LENGTH_SIZE, size - offset), what="Bloom filter header")
+            hlen = self._module_length(head, 0, offset, where, whole=False)
+            if hlen > _MAX_BLOOM_HEADER_MODULE or offset + MODULE_LENGTH_SIZE + hlen > size:
+                raise CorruptFileError(f"encrypted Bloom filter header module of {hlen} bytes is implausible",
+                                       offset=offset, **where)
+            header_module = range_reader.read(offset, MODULE_LENGTH_SIZE + hlen, what="Bloom filter header")
+            bstart = MODULE_LENGTH_SIZE + hlen
+            bitset_module = b""  # read once the header says how big the bitset is
+        assert self.ctx is not None
+        header_plain = self.ctx.decrypt(key, ModuleType.BLOOM_FILTER_HEADER, header_module, rg, desc.index,
+                                        what=_describe(ModuleType.BLOOM_FILTER_HEADER, desc, rg, -1))
+        num_bytes, _ = BloomFilter.parse_header(header_plain, offset=offset)
+        expected = MODULE_LENGTH_SIZE + GCM_OVERHEAD + num_bytes
+        if length is None:
+            if offset + bstart + expected > size:
+                raise CorruptFileError("encrypted Bloom filter bitset runs past the end of the file",
+                                       offset=offset + bstart, **where)
+            bitset_module = range_reader.read(offset + bstart, expected, what="Bloom filter bitset")
+        if len(bitset_module) != expected:
+            raise CorruptFileError(f"encrypted Bloom filter bitset module is {len(bitset_module)} bytes; "
+                                   f"a {num_bytes}-byte bitset needs {expected}", offset=offset + bstart, **where)
+        bitset = self.ctx.decrypt(key, ModuleType.BLOOM_FILTER_BITSET, bitset_module, rg, desc.index,
+                                  what=_describe(ModuleType.BLOOM_FILTER_BITSET, desc, rg, -1))
+        if len(bitset) != num_bytes:
+            raise CorruptFileError(f"decrypted Bloom filter bitset has {len(bitset)} bytes, header says {num_bytes}",
+                                   offset=offset + bstart, **where)
+        return BloomFilter.from_bitset(bitset)
+
+    @staticmethod
+    def _module_length(buf: bytes, pos: int, file_offset: int, where: dict[str, Any], *, whole: bool = True) -> int:
+        try:
+            return read_module_length(buf, pos, whole=whole)
+        except CorruptFileError:
+            raise CorruptFileError("encrypted Bloom filter module length field runs past its buffer",
+                                   offset=file_offset, **where) from None
