@@ -45,10 +45,6 @@ FOOTER_TAIL_READ = 64 * 1024  # one speculative read usually covers the whole fo
 _DTYPES = {PT.INT32: np.int32, PT.INT64: np.int64, PT.FLOAT: np.float32, PT.DOUBLE: np.float64}
 
 
-class _ChunkTooShort(Exception):
-    """Internal: a page runs past total_compressed_size (retry with a longer read)."""
-
-
 @dataclass
 class _Footer:
     metadata: Any  # T.FileMetaData
@@ -156,8 +152,17 @@ class ParquetFile:
         self.close()
 
     # -- reading ---------------------------------------------------------------------
-    def read(self, columns: Sequence[str] | None = None) -> Table:
-        """Read the whole file (or the named columns) into a Table."""
+    def read(self, columns: Sequence[str] | None = None, *, filters: Any = None, explain: Any = None) -> Table:
+        """Read the whole file (or the named columns) into a Table.
+
+        ``filters`` (a :func:`pqbloom.field` expression, a pyarrow-style DNF list or a filter string)
+        keeps only matching rows, pruning row groups and pages first (see :mod:`pqbloom.predicate`);
+        pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what the read did.
+        """
+        if filters is not None or explain is not None:
+            from .predicate import read_filtered
+
+            return read_filtered(self, columns, filters, explain=explain)
         descs = self._select(columns)
         if not self.num_row_groups:
             return self._empty(columns)
@@ -194,13 +199,53 @@ class ParquetFile:
         return Table([_build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
-        """Yield Tables of at most ``batch_size`` rows; at most one row group is decoded at a time."""
+        """Yield Tables of at most ``batch_size`` rows, decoding page by page.
+
+        Memory stays bounded by the batch, one decoded page per column and the compressed bytes of the
+        current column chunks; batches never span row groups.
+        """
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
+        descs = self._select(columns)
         for i in range(self.num_row_groups):
-            t = self.read_row_group(i, columns)
-            for s in range(0, t.num_rows, batch_size):
-                yield t.slice(s, s + batch_size)
+            expected = self.metadata.row_groups[i].num_rows
+            streams = [self._iter_chunk_pages(i, d) for d in descs]
+            queues = [_RowQueue(d.field) for d in descs]
+            emitted = 0
+            while True:
+                for q, stream in zip(queues, streams):
+                    while q.rows < batch_size and not q.exhausted:
+                        page = next(stream, None)
+                        if page is None:
+                            q.exhausted = True
+                        else:
+                            q.push(*page)
+                n = min((q.rows for q in queues), default=0)
+                n = min(n, batch_size)
+                if n == 0:
+                    if any(q.rows for q in queues) or (queues and emitted != expected):
+                        raise CorruptFileError("columns disagree on the row count", row_group=i)
+                    break
+                emitted += n
+                yield Table([q.pop(n) for q in queues])
+
+    def _iter_chunk_pages(self, rg: int, desc: ColumnDescriptor) -> Iterator[tuple[Any, np.ndarray | None]]:
+        """Dense values and presence flags of each data page of one chunk, decoded lazily."""
+        meta = self._chunk_meta(rg, desc)
+        if meta.num_values == 0:
+            return
+        start, length = self._chunk_range(meta, rg, desc)
+        buf = self._reader.read(start, length, what="column chunk")
+        try:
+            for kind, values, present, dictionary in self._iter_pages(buf, start, meta, rg, desc):
+                yield (take_dictionary(dictionary, values) if kind == "dict" else values), present
+        except ParquetError as exc:
+            if isinstance(exc, CorruptFileError) and exc.column is None:
+                raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
+            raise
+        except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
+            raise CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
+                                   row_group=rg, column=desc.dotted_path) from None
 
     def _empty(self, columns: Sequence[str] | None) -> Table:
         from .table import column_from_values
@@ -278,15 +323,7 @@ class ParquetFile:
         start, length = self._chunk_range(meta, rg, desc)
         buf = self._reader.read(start, length, what="column chunk")
         try:
-            try:
-                return self._decode_chunk(buf, start, meta, rg, desc)
-            except _ChunkTooShort:
-                # some old writers undercount total_compressed_size; pages may run on up to the next chunk
-                bound = self._next_chunk_start(start)
-                if bound <= start + length:
-                    raise CorruptFileError("pages run past the end of the column chunk", offset=start) from None
-                buf = self._reader.read(start, bound - start, what="column chunk")
-                return self._decode_chunk(buf, start, meta, rg, desc, extended=True)
+            return self._decode_chunk(buf, start, meta, rg, desc)
         except ParquetError as exc:
             if isinstance(exc, CorruptFileError) and exc.column is None:
                 raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
@@ -307,8 +344,28 @@ class ParquetFile:
                         bound = off
         return bound
 
-    def _decode_chunk(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor,
-                      extended: bool = False) -> _ChunkParts:
+    def _decode_chunk(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor) -> _ChunkParts:
+        parts: list[tuple[str, Any]] = []
+        levels: list[np.ndarray] = []
+        dictionary = None
+        for kind, values, present, dictionary in self._iter_pages(buf, base, meta, rg, desc):
+            parts.append((kind, values))
+            if present is not None:
+                levels.append(present)
+        return _assemble(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
+                         meta.num_values)
+
+    def _extend_chunk(self, buf: bytes, base: int) -> bytes:
+        """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
+        bound = self._next_chunk_start(base)
+        if bound <= base + len(buf):
+            raise CorruptFileError("pages run past the end of the column chunk", offset=base)
+        return self._reader.read(base, bound - base, what="column chunk")
+
+    def _iter_pages(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor
+                    ) -> Iterator[tuple[str, Any, np.ndarray | None, Any]]:
+        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk."""
+        extended = False
         f = desc.field
         codec = compression_mod.codec_by_id(meta.codec)
         total_values = meta.num_values
@@ -316,15 +373,14 @@ class ParquetFile:
             raise CorruptFileError("negative value count in column metadata")
         max_def = desc.max_definition_level
         dictionary = None
-        levels_parts: list[np.ndarray] = []
-        value_parts: list[Any] = []  # ("dict", indices) or ("values", array)
         seen = 0
         pos = 0
         page_ordinal = 0
         while seen < total_values:
             if pos >= len(buf):
                 if not extended:
-                    raise _ChunkTooShort()
+                    buf, extended = self._extend_chunk(buf, base), True
+                    continue
                 raise CorruptFileError(f"column chunk ends after {seen} of {total_values} values",
                                        offset=base + pos)
             hdr_raw_start = pos
@@ -345,7 +401,7 @@ class ParquetFile:
                 header, pos = decode_at(T.PageHeader, buf, pos, offset=base + pos, what="page header")
             csize, usize = header.compressed_page_size, header.uncompressed_page_size
             if csize is not None and csize >= 0 and pos + csize > len(buf) and not extended:
-                raise _ChunkTooShort()
+                buf, extended = self._extend_chunk(buf, base), True
             if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):
                 raise CorruptFileError(f"page sizes (compressed {csize}, uncompressed {usize}) do not fit the chunk",
                                        offset=base + hdr_raw_start)
@@ -374,6 +430,7 @@ class ParquetFile:
                 raise CorruptFileError(f"unknown page type {ptype}", offset=base + hdr_raw_start)
             body = self._open_module(2, stored, rg, desc, page_ordinal)
             page_ordinal += 1
+            page_present: np.ndarray | None = None
             if ptype == T.PageType.DATA_PAGE:
                 dp = header.data_page_header
                 if dp is None:
@@ -393,7 +450,7 @@ class ParquetFile:
                     else:
                         defs, p = decode_levels_v1(raw, bit_width_of(max_def), n)
                     present = defs == max_def
-                    levels_parts.append(present)
+                    page_present = present
                     n_present = int(present.sum())
                 else:
                     n_present = n
@@ -413,7 +470,7 @@ class ParquetFile:
                 if max_def > 0:
                     defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n)
                     present = defs == max_def
-                    levels_parts.append(present)
+                    page_present = present
                     n_present = int(present.sum())
                 else:
                     n_present = n
@@ -423,10 +480,10 @@ class ParquetFile:
                 enc = dp2.encoding
                 values_buf = memoryview(rest)
             seen += n
-            value_parts.append(self._decode_values(values_buf, enc, n_present, f, dictionary))
+            kind, values = self._decode_values(values_buf, enc, n_present, f, dictionary)
+            yield kind, values, page_present, dictionary
         if seen != total_values:
             raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
-        return _assemble(f, value_parts, levels_parts if max_def > 0 else None, dictionary, total_values)
 
     def _decode_values(self, buf: memoryview, enc: int, n: int, f: Any, dictionary: Any) -> tuple[str, Any]:
         p, tl = f.physical_type, f.type_length
@@ -525,6 +582,42 @@ def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | N
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
     return _ChunkParts(pieces, present, total)
+
+
+class _RowQueue:
+    """Decoded pages of one column waiting to be cut into batches by row count."""
+
+    def __init__(self, f: Any) -> None:
+        self.f = f
+        self.pages: list[tuple[Any, np.ndarray | None]] = []
+        self.rows = 0
+        self.exhausted = False
+
+    def push(self, dense: Any, present: np.ndarray | None) -> None:
+        n = len(present) if present is not None else len(dense)
+        if n:
+            self.pages.append((dense, present))
+            self.rows += n
+
+    def pop(self, n: int) -> Column:
+        taken: list[_ChunkParts] = []
+        need = n
+        while need:
+            dense, present = self.pages[0]
+            rows = len(present) if present is not None else len(dense)
+            if rows <= need:
+                self.pages.pop(0)
+                taken.append(_ChunkParts([dense], present, rows))
+                need -= rows
+                continue
+            k = need if present is None else int(np.count_nonzero(present[:need]))
+            head = dense.slice(0, k) if isinstance(dense, BinaryArray) else dense[:k]
+            tail = dense.slice(k, len(dense)) if isinstance(dense, BinaryArray) else dense[k:]
+            taken.append(_ChunkParts([head], None if present is None else present[:need], need))
+            self.pages[0] = (tail, None if present is None else present[need:])
+            need = 0
+        self.rows -= n
+        return _build_column(self.f, taken)
 
 
 class _ColumnBuilder:
@@ -646,10 +739,25 @@ def _check_metadata(md: Any, offset: int) -> None:
         raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
 
 
-def read_table(source: Any, columns: Sequence[str] | None = None, **kwargs: Any) -> Table:
-    """Read a Parquet file into a Table (``columns`` selects by name)."""
+def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: Any = None, explain: Any = None,
+               **kwargs: Any) -> Table:
+    """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
+
+    ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
+    explained IO includes the footer).
+    """
+    import os
+
+    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+        from .dataset import read_dataset
+
+        return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
     with ParquetFile(source, **kwargs) as pf:
-        return pf.read(columns)
+        if filters is None and explain is None:
+            return pf.read(columns)
+        from .predicate import read_filtered
+
+        return read_filtered(pf, columns, filters, explain=explain, io_from_open=True)
 
 
 def read_metadata(source: Any, **kwargs: Any) -> Any:

@@ -287,3 +287,50 @@ def test_column_orders_and_created_by_in_footer(tmp_path):
     assert md.created_by.startswith("pqbloom version ")
     assert md.column_orders and md.column_orders[0].TYPE_ORDER is not None
     assert isinstance(md, T.FileMetaData)
+
+
+def test_iter_batches_streams_pages_with_nulls_and_dictionary(tmp_path):
+    t = _table(True).select(["i64", "s", "b", "date"])
+    p = tmp_path / "stream.parquet"
+    pqbloom.write_table(t, p, row_group_size=1200, data_page_size=512, data_page_version="2.0")
+    pf = pqbloom.ParquetFile(p)
+    seen = {n: [] for n in t.column_names}
+    sizes = []
+    for b in pf.iter_batches(batch_size=333):
+        sizes.append(b.num_rows)
+        for n in t.column_names:
+            seen[n].extend(b.column(n).to_pylist())
+    assert max(sizes) == 333 and sum(sizes) == N
+    # batches never span row groups: 1200 = 3*333 + 201
+    assert sizes[:4] == [333, 333, 333, 201]
+    for n in t.column_names:
+        assert values_equal(seen[n], t.column(n).to_pylist()), n
+
+
+def test_iter_batches_memory_is_bounded_by_the_batch(tmp_path):
+    import tracemalloc
+
+    n = 400_000
+    p = tmp_path / "big.parquet"
+    pqbloom.write_table({"id": np.arange(n, dtype=np.int64), "x": RNG.random(n)}, p, row_group_size=n,
+                        compression="none", data_page_size=64 * 1024)
+    full_bytes = n * 16
+    pf = pqbloom.ParquetFile(p)
+    tracemalloc.start()
+    try:
+        rows = 0
+        for b in pf.iter_batches(batch_size=5_000):
+            rows += b.num_rows
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert rows == n
+    # the compressed chunk buffers (uncompressed here: 2 x 3.2 MB) plus a batch, not the decoded table twice
+    assert peak < 1.3 * full_bytes, peak
+    tracemalloc.start()
+    try:
+        pf.read()
+        _, peak_full = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < peak_full
