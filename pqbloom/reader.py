@@ -198,14 +198,23 @@ class ParquetFile:
         descs = self._select(columns)
         return Table([_build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
 
-    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
+    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *, filters: Any = None,
+                     explain: Any = None) -> Iterator[Table]:
         """Yield Tables of at most ``batch_size`` rows, decoding page by page.
 
         Memory stays bounded by the batch, one decoded page per column and the compressed bytes of the
         current column chunks; batches never span row groups.
+
+        ``filters`` / ``explain`` as in :meth:`read`: then one row group's matching rows are decoded at a
+        time (see :mod:`pqbloom.predicate`) and ``explain`` is complete once iteration ends.
         """
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
+        if filters is not None or explain is not None:
+            from .predicate import iter_filtered_batches
+
+            yield from iter_filtered_batches(self, batch_size, columns, filters, explain=explain)
+            return
         descs = self._select(columns)
         for i in range(self.num_row_groups):
             expected = self.metadata.row_groups[i].num_rows
@@ -348,7 +357,8 @@ class ParquetFile:
         parts: list[tuple[str, Any]] = []
         levels: list[np.ndarray] = []
         dictionary = None
-        for kind, values, present, dictionary in self._iter_pages(buf, base, meta, rg, desc):
+        for kind, values, present, page_dictionary in self._iter_pages(buf, base, meta, rg, desc):
+            dictionary = page_dictionary
             parts.append((kind, values))
             if present is not None:
                 levels.append(present)
