@@ -22,8 +22,9 @@ from .crypto import (  # noqa: E402
     KmsClient,
     KmsConnectionConfig,
 )
+from .predicate import Explain, field  # noqa: E402
 from .reader import ParquetFile, read_metadata, read_schema, read_table  # noqa: E402
-from .schema import Field, LogicalType, Schema, make_field  # noqa: E402
+from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field  # noqa: E402
 from .table import Column, Table  # noqa: E402
 from .writer import ParquetWriter, write_table  # noqa: E402
 
@@ -32,6 +33,7 @@ __all__ = [
     "errors",
     "BinaryArray",
     "Column",
+    "Explain",
     "CryptoFactory",
     "DecryptionConfiguration",
     "EncryptionConfiguration",
@@ -42,11 +44,14 @@ __all__ = [
     "KmsClient",
     "KmsConnectionConfig",
     "LogicalType",
+    "NestedField",
     "ParquetFile",
     "ParquetWriter",
     "Schema",
     "Table",
+    "field",
     "make_field",
+    "nested_field",
     "read_metadata",
     "read_schema",
     "read_table",

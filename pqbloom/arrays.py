@@ -132,7 +132,12 @@ class BinaryArray:
     def take(self, indices: np.ndarray) -> BinaryArray:
         """Gather values by index, vectorized over bytes."""
         idx = np.asarray(indices, dtype=np.int64)
-        lens = self.lengths()[idx]
+        all_lens = self.lengths()
+        if len(idx) >= 64 and len(self) and len(idx) >= len(self) // 4:
+            w = int(all_lens.max())
+            if 0 < w <= 32:
+                return self._take_padded(idx, all_lens, w)
+        lens = all_lens[idx]
         new_off = np.zeros(len(idx) + 1, dtype=np.int64)
         np.cumsum(lens, out=new_off[1:])
         total = int(new_off[-1])
@@ -143,8 +148,29 @@ class BinaryArray:
         byte_src = np.repeat(starts - new_off[:-1], lens) + np.arange(total, dtype=np.int64)
         return BinaryArray(new_off, self.data[byte_src])
 
+    def _take_padded(self, idx: np.ndarray, all_lens: np.ndarray, w: int) -> BinaryArray:
+        """take() for short values: gather rows of a zero-padded (n, w) matrix, then drop the padding."""
+        body = self.data[int(self.offsets[0]):int(self.offsets[-1])]
+        lens = all_lens[idx]
+        new_off = np.zeros(len(idx) + 1, dtype=np.int64)
+        np.cumsum(lens, out=new_off[1:])
+        if int(all_lens.min()) == w:
+            rows = body.reshape(len(self), w)[idx]
+            return BinaryArray(new_off, rows.reshape(-1))
+        mat = np.zeros((len(self), w), np.uint8)
+        mat[np.arange(w) < all_lens[:, None]] = body
+        rows = mat[idx]
+        return BinaryArray(new_off, rows[np.arange(w) < lens[:, None]])
+
     def filter(self, keep: np.ndarray) -> BinaryArray:
-        return self.take(np.flatnonzero(keep))
+        """The values where ``keep`` is True (a boolean mask), in order."""
+        keep = np.asarray(keep, dtype=bool)
+        lens = self.lengths()
+        body = self.data[int(self.offsets[0]):int(self.offsets[-1])] if len(self) else self.data[:0]
+        kl = lens[keep]
+        new_off = np.zeros(len(kl) + 1, dtype=np.int64)
+        np.cumsum(kl, out=new_off[1:])
+        return BinaryArray(new_off, body[np.repeat(keep, lens)])
 
     def slice(self, start: int, stop: int) -> BinaryArray:
         return BinaryArray(self.offsets[start:stop + 1], self.data)

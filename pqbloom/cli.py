@@ -1,4 +1,8 @@
-"""The ``pqbloom`` command: demo, inspect, probe, head, schema."""
+"""The ``pqbloom`` command: convert, inspect, layout, probe, head, schema, query, demo.
+
+Every failure (bad argument, missing or corrupt file, wrong key) ends in a one-line
+``pqbloom: error: ...`` on stderr and a non-zero exit; ``--debug`` shows the traceback.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,11 @@ import os
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from .errors import ParquetError
+from .errors import KeyNotFoundError, ParquetError
 from .format import T
 
 
@@ -37,11 +41,19 @@ def _stat_value(raw: bytes | None, field: Any) -> Any:
     return v
 
 
-def inspect_file(path: str, decryption_properties: Any = None) -> dict[str, Any]:
-    """A JSON-able description of a file's layout: schema, row groups, chunks, pages, Bloom filters, indexes."""
+def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = False) -> dict[str, Any]:
+    """A JSON-able description of a file's layout: schema, row groups, chunks, pages, Bloom filters, indexes.
+
+    ``pages`` adds each chunk's pages (kind, offset, sizes, encoding, value count), read from page headers.
+    """
     from .reader import ParquetFile
 
     with ParquetFile(path, decryption_properties=decryption_properties) as pf:
+        layout = None
+        if pages:
+            from .layout import scan_layout
+
+            layout = scan_layout(pf)
         md = pf.metadata
         out: dict[str, Any] = {
             "file": path,
@@ -60,6 +72,9 @@ def inspect_file(path: str, decryption_properties: Any = None) -> dict[str, Any]
                                    "columns": []}
             for desc, cc in zip(pf.columns, rg.columns):
                 entry: dict[str, Any] = {"column": desc.dotted_path}
+                if layout is not None:
+                    entry["pages"] = [{k: v for k, v in sec.to_dict().items() if k not in ("row_group", "column")}
+                                      for sec in layout.pages(i, desc.dotted_path)]
                 try:
                     m = pf._chunk_meta(i, desc)
                 except ParquetError as exc:
@@ -114,6 +129,7 @@ def _print_inspect(info: dict[str, Any]) -> None:
         for c in rg["columns"]:
             if "error" in c:
                 print(f"  {c['column']}: {c['error']}")
+                _print_pages(c)
                 continue
             print(f"  {c['column']}: {c['codec']} {','.join(c['encodings'])} "
                   f"{c['compressed']:,} B (uncompressed {c['uncompressed']:,} B)"
@@ -133,8 +149,43 @@ def _print_inspect(info: dict[str, Any]) -> None:
                 print(f"    column index: offset {c['column_index']['offset']}, length {c['column_index']['length']}")
             if "offset_index" in c:
                 print(f"    offset index: offset {c['offset_index']['offset']}, length {c['offset_index']['length']}")
+            _print_pages(c)
     f = info["footer"]
     print(f"footer: offset {f['offset']}, length {f['length']}{' (encrypted)' if f['encrypted'] else ''}")
+
+
+def _print_pages(c: dict[str, Any]) -> None:
+    for p in c.get("pages", []):
+        name = p["kind"].replace("-", " ") + (f" {p['page']}" if "page" in p else "")
+        sizes = f"{p['length']:,} B"
+        if "header_length" in p:
+            sizes += f" (header {p['header_length']:,} B"
+            if "uncompressed" in p:
+                sizes += f", body {p.get('compressed', 0):,} B, uncompressed {p['uncompressed']:,} B"
+            sizes += ")"
+        extra = "".join(f", {x}" for x in (p.get("encoding"),) if x)
+        if "num_values" in p:
+            extra += f", {p['num_values']:,} values"
+        if p.get("encrypted"):
+            extra += ", encrypted"
+        if p.get("note"):
+            extra += f" ({p['note']})"
+        print(f"    {name} at {p['offset']:,}: {sizes}{extra}")
+
+
+def _decryption(args: argparse.Namespace, path: str | None = None) -> Any:
+    """FileDecryptionProperties from the --footer-key-hex/--column-key/--aad-prefix/--kms-config options."""
+    from .convert import decryption_properties
+
+    return decryption_properties(
+        footer_key_hex=getattr(args, "footer_key_hex", None), footer_key_file=getattr(args, "footer_key_file", None),
+        column_keys=getattr(args, "column_key", None) or (), aad_prefix=getattr(args, "aad_prefix", None),
+        kms_config=getattr(args, "kms_config", None), file_path=path)
+
+
+def _read_kwargs(args: argparse.Namespace, path: str | None = None) -> dict[str, Any]:
+    props = _decryption(args, path)
+    return {} if props is None else {"decryption_properties": props}
 
 
 def _parse_probe_value(text: str, field: Any) -> Any:
@@ -149,7 +200,7 @@ def _parse_probe_value(text: str, field: Any) -> Any:
 def cmd_probe(args: argparse.Namespace) -> int:
     from .reader import ParquetFile
 
-    with ParquetFile(args.file) as pf:
+    with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
         desc = pf._column(args.column)
         values = [_parse_probe_value(v, desc.field) for v in args.values]
         for i in range(pf.num_row_groups):
@@ -167,7 +218,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 def cmd_head(args: argparse.Namespace) -> int:
     from .reader import ParquetFile
 
-    with ParquetFile(args.file) as pf:
+    if args.n <= 0:
+        return 0
+    with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
         for batch in pf.iter_batches(batch_size=args.n):
             for row in batch.to_pylist():
                 print(json.dumps(row, default=str))
@@ -175,20 +228,83 @@ def cmd_head(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_query(args: argparse.Namespace) -> int:
+    """Rows matching ``--filter`` as JSON lines (file or dataset directory); ``--explain`` tells how."""
+    from .predicate import Explain
+    from .reader import read_table
+
+    ex = Explain()
+    cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
+    t0 = time.perf_counter()
+    t = read_table(args.path, cols, filters=args.filter, explain=ex, **_read_kwargs(args))
+    elapsed = time.perf_counter() - t0
+    shown = t.slice(0, args.limit) if args.limit >= 0 else t
+    for row in shown.to_pylist():
+        print(json.dumps(row, default=str))
+    if args.limit >= 0 and t.num_rows > args.limit:
+        print(f"... {t.num_rows - args.limit} more row(s)")
+    if args.explain:
+        print(ex)
+        print(f"time: {elapsed * 1000:.1f} ms")
+    return 0
+
+
 def cmd_schema(args: argparse.Namespace) -> int:
     from .reader import read_schema
 
-    for f in read_schema(args.file).fields:
+    for f in read_schema(args.file, **_read_kwargs(args, args.file)).fields:
         print(f)
     return 0
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    info = inspect_file(args.file)
+    info = inspect_file(args.file, _decryption(args, args.file), pages=args.pages)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
     else:
         _print_inspect(info)
+    return 0
+
+
+def cmd_layout(args: argparse.Namespace) -> int:
+    from .layout import scan_layout, write_layout
+
+    if not args.output and not args.json:
+        raise UsageError("layout needs -o OUT.svg (or OUT.png), or --json")
+    if args.max_bands < 1 or args.width < 200:
+        raise UsageError("--max-bands must be at least 1 and --width at least 200")
+    lay = scan_layout(args.file, _decryption(args, args.file))
+    if args.json:
+        print(json.dumps({"file": lay.path, "size": lay.size, "notes": lay.notes,
+                          "sections": [s.to_dict() for s in lay.sections]}, indent=1))
+    if args.output:
+        fmt = write_layout(lay, args.output, width=args.width, max_bands=args.max_bands)
+        if not args.json:
+            print(f"wrote {fmt.upper()} map of {len(lay.sections)} sections to {args.output}")
+    for note in lay.notes:
+        print(f"pqbloom: note: {note}", file=sys.stderr)
+    return 0
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    from .convert import convert, encryption_properties, parse_bloom_spec
+
+    blooms: dict[str, Any] = {}
+    for spec in args.bloom or []:
+        name, opts = parse_bloom_spec(spec)
+        blooms[name] = opts
+    props = encryption_properties(
+        footer_key_hex=args.footer_key_hex, footer_key_file=args.footer_key_file, column_keys=args.column_key or (),
+        plaintext_footer=args.plaintext_footer, algorithm=args.algorithm, aad_prefix=args.aad_prefix,
+        kms_config=args.kms_config, output_path=args.output)
+    options: dict[str, Any] = {"bloom_filter_options": blooms, "bloom_filter_position": args.bloom_position,
+                               "write_page_index": not args.no_page_index, "encryption_properties": props}
+    if args.compression:
+        options["compression"] = args.compression
+    convert(args.input, args.output, format=args.format, schema=args.schema, chunk_rows=args.chunk_rows,
+            row_group_size=args.row_group_size, delimiter=args.delimiter, header=not args.no_header,
+            null_values=args.null_value if args.null_value is not None else ("",), progress=args.progress,
+            encoding=args.encoding, **options)
     return 0
 
 
@@ -248,10 +364,84 @@ def _have_pyarrow() -> bool:
     return True
 
 
+class UsageError(ParquetError):
+    """A bad combination of command-line arguments (exit status 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line error messages."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _add_decrypt_args(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("decryption (for encrypted files; keys are never printed)")
+    g.add_argument("--footer-key-hex", metavar="HEX", help="footer key (also the key of uniformly encrypted files)")
+    g.add_argument("--footer-key-file", metavar="PATH", help="footer key from a file (hex text or raw bytes)")
+    g.add_argument("--column-key", action="append", metavar="COL=HEX", help="key of one column (repeatable; "
+                   "COL=@PATH reads it from a file)")
+    g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix the file was written with (UTF-8)")
+    g.add_argument("--kms-config", metavar="FILE", help="JSON with master_keys for an in-memory KMS "
+                   "(see pqbloom.convert)")
+
+
+def _add_convert_parser(sub: Any) -> None:
+    c = sub.add_parser("convert", help="CSV / JSON Lines to Parquet, streamed in bounded memory",
+                       description="Convert CSV, TSV or JSON Lines (also .gz, or - for stdin) to Parquet, chunk "
+                                   "by chunk. Types are inferred from the first chunk unless --schema gives them.")
+    c.add_argument("input", help="a .csv, .tsv, .jsonl / .ndjson file (.gz too), or - for standard input")
+    c.add_argument("output", help="the Parquet file to write (appears only when complete)")
+    c.add_argument("--format", choices=["csv", "tsv", "jsonl"], help="input format (default: from the extension)")
+    c.add_argument("--schema", metavar="SPEC", help="types of some or all columns, e.g. "
+                   "'id:int64 not null,email:string,ts:timestamp[us, UTC]' (type strings of Schema.from_types; "
+                   "@FILE reads the spec from a file); the other columns are inferred")
+    c.add_argument("--delimiter", metavar="CHAR", help="CSV field delimiter (default , or tab for .tsv)")
+    c.add_argument("--no-header", action="store_true", help="the CSV has no header row (names: --schema or f0, f1...)")
+    c.add_argument("--null-value", action="append", metavar="TEXT",
+                   help="CSV text meaning null (repeatable; default: the empty field)")
+    c.add_argument("--encoding", default="utf-8", help="input text encoding (default utf-8)")
+    c.add_argument("--compression", metavar="CODEC", help="snappy (default), zstd, gzip, lz4_raw, brotli or none")
+    c.add_argument("--row-group-size", type=int, default=1_000_000, metavar="ROWS", help="rows per row group")
+    c.add_argument("--chunk-rows", type=int, default=65_536, metavar="ROWS", help="rows parsed per step")
+    c.add_argument("--bloom", action="append", metavar="COL[:fpp=F,ndv=N]",
+                   help="write a Bloom filter for a column (repeatable), e.g. --bloom id --bloom email:fpp=0.001")
+    c.add_argument("--bloom-position", choices=["after_row_group", "end"], default="after_row_group",
+                   help="Bloom filters after each row group (default) or all before the page indexes")
+    c.add_argument("--no-page-index", action="store_true", help="write no column / offset indexes")
+    c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: only when stderr is a terminal)")
+    g = c.add_argument_group("encryption (keys are never printed)")
+    g.add_argument("--footer-key-hex", metavar="HEX", help="footer key; alone it encrypts every column with it")
+    g.add_argument("--footer-key-file", metavar="PATH", help="footer key from a file (hex text or raw bytes)")
+    g.add_argument("--column-key", action="append", metavar="COL=HEX",
+                   help="encrypt a column with its own key (repeatable; COL=@PATH reads it from a file)")
+    g.add_argument("--plaintext-footer", action="store_true", help="keep the footer readable (signed)")
+    g.add_argument("--algorithm", choices=["AES_GCM_V1", "AES_GCM_CTR_V1"], help="default AES_GCM_V1")
+    g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix to bind the file to (stored in the file)")
+    g.add_argument("--kms-config", metavar="FILE", help="JSON: master keys for an in-memory KMS, footer_key and "
+                   "column_keys (see pqbloom.convert); instead of explicit keys")
+    c.set_defaults(func=cmd_convert)
+
+
+def _add_layout_parser(sub: Any) -> None:
+    lo = sub.add_parser("layout", help="a to-scale map of the file's bytes (SVG, or PNG with cairosvg)",
+                        description="Draw where every byte of the file goes: pages, Bloom filters, page indexes, "
+                                    "footer; encrypted modules hatched.")
+    lo.add_argument("file")
+    lo.add_argument("-o", "--output", metavar="OUT", help="OUT.svg, or OUT.png (needs cairosvg or rsvg-convert)")
+    lo.add_argument("--json", action="store_true", help="print the sections (kind, offset, length...) as JSON")
+    lo.add_argument("--width", type=int, default=1200, help="picture width in px")
+    lo.add_argument("--max-bands", type=int, default=64, metavar="N",
+                    help="at most N zoomed bands (row groups are grouped beyond that)")
+    lo.set_defaults(func=cmd_layout)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pqbloom", description="Parquet files with split-block Bloom filters.")
+    p = _Parser(prog="pqbloom", description="Parquet files with split-block Bloom filters.")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = p.add_subparsers(dest="command", required=True)
+    _add_convert_parser(sub)
     d = sub.add_parser("demo", help="write embedded sample data with Bloom filters, read it back, probe it")
     d.add_argument("--rows", type=int, default=200_000)
     d.add_argument("--output-dir", default=None)
@@ -259,7 +449,9 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="schema, row groups, chunks, Bloom filters and page-index offsets")
     i.add_argument("file")
     i.add_argument("--json", action="store_true")
+    i.add_argument("--pages", action="store_true", help="list each page (kind, offset, sizes, encoding, values)")
     i.set_defaults(func=cmd_inspect)
+    _add_layout_parser(sub)
     pr = sub.add_parser("probe", help="ask each row group's Bloom filter whether values may be present")
     pr.add_argument("file")
     pr.add_argument("column")
@@ -272,22 +464,58 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("schema", help="print the schema")
     s.add_argument("file")
     s.set_defaults(func=cmd_schema)
+    q = sub.add_parser("query", help="rows matching a filter, with pruning by statistics, Bloom filters, page index")
+    q.add_argument("path", help="a Parquet file or a directory of them (Hive partitions)")
+    q.add_argument("--filter", "-f", default=None,
+                   help="e.g. \"id == 5\", \"s in ('a', 'b') and not x is null\", \"d >= '2024-01-01'\"")
+    q.add_argument("--columns", "-c", default=None, help="comma-separated columns to return")
+    q.add_argument("--limit", "-n", type=int, default=100, help="rows to print (-1: all)")
+    q.add_argument("--explain", action="store_true", help="print what was pruned and read")
+    q.set_defaults(func=cmd_query)
+    for name, sp in sub.choices.items():
+        sp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+        if name not in ("convert", "demo"):
+            _add_decrypt_args(sp)
     return p
+
+
+def _message(exc: BaseException) -> str:
+    """One line naming the problem."""
+    if isinstance(exc, KeyError) and exc.args:
+        msg = str(exc.args[0])
+    elif isinstance(exc, OSError) and exc.filename is not None:
+        msg = f"{exc.filename}: {exc.strerror or exc}"
+    elif isinstance(exc, (ParquetError, OSError, ValueError, IndexError)):
+        msg = str(exc) or type(exc).__name__
+    else:
+        msg = f"{type(exc).__name__}: {exc} (unexpected; run with --debug for the traceback)"
+    if isinstance(exc, KeyNotFoundError):
+        msg += " (give keys with --footer-key-hex / --column-key, or --kms-config)"
+    return " ".join(msg.split())
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    debug = bool(getattr(args, "debug", False))
     try:
         return int(args.func(args) or 0)
-    except (ParquetError, OSError, KeyError, ValueError) as exc:
-        if args.debug:
-            raise
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"pqbloom: error: {msg}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # pragma: no cover - `pqbloom head | head`
+    except BrokenPipeError:  # `pqbloom head | head`: stop quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
         return 0
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        print("pqbloom: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if debug:
+            raise
+        print(f"pqbloom: error: {_message(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
 
 
 if __name__ == "__main__":

@@ -61,8 +61,8 @@ class WriterEncryption:
             )
         self.properties = properties
         self._ctx = properties.new_file_context()
-        # the writer writes flat schemas: one leaf per field, its path is the field name
-        self._paths: list[tuple[str, ...]] = [(f.name,) for f in schema.fields]
+        # one entry per leaf column (nested fields have several), in file order
+        self._paths: list[tuple[str, ...]] = [tuple(p) for p in schema.leaf_paths()]
         self._ctx.check_columns(list(self._paths))
         if self._paths:
             _check_ordinal("column", len(self._paths) - 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 import tempfile
 import threading
@@ -10,7 +11,7 @@ from typing import IO, Any
 
 from .errors import CorruptFileError
 
-__all__ = ["IOStats", "RangeReader", "AtomicFileSink", "open_sink"]
+__all__ = ["IOStats", "RangeReader", "AtomicFileSink", "open_sink", "coalesce_ranges", "read_ranges"]
 
 
 @dataclass
@@ -82,6 +83,35 @@ class RangeReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def coalesce_ranges(ranges: list[tuple[int, int]], *, max_gap: int = 0) -> list[tuple[int, int]]:
+    """Merge (offset, length) ranges that overlap or lie at most ``max_gap`` bytes apart; sorted output."""
+    out: list[tuple[int, int]] = []
+    for off, n in sorted(r for r in ranges if r[1] > 0):
+        if out and off <= out[-1][0] + out[-1][1] + max_gap:
+            start = out[-1][0]
+            out[-1] = (start, max(out[-1][0] + out[-1][1], off + n) - start)
+        else:
+            out.append((off, n))
+    return out
+
+
+def read_ranges(reader: RangeReader, ranges: list[tuple[int, int]], *, max_gap: int = 0,
+                what: str = "data") -> list[bytes]:
+    """Read several (offset, length) ranges with one request per coalesced run; bytes per input range."""
+    merged = coalesce_ranges(ranges, max_gap=max_gap)
+    runs = [(off, reader.read(off, n, what=what)) for off, n in merged]
+    starts = [off for off, _ in runs]
+    out = []
+    for off, n in ranges:
+        if n <= 0:
+            out.append(b"")
+            continue
+        i = bisect.bisect_right(starts, off) - 1
+        base, buf = runs[i]
+        out.append(buf[off - base:off - base + n] if (off - base, n) != (0, len(buf)) else buf)
+    return out
 
 
 class AtomicFileSink:

@@ -34,7 +34,8 @@ from .encodings import (
 from .errors import ChecksumError, CorruptFileError, ParquetError, UnsupportedError
 from .format import T, decode_at, decode_prefix
 from .io import RangeReader
-from .schema import ColumnDescriptor, Schema, leaves_from_thrift
+from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
+from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
 from .table import Column, Table
 
 __all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
@@ -68,6 +69,7 @@ class ParquetFile:
         self.metadata = self._footer.metadata
         self._leaves, _ = leaves_from_thrift(self.metadata.schema)
         self._by_name = {c.dotted_path: c for c in self._leaves}
+        self._tree_cache: list[LNode] | None = None
 
     # -- footer -------------------------------------------------------------------
     def _read_footer(self) -> _Footer:
@@ -111,6 +113,18 @@ class ParquetFile:
     def schema(self) -> Schema:
         """The flat schema: one field per leaf column, named by its dotted path."""
         return Schema([c.field for c in self._leaves])
+
+    @property
+    def table_schema(self) -> Schema:
+        """The schema of the tables :meth:`read` returns: one field per top-level field, structs,
+        lists and maps as :class:`~pqbloom.schema.NestedField` (``schema`` lists the leaves instead)."""
+        return Schema([n.to_field() for n in self._tree])
+
+    @property
+    def _tree(self) -> list[LNode]:
+        if self._tree_cache is None:
+            self._tree_cache = build_tree(self.metadata.schema, self._leaves)
+        return self._tree_cache
 
     @property
     def columns(self) -> list[ColumnDescriptor]:
@@ -168,8 +182,12 @@ class ParquetFile:
             return self._empty(columns)
         # each chunk's pieces are copied straight into one preallocated column and then dropped,
         # so peak memory stays near the size of the result
-        cols = []
+        cols: list[Column] = []
         for d in descs:
+            if isinstance(d, NestedSelection):
+                parts = [self._read_nested(i, d) for i in range(self.num_row_groups)]
+                cols.append(parts[0] if len(parts) == 1 else NestedColumn.concat(parts))
+                continue
             builder = _ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
             for i in range(self.num_row_groups):
                 builder.add(self._read_chunk_parts(i, d))
@@ -196,7 +214,8 @@ class ParquetFile:
         if not 0 <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         descs = self._select(columns)
-        return Table([_build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
+        return Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
+                      else _build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *, filters: Any = None,
                      explain: Any = None) -> Iterator[Table]:
@@ -218,8 +237,9 @@ class ParquetFile:
         descs = self._select(columns)
         for i in range(self.num_row_groups):
             expected = self.metadata.row_groups[i].num_rows
-            streams = [self._iter_chunk_pages(i, d) for d in descs]
-            queues = [_RowQueue(d.field) for d in descs]
+            streams = [iter([(self._read_nested(i, d),)]) if isinstance(d, NestedSelection)
+                       else self._iter_chunk_pages(i, d) for d in descs]
+            queues = [_NestedQueue() if isinstance(d, NestedSelection) else _RowQueue(d.field) for d in descs]
             emitted = 0
             while True:
                 for q, stream in zip(queues, streams):
@@ -259,7 +279,8 @@ class ParquetFile:
     def _empty(self, columns: Sequence[str] | None) -> Table:
         from .table import column_from_values
 
-        return Table([column_from_values(d.field.name, [], d.field) for d in self._select(columns)])
+        return Table([empty_column(d.field) if isinstance(d, NestedSelection)
+                      else column_from_values(d.field.name, [], d.field) for d in self._select(columns)])
 
     def _column(self, column: int | str) -> ColumnDescriptor:
         if isinstance(column, int):
@@ -271,13 +292,130 @@ class ParquetFile:
             raise KeyError(f"no column {column!r}; columns are {list(self._by_name)}")
         return d
 
-    def _select(self, columns: Sequence[str] | None) -> list[ColumnDescriptor]:
-        descs = self._leaves if columns is None else [self._column(c) for c in columns]
-        for d in descs:
-            if d.max_repetition_level > 0:
-                raise UnsupportedError(f"column {d.dotted_path!r} is repeated (lists and maps are not supported "
-                                       "yet); select other columns with columns=[...]")
-        return descs
+    def _select(self, columns: Sequence[str] | None) -> list[Any]:
+        """What to read for ``columns``: a ColumnDescriptor per flat output column, a NestedSelection
+        per nested one.
+
+        A top-level name gives that field (nested fields whole). A dotted leaf path outside any
+        list or map gives that leaf as a flat column named by its path (null where an enclosing
+        struct is null); a dotted group path outside lists and maps gives that group the same way.
+        A path inside a list or map selects its top-level field, pruned to the named leaves (as
+        pyarrow does); several such paths of one field merge into one column.
+        """
+        tree = self._tree
+        if columns is None:
+            return [self._top_selection(n) for n in tree]
+        top = {n.name: n for n in tree}
+        out: list[Any] = []
+        pruned: dict[str, tuple[int, set[int]]] = {}
+        index: dict[str, tuple[LNode, list[LNode]]] | None = None
+        for name in columns:
+            node = top.get(name)
+            if node is not None:
+                out.append(self._top_selection(node))
+                continue
+            desc = self._by_name.get(name)
+            if desc is not None and desc.max_repetition_level == 0:
+                out.append(desc)
+                continue
+            if index is None:
+                index = _path_index(tree)
+            found = index.get(name)
+            if found is None:
+                raise KeyError(f"no column {name!r}; columns are {[n.name for n in tree]} "
+                               f"(leaves: {list(self._by_name)})")
+            node, ancestors = found
+            if all(a.kind == "struct" for a in ancestors):
+                out.append(NestedSelection(name, _dataclass_replace(node, name=name, nullable=node.def_level > 0)))
+                continue
+            root = ancestors[0]
+            keep = {d.index for d in node.leaves()}
+            if root.name in pruned:
+                pruned[root.name][1].update(keep)
+            else:
+                pruned[root.name] = (len(out), keep)
+                out.append(None)
+        for root_name, (pos, keep) in pruned.items():
+            node = top[root_name].prune(keep)
+            assert node is not None
+            out[pos] = NestedSelection(root_name, node)
+        return out
+
+    def _top_selection(self, node: LNode) -> Any:
+        if node.kind == "leaf":
+            assert node.desc is not None
+            return node.desc
+        return NestedSelection(node.name, node)
+
+    def _read_leaf_levels(self, rg: int, desc: ColumnDescriptor) -> LeafLevels:
+        """One leaf chunk with its definition and repetition levels (for nested assembly)."""
+        meta = self._chunk_meta(rg, desc)
+        f = desc.field
+        if meta.num_values == 0:
+            z = np.zeros(0, np.int32)
+            return LeafLevels(_concat_values([], f), z if desc.max_definition_level else None,
+                              z if desc.max_repetition_level else None, 0)
+        start, length = self._chunk_range(meta, rg, desc)
+        buf = self._reader.read(start, length, what="column chunk")
+        try:
+            parts: list[tuple[str, Any]] = []
+            defs_l: list[np.ndarray] = []
+            reps_l: list[np.ndarray] = []
+            dictionary = None
+            for kind, values, (defs, reps), page_dictionary in self._iter_pages(buf, start, meta, rg, desc,
+                                                                                levels=True):
+                dictionary = page_dictionary
+                parts.append((kind, values))
+                if defs is not None:
+                    defs_l.append(defs)
+                if reps is not None:
+                    reps_l.append(reps)
+            pieces = _assemble(f, parts, None, dictionary, meta.num_values).pieces
+            values = _concat_values(pieces, f)
+            d_all = (np.concatenate(defs_l) if len(defs_l) != 1 else defs_l[0]) if desc.max_definition_level else None
+            r_all = (np.concatenate(reps_l) if len(reps_l) != 1 else reps_l[0]) if desc.max_repetition_level else None
+            n = meta.num_values
+            for lv in (d_all, r_all):
+                if lv is not None and len(lv) != n:
+                    raise CorruptFileError(f"decoded {len(lv)} levels for {n} values")
+            check_levels(desc, d_all, r_all, n)
+            # narrow levels (in range, just checked) so that assembly moves a quarter of the bytes
+            if d_all is not None and desc.max_definition_level < 128:
+                d_all = d_all.astype(np.int8)
+            if r_all is not None and desc.max_repetition_level < 128:
+                r_all = r_all.astype(np.int8)
+            return LeafLevels(values, d_all, r_all, n)
+        except ParquetError as exc:
+            if isinstance(exc, CorruptFileError) and exc.column is None:
+                raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
+            raise
+        except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
+            raise CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
+                                   row_group=rg, column=desc.dotted_path) from None
+
+    def _read_nested(self, rg: int, sel: NestedSelection) -> Column:
+        """The nested column ``sel`` of row group ``rg``: every leaf's levels, then assembly."""
+        expected = self.metadata.row_groups[rg].num_rows
+        if expected is None or expected < 0:
+            raise CorruptFileError("negative row count", row_group=rg)
+        data = {}
+        for d in sel.leaves:
+            lv = self._read_leaf_levels(rg, d)
+            records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))
+            if records != expected:
+                raise CorruptFileError(f"column has {records} rows but the row group has {expected}",
+                                       row_group=rg, column=d.dotted_path)
+            data[d.index] = lv
+        try:
+            col = assemble(sel.node, data)
+        except CorruptFileError as exc:
+            if exc.column is None and exc.row_group is None:
+                raise CorruptFileError(str(exc), row_group=rg, column=sel.dotted_path) from None
+            raise
+        if len(col) != expected:
+            raise CorruptFileError(f"column has {len(col)} rows but the row group has {expected}",
+                                   row_group=rg, column=sel.dotted_path)
+        return col
 
     def _chunk_meta(self, rg_index: int, desc: ColumnDescriptor) -> Any:
         rgs = self.metadata.row_groups
@@ -372,9 +510,16 @@ class ParquetFile:
             raise CorruptFileError("pages run past the end of the column chunk", offset=base)
         return self._reader.read(base, bound - base, what="column chunk")
 
-    def _iter_pages(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor
-                    ) -> Iterator[tuple[str, Any, np.ndarray | None, Any]]:
-        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk."""
+    def _iter_pages(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor, *,
+                    levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
+
+        With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
+        each None when its maximum is 0 (nested leaves are read that way).
+        """
+        if desc.max_repetition_level > 0 and not levels:
+            raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
+        max_rep = desc.max_repetition_level
         extended = False
         f = desc.field
         codec = compression_mod.codec_by_id(meta.codec)
@@ -451,14 +596,20 @@ class ParquetFile:
                                            offset=base + hdr_raw_start)
                 raw = compression_mod.decompress(codec, body, usize)
                 p = 0
-                if desc.max_repetition_level > 0:
-                    raise UnsupportedError("repeated columns are not supported yet")
+                reps = defs = None
+                if max_rep > 0:
+                    if dp.repetition_level_encoding == E.BIT_PACKED:
+                        reps = decode_bit_packed_levels(raw, bit_width_of(max_rep), n)
+                        p = (n * bit_width_of(max_rep) + 7) // 8
+                    else:
+                        reps, p = decode_levels_v1(raw, bit_width_of(max_rep), n)
                 if max_def > 0:
                     if dp.definition_level_encoding == E.BIT_PACKED:
-                        defs = decode_bit_packed_levels(raw, bit_width_of(max_def), n)
-                        p = (n * bit_width_of(max_def) + 7) // 8
+                        defs = decode_bit_packed_levels(memoryview(raw)[p:], bit_width_of(max_def), n)
+                        p += (n * bit_width_of(max_def) + 7) // 8
                     else:
-                        defs, p = decode_levels_v1(raw, bit_width_of(max_def), n)
+                        defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n)
+                        p += used
                     present = defs == max_def
                     page_present = present
                     n_present = int(present.sum())
@@ -475,8 +626,9 @@ class ParquetFile:
                 if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                         or dl + rl > len(body):
                     raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
-                if desc.max_repetition_level > 0:
-                    raise UnsupportedError("repeated columns are not supported yet")
+                reps = defs = None
+                if max_rep > 0:
+                    reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n)
                 if max_def > 0:
                     defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n)
                     present = defs == max_def
@@ -491,7 +643,7 @@ class ParquetFile:
                 values_buf = memoryview(rest)
             seen += n
             kind, values = self._decode_values(values_buf, enc, n_present, f, dictionary)
-            yield kind, values, page_present, dictionary
+            yield kind, values, ((defs, reps) if levels else page_present), dictionary
         if seen != total_values:
             raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
 
@@ -567,6 +719,89 @@ class ParquetFile:
                                    row_group=row_group, column=desc.dotted_path)
         bitset = self._reader.read(off + hlen, num_bytes, what="Bloom filter bitset")
         return BloomFilter.from_bitset(bitset)
+
+
+def split_nested(pf: ParquetFile, rg: int, descs: Sequence[Any], rows: Any, ex: Any = None
+                 ) -> tuple[dict[str, Column], list[Any]]:
+    """For the filtered reader (:mod:`pqbloom.predicate`): read the nested selections among
+    ``descs`` for row group ``rg`` and return them (by output name) with the flat rest.
+
+    ``rows`` selects rows: None (all), sorted row numbers, or an object with ``absolute`` and
+    ``num_rows`` (row ranges). Nested columns are assembled from their whole chunks.
+    """
+    out: dict[str, Column] = {}
+    flat = []
+    for d in descs:
+        if not isinstance(d, NestedSelection):
+            flat.append(d)
+            continue
+        col = pf._read_nested(rg, d)
+        if rows is not None:
+            idx = rows.absolute(np.arange(rows.num_rows)) if hasattr(rows, "absolute") else np.asarray(rows)
+            col = col.take(idx)
+        out[d.dotted_path] = col
+        if ex is not None and hasattr(ex, "chunks_read_whole"):
+            ex.chunks_read_whole += len(d.leaves)
+    return out, flat
+
+
+class NestedSelection:
+    """A nested output column: its name, its logical subtree (maybe pruned) and the leaves it reads."""
+
+    is_nested = True
+
+    def __init__(self, name: str, node: LNode) -> None:
+        self.dotted_path = name
+        self.node = node
+        self.leaves = node.leaves()
+        self.max_repetition_level = max(d.max_repetition_level for d in self.leaves)
+
+    @property
+    def field(self) -> Field:
+        return self.node.to_field()
+
+    def __repr__(self) -> str:
+        return f"NestedSelection({self.dotted_path!r}, leaves={[d.dotted_path for d in self.leaves]})"
+
+
+def _dataclass_replace(node: LNode, **kw: Any) -> LNode:
+    from dataclasses import replace
+
+    return replace(node, **kw)
+
+
+def _path_index(tree: list[LNode]) -> dict[str, tuple[LNode, list[LNode]]]:
+    """Dotted schema path -> (outermost logical node for it, its logical ancestors)."""
+    out: dict[str, tuple[LNode, list[LNode]]] = {}
+
+    def walk(n: LNode, anc: list[LNode]) -> None:
+        out.setdefault(".".join(n.path), (n, anc))
+        for c in n.children:
+            walk(c, anc + [n])
+
+    for n in tree:
+        walk(n, [])
+    return out
+
+
+class _NestedQueue:
+    """A nested column of one row group waiting to be cut into batches."""
+
+    def __init__(self) -> None:
+        self.col: Column | None = None
+        self.rows = 0
+        self.exhausted = False
+
+    def push(self, col: Column) -> None:
+        self.col = col
+        self.rows = len(col)
+
+    def pop(self, n: int) -> Column:
+        assert self.col is not None
+        head = self.col.slice(0, n)
+        self.col = self.col.slice(n, len(self.col))
+        self.rows -= n
+        return head
 
 
 @dataclass

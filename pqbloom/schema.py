@@ -16,7 +16,8 @@ from typing import Any
 from .errors import CorruptFileError, SchemaError, UnsupportedError
 from .format import T
 
-__all__ = ["LogicalType", "Field", "Schema", "ColumnDescriptor", "parse_type", "make_field", "decimal_flba_width", "PHYSICAL_NAMES"]
+__all__ = ["LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
+           "nested_field", "decimal_flba_width", "PHYSICAL_NAMES"]
 
 PT = T.Type
 CT = T.ConvertedType
@@ -166,6 +167,146 @@ class Field:
         return replace(self, nullable=nullable)
 
 
+NESTED_KINDS = ("struct", "list", "map")
+
+
+@dataclass(frozen=True)
+class NestedField(Field):
+    """A struct, list or map column: ``kind`` plus child fields.
+
+    A list has one child (the element), a map two (key, value; the key is never null), a
+    struct one per member. Children carry their local names. ``physical_type`` is -1.
+    Build one with :func:`nested_field` or a type string: ``make_field("tags", "list<string>")``.
+    """
+
+    kind: str = "struct"
+    children: tuple[Field, ...] = ()
+
+    @property
+    def type_name(self) -> str:
+        def member(c: Field) -> str:
+            return c.type_name + ("" if c.nullable else " not null")
+
+        if self.kind == "list":
+            return f"list<{member(self.children[0])}>"
+        if self.kind == "map":
+            return f"map<{self.children[0].type_name}, {member(self.children[1])}>"
+        return "struct<" + ", ".join(f"{_quote_name(c.name)}: {member(c)}" for c in self.children) + ">"
+
+    def child(self, name: str) -> Field:
+        for c in self.children:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+def nested_field(name: str, kind: str, children: list[Field] | tuple[Field, ...], *, nullable: bool = True,
+                 field_id: int | None = None) -> NestedField:
+    """A struct/list/map field; lists take one child, maps two (key, value)."""
+    kind = kind.lower()
+    if kind not in NESTED_KINDS:
+        raise SchemaError(f"unknown nested kind {kind!r}")
+    ch = tuple(children)
+    if kind == "list" and len(ch) != 1:
+        raise SchemaError("a list has exactly one child (the element)")
+    if kind == "map":
+        if len(ch) != 2:
+            raise SchemaError("a map has exactly two children (key, value)")
+        if ch[0].nullable:
+            ch = (replace(ch[0], nullable=False),) + ch[1:]
+    if kind == "struct":
+        if not ch:
+            raise SchemaError(f"struct {name!r} has no members")
+        names = [c.name for c in ch]
+        if len(set(names)) != len(names):
+            raise SchemaError(f"duplicate member names in struct {name!r}: {names}")
+    return NestedField(name, -1, None, nullable, None, field_id, kind, ch)
+
+
+def is_nested(f: Field) -> bool:
+    return isinstance(f, NestedField)
+
+
+def _quote_name(name: str) -> str:
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.$-]*", name) else "`" + name.replace("`", "``") + "`"
+
+
+def _split_top(s: str, sep: str) -> list[str]:
+    """Split at ``sep`` outside brackets and backquotes."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth, quoted = 0, False
+    for ch in s:
+        if ch == "`":
+            quoted = not quoted
+        elif not quoted:
+            if ch in "<([":
+                depth += 1
+            elif ch in ">)]":
+                depth -= 1
+            elif ch == sep and depth == 0:
+                out.append("".join(cur))
+                cur = []
+                continue
+        cur.append(ch)
+    if depth != 0 or quoted:
+        raise SchemaError(f"unbalanced brackets in type {s!r}")
+    out.append("".join(cur))
+    return out
+
+
+def _strip_not_null(spec: str) -> tuple[str, bool]:
+    m = re.fullmatch(r"(?is)(.*?)\s+not\s+null\s*", spec)
+    return (m.group(1).strip(), False) if m else (spec.strip(), True)
+
+
+def _unquote(name: str) -> str:
+    name = name.strip()
+    if len(name) >= 2 and name[0] == name[-1] == "`":
+        return name[1:-1].replace("``", "`")
+    return name
+
+
+def _parse_member(spec: str, default_name: str | None) -> Field:
+    spec, nullable = _strip_not_null(spec)
+    parts = _split_top(spec, ":")
+    if len(parts) > 2:
+        raise SchemaError(f"bad member {spec!r}")
+    if len(parts) == 2:
+        name, tspec = _unquote(parts[0]), parts[1]
+    elif default_name is not None:
+        name, tspec = default_name, parts[0]
+    else:
+        raise SchemaError(f"struct member {spec!r} needs a name: 'name: type'")
+    if not name:
+        raise SchemaError(f"empty member name in {spec!r}")
+    return make_field(name, tspec.strip(), nullable=nullable)
+
+
+def _parse_nested(name: str, spec: str, nullable: bool, field_id: int | None) -> NestedField | None:
+    m = re.fullmatch(r"(?is)\s*(list|array|struct|map)\s*<(.*)>\s*", spec)
+    if not m:
+        return None
+    kind = m.group(1).lower()
+    kind = "list" if kind == "array" else kind
+    inner = m.group(2)
+    parts = [p for p in _split_top(inner, ",")]
+    if kind == "list":
+        if len(parts) != 1:
+            raise SchemaError(f"list type {spec!r} takes one element type")
+        return nested_field(name, "list", [_parse_member(parts[0], "element")], nullable=nullable, field_id=field_id)
+    if kind == "map":
+        if len(parts) != 2:
+            raise SchemaError(f"map type {spec!r} takes a key and a value type")
+        key = _parse_member(parts[0], "key")
+        return nested_field(name, "map", [replace(key, nullable=False), _parse_member(parts[1], "value")],
+                            nullable=nullable, field_id=field_id)
+    if not inner.strip():
+        raise SchemaError(f"struct type {spec!r} has no members")
+    return nested_field(name, "struct", [_parse_member(p, None) for p in parts], nullable=nullable,
+                        field_id=field_id)
+
+
 def format_type(physical: int, logical: LogicalType | None, type_length: int | None) -> str:
     if logical is not None:
         k = logical.kind
@@ -260,7 +401,7 @@ def parse_type(spec: str) -> tuple[int, LogicalType | None, int | None]:
             return PT.INT64, lt, None
         if base == "binary":
             return PT.BYTE_ARRAY, lt, None
-        return PT.FIXED_LEN_BYTE_ARRAY, lt, int(m.group(6))
+        return PT.FIXED_LEN_BYTE_ARRAY, lt, int(m.group(5))
     raise SchemaError(f"unknown type {spec!r}")
 
 
@@ -273,12 +414,17 @@ def decimal_flba_width(precision: int) -> int:
 
 
 def make_field(name: str, type_spec: str, *, nullable: bool = True, field_id: int | None = None) -> Field:
+    """A field from a type string; ``list<T>``, ``map<K, V>`` and ``struct<a: T, b: U not null>`` give a
+    :class:`NestedField` (members may end in ``not null``; a list element is nullable unless marked)."""
+    nf = _parse_nested(name, type_spec, nullable, field_id)
+    if nf is not None:
+        return nf
     phys, lt, tl = parse_type(type_spec)
     return Field(name, phys, lt, nullable, tl, field_id)
 
 
 class Schema:
-    """An ordered list of flat fields."""
+    """An ordered list of top-level fields (flat :class:`Field` or :class:`NestedField`)."""
 
     def __init__(self, fields: list[Field]) -> None:
         names = [f.name for f in fields]
@@ -314,24 +460,60 @@ class Schema:
         return "Schema(\n" + "".join(f"  {f}\n" for f in self.fields) + ")"
 
     def to_thrift(self) -> list[Any]:
-        """Flatten into FileMetaData.schema elements (a root group plus one leaf per field)."""
+        """Flatten into FileMetaData.schema elements: a root group, then each field depth first.
+
+        Lists are written in the standard three-level form (``list`` / ``element``), maps as
+        ``key_value`` groups holding a required ``key`` and a ``value``.
+        """
         out = [T.SchemaElement(name="schema", num_children=len(self.fields))]
         for f in self.fields:
-            lt, ct = f.logical_type.to_thrift() if f.logical_type is not None else (None, None)
-            el = T.SchemaElement(
-                name=f.name,
-                type=f.physical_type,
-                type_length=f.type_length,
-                repetition_type=T.FieldRepetitionType.OPTIONAL if f.nullable else T.FieldRepetitionType.REQUIRED,
-                logicalType=lt,
-                converted_type=ct,
-                field_id=f.field_id,
-            )
-            if f.logical_type is not None and f.logical_type.kind == "DECIMAL":
-                el.precision = f.logical_type.precision
-                el.scale = f.logical_type.scale
-            out.append(el)
+            _emit_thrift(f, out, None)
         return out
+
+    def leaves(self) -> list[ColumnDescriptor]:
+        """The leaf columns this schema is written as (paths, levels, leaf ordinals)."""
+        return leaves_from_thrift(self.to_thrift())[0]
+
+    def leaf_paths(self) -> list[tuple[str, ...]]:
+        return [d.path for d in self.leaves()]
+
+
+def _emit_thrift(f: Field, out: list[Any], name: str | None, repetition: int | None = None) -> None:
+    FRT = T.FieldRepetitionType
+    rep = repetition if repetition is not None else (FRT.OPTIONAL if f.nullable else FRT.REQUIRED)
+    nm = f.name if name is None else name
+    if isinstance(f, NestedField):
+        if f.kind == "struct":
+            out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=len(f.children),
+                                       field_id=f.field_id))
+            for c in f.children:
+                _emit_thrift(c, out, None)
+        elif f.kind == "list":
+            out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=1, converted_type=CT.LIST,
+                                       logicalType=T.LogicalType(LIST=T.ListType()), field_id=f.field_id))
+            out.append(T.SchemaElement(name="list", repetition_type=FRT.REPEATED, num_children=1))
+            _emit_thrift(f.children[0], out, "element")
+        else:
+            out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=1, converted_type=CT.MAP,
+                                       logicalType=T.LogicalType(MAP=T.MapType()), field_id=f.field_id))
+            out.append(T.SchemaElement(name="key_value", repetition_type=FRT.REPEATED, num_children=2))
+            _emit_thrift(f.children[0], out, "key", FRT.REQUIRED)
+            _emit_thrift(f.children[1], out, "value")
+        return
+    lt, ct = f.logical_type.to_thrift() if f.logical_type is not None else (None, None)
+    el = T.SchemaElement(
+        name=nm,
+        type=f.physical_type,
+        type_length=f.type_length,
+        repetition_type=rep,
+        logicalType=lt,
+        converted_type=ct,
+        field_id=f.field_id,
+    )
+    if f.logical_type is not None and f.logical_type.kind == "DECIMAL":
+        el.precision = f.logical_type.precision
+        el.scale = f.logical_type.scale
+    out.append(el)
 
 
 @dataclass

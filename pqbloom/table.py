@@ -19,7 +19,7 @@ import numpy as np
 
 from .arrays import BinaryArray
 from .errors import SchemaError
-from .schema import Field, Schema, make_field
+from .schema import Field, NestedField, Schema, make_field
 
 __all__ = ["Column", "Table"]
 
@@ -86,6 +86,8 @@ class Column:
 
     @staticmethod
     def concat(parts: Sequence[Column]) -> Column:
+        if type(parts[0]) is not Column:  # nested columns concatenate their own way
+            return type(parts[0]).concat(parts)
         f = parts[0].field
         if isinstance(parts[0].values, BinaryArray):
             vals: Any = BinaryArray.concat([p.values for p in parts])
@@ -211,7 +213,9 @@ class Table:
     def to_arrow(self) -> Any:
         import pyarrow as pa
 
-        return pa.table({c.field.name: c.to_arrow() for c in self.columns})
+        arrays = [c.to_arrow() for c in self.columns]
+        fields = [pa.field(c.field.name, a.type, c.field.nullable) for c, a in zip(self.columns, arrays)]
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
     def to_pandas(self) -> Any:
         import pandas as pd
@@ -305,7 +309,23 @@ def _infer_field(name: str, values: Any) -> Field:
 def column_from_values(name: str, values: Any, field: Field | None = None) -> Column:
     """Convert user input (list, numpy array, masked array, BinaryArray) to a physical Column."""
     if isinstance(values, Column):
-        return values if field is None else Column(field, values.values, values.mask)
+        if field is None:
+            return values
+        if type(values) is not Column or isinstance(field, NestedField):
+            from .nested import conform
+
+            return conform(values, field)
+        return Column(field, values.values, values.mask)
+    if isinstance(field, NestedField):
+        from .nested import column_from_pylist
+
+        return column_from_pylist(values, field)
+    if field is None and not isinstance(values, BinaryArray) and (
+            not isinstance(values, np.ndarray) or values.dtype == object):
+        from .nested import column_from_pylist, infer_field, looks_nested
+
+        if looks_nested(values):
+            return column_from_pylist(values, infer_field(name, values))
     if field is None:
         field = _infer_field(name, values)
     mask: np.ndarray | None = None
@@ -400,10 +420,14 @@ def _ints_to_be_bytes(ints: list[int], width: int) -> np.ndarray:
     return out
 
 
+# Parquet decimals reach 38 digits (and more on BYTE_ARRAY); Python's default context keeps only 28.
+_DECIMAL_CONTEXT = decimal.Context(prec=200, Emax=999_999, Emin=-999_999)
+
+
 def _unscaled(d: Any, scale: int) -> int:
     if isinstance(d, decimal.Decimal):
-        q = d.scaleb(scale)
-        if q != q.to_integral_value():
+        q = d.scaleb(scale, context=_DECIMAL_CONTEXT)
+        if q != q.to_integral_value(context=_DECIMAL_CONTEXT):
             raise SchemaError(f"decimal {d} has more than {scale} fractional digits")
         return int(q)
     return int(d)
@@ -563,7 +587,7 @@ def _to_numpy(col: Column) -> np.ndarray:
 
 
 def _decimal_from_bytes(b: bytes, scale: int) -> decimal.Decimal:
-    return decimal.Decimal(int.from_bytes(b, "big", signed=True)).scaleb(-scale)
+    return decimal.Decimal(int.from_bytes(b, "big", signed=True)).scaleb(-scale, context=_DECIMAL_CONTEXT)
 
 
 def _to_pylist(col: Column) -> list[Any]:
@@ -587,7 +611,8 @@ def _to_pylist(col: Column) -> list[Any]:
         else:
             vals = raw
     elif kind == "DECIMAL":
-        vals = [decimal.Decimal(int(x)).scaleb(-(lt.scale or 0)) for x in v.tolist()]  # type: ignore[union-attr]
+        vals = [decimal.Decimal(int(x)).scaleb(-(lt.scale or 0), context=_DECIMAL_CONTEXT)  # type: ignore[union-attr]
+                for x in v.tolist()]
     elif kind == "DATE":
         vals = [_dt.date(1970, 1, 1) + _dt.timedelta(days=int(x)) for x in v.tolist()]
     elif kind == "TIMESTAMP" or p == PT_INT96:
@@ -633,6 +658,8 @@ def _to_arrow(col: Column) -> Any:
     p = f.physical_type
     validity = _validity_buffer(col)
     nulls = col.null_count
+    if kind == "UNKNOWN":  # the Null logical type: every value is null
+        return pa.nulls(n)
     if isinstance(v, BinaryArray) and kind != "DECIMAL":
         c = v.compact()
         big = c.nbytes >= 2**31
@@ -675,6 +702,10 @@ def _column_from_arrow(afield: Any, chunked: Any) -> Column:
 
     arr = chunked.combine_chunks() if hasattr(chunked, "combine_chunks") else chunked
     t = arr.type
+    from .nested import column_from_arrow, is_arrow_nested
+
+    if is_arrow_nested(t) or pa.types.is_null(t):
+        return column_from_arrow(arr, afield.name, afield.nullable)
     name = afield.name
     nullable = afield.nullable
     mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None

@@ -35,7 +35,8 @@ from .encodings import (
 from .errors import SchemaError
 from .format import T, encode
 from .io import open_sink
-from .schema import Field, Schema
+from .nested import LNode, NestedColumn, build_tree, shred
+from .schema import ColumnDescriptor, Field, NestedField, Schema
 from .statistics import build_column_index, build_offset_index, compute_statistics, sort_order_for
 from .table import Column, Table
 
@@ -116,7 +117,7 @@ class WriterOptions:
             raise ValueError("bloom_filter_position must be 'after_row_group' or 'end'")
         if self.row_group_size <= 0 or self.data_page_size <= 0:
             raise ValueError("row_group_size and data_page_size must be positive")
-        names = set(schema.names)
+        names = set(schema.names) | {d.dotted_path for d in schema.leaves()}
         for what, cols in (("bloom_filter_options", self.bloom_filter_options),
                            ("column_encoding", self.column_encoding)):
             unknown = set(cols) - names
@@ -161,30 +162,59 @@ class _PendingChunk:
 
 
 class _ColumnPlan:
-    """Per-column decisions made once from the options."""
+    """Per-leaf-column decisions made once from the options.
 
-    def __init__(self, f: Field, index: int, opts: WriterOptions) -> None:
+    Options name a column by its top-level name or, for a leaf of a nested field, by its dotted
+    path (``"tags.list.element"``); the path wins when both are given.
+    """
+
+    def __init__(self, f: Field, index: int, opts: WriterOptions, desc: ColumnDescriptor | None = None,
+                 top: str | None = None) -> None:
         self.field = f
         self.index = index
-        comp = opts.compression.get(f.name, "snappy") if isinstance(opts.compression, dict) else opts.compression
+        top = top or f.name
+
+        def opt(d: Any, default: Any = None) -> Any:
+            return d.get(f.name, d.get(top, default))
+
+        comp = opt(opts.compression, "snappy") if isinstance(opts.compression, dict) else opts.compression
         self.codec = compression_mod.codec_by_name(comp)
-        enc_name = opts.column_encoding.get(f.name)
+        enc_name = opt(opts.column_encoding)
         self.encoding = _ENCODINGS_BY_NAME[enc_name.upper()] if enc_name else None
         if self.encoding is not None:
             _check_encoding(f, self.encoding)
         ud = opts.use_dictionary
-        self.dictionary = (f.name in ud if isinstance(ud, (list, tuple, set)) else bool(ud)) and self.encoding is None
+        self.dictionary = ((f.name in ud or top in ud) if isinstance(ud, (list, tuple, set)) else bool(ud)) \
+            and self.encoding is None
         if f.physical_type == PT.BOOLEAN:
             self.dictionary = False
         ws = opts.write_statistics
-        self.statistics = f.name in ws if isinstance(ws, (list, tuple, set)) else bool(ws)
+        self.statistics = (f.name in ws or top in ws) if isinstance(ws, (list, tuple, set)) else bool(ws)
         self.sort_order = sort_order_for(f.physical_type, _logical_kind(f),
                                          f.logical_type.to_thrift()[1] if f.logical_type is not None else None)
-        self.bloom = BloomFilterOptions.from_user(opts.bloom_filter_options.get(f.name))
+        self.bloom = BloomFilterOptions.from_user(opt(opts.bloom_filter_options))
         if self.bloom is not None and f.physical_type == PT.BOOLEAN:
-            raise SchemaError(f"column {f.name!r}: Bloom filters are not defined for BOOLEAN columns")
-        self.max_def = 1 if f.nullable else 0
-        self.path = [f.name]
+            if f.name in opts.bloom_filter_options or desc is None:
+                raise SchemaError(f"column {f.name!r}: Bloom filters are not defined for BOOLEAN columns")
+            self.bloom = None  # a whole nested field asked for filters: skip its boolean leaves
+        if desc is None:
+            self.max_def = 1 if f.nullable else 0
+            self.max_rep = 0
+            self.path = [f.name]
+        else:
+            self.max_def = desc.max_definition_level
+            self.max_rep = desc.max_repetition_level
+            self.path = list(desc.path)
+
+
+@dataclass
+class _LeafData:
+    """What one column chunk holds: dense values and levels (None when their maximum is 0)."""
+
+    dense: Any
+    defs: np.ndarray | None
+    reps: np.ndarray | None
+    num_values: int
 
 
 def _check_encoding(f: Field, enc: int) -> None:
@@ -262,7 +292,19 @@ class ParquetWriter:
         self.options = WriterOptions(**options)
         self.options.validate(schema)
         self.schema = schema
-        self._plans = [_ColumnPlan(f, i, self.options) for i, f in enumerate(schema.fields)]
+        leaves = schema.leaves()
+        self._num_leaves = len(leaves)
+        self._tree: list[LNode] = build_tree(schema.to_thrift(), leaves)
+        self._plans: list[_ColumnPlan] = []
+        #: for each top-level field, the plans of its leaves
+        self._field_plans: list[list[_ColumnPlan]] = []
+        for f, node in zip(schema.fields, self._tree):
+            if isinstance(f, NestedField):
+                plans = [_ColumnPlan(d.field, d.index, self.options, d, f.name) for d in node.leaves()]
+            else:
+                plans = [_ColumnPlan(f, len(self._plans), self.options)]
+            self._plans.extend(plans)
+            self._field_plans.append(plans)
         self._crypto = None
         if self.options.encryption_properties is not None:
             from .crypto_io import WriterEncryption  # encryption is wired in its own module
@@ -291,7 +333,7 @@ class ParquetWriter:
             t = _conform(t, self.schema)
         size = row_group_size or self.options.row_group_size
         if self.options.max_row_group_bytes and t.num_rows:
-            per_row = sum(_bytes_per_value(c.values, c.field) for c in t.columns)
+            per_row = sum(_row_bytes(c) for c in t.columns)
             size = max(1, min(size, int(self.options.max_row_group_bytes // max(per_row, 1e-9))))
         try:
             if t.num_rows == 0:
@@ -356,11 +398,25 @@ class ParquetWriter:
         chunks = []
         total_uncompressed = 0
         pending = []
-        for plan, column in zip(self._plans, t.columns):
-            p = self._write_column_chunk(plan, column, rg)
-            chunks.append(p.chunk)
-            total_uncompressed += p.meta.total_uncompressed_size
-            pending.append(p)
+        for plans, node, column in zip(self._field_plans, self._tree, t.columns):
+            if isinstance(column, NestedColumn):
+                leaves = shred(column, node)
+                datas = []
+                for plan in plans:
+                    sl = leaves[plan.index]
+                    datas.append(_LeafData(sl.values, sl.defs if plan.max_def else None,
+                                           sl.reps if plan.max_rep else None, sl.num_values))
+            else:
+                plan = plans[0]
+                mask = column.mask
+                defs = None if plan.max_def == 0 else (
+                    np.ones(len(column), np.uint8) if mask is None else (~mask).astype(np.uint8))
+                datas = [_LeafData(column.dense(), defs, None, len(column))]
+            for plan, data in zip(plans, datas):
+                p = self._write_column_chunk(plan, data, rg)
+                chunks.append(p.chunk)
+                total_uncompressed += p.meta.total_uncompressed_size
+                pending.append(p)
         compressed = self._sink.tell() - start
         if self.options.bloom_filter_position == "after_row_group":
             for p in pending:
@@ -376,21 +432,27 @@ class ParquetWriter:
             file_offset=file_offset, total_compressed_size=compressed, ordinal=rg if rg < 32768 else None))
         self._num_rows += t.num_rows
 
-    def _write_column_chunk(self, plan: _ColumnPlan, column: Column, rg: int) -> _PendingChunk:
+    def _write_column_chunk(self, plan: _ColumnPlan, data: _LeafData, rg: int) -> _PendingChunk:
         f = plan.field
         col = plan.index
         opts = self.options
-        n = len(column)
-        mask = column.mask
-        dense = column.dense()
+        n = data.num_values  # level entries (= rows for a flat column)
+        dense = data.dense
         n_dense = len(dense)
-        def_levels = None if plan.max_def == 0 else (
-            np.ones(n, np.uint8) if mask is None else (~mask).astype(np.uint8))
-        # dense index where each row's value starts, to cut pages by rows
-        if mask is None:
+        def_levels, rep_levels = data.defs, data.reps
+        # pages are cut at record boundaries: the level entry where each row starts...
+        if rep_levels is None:
+            row_start = None
+            num_rows = n
+        else:
+            row_start = np.concatenate([np.flatnonzero(rep_levels == 0), [n]])
+            num_rows = len(row_start) - 1
+        # ...and the dense index where each level entry's value would start
+        if def_levels is None or n_dense == n:
             dense_start = None
         else:
-            dense_start = np.concatenate([[0], np.cumsum(~mask)])
+            dense_start = np.zeros(n + 1, np.int64)
+            np.cumsum(def_levels == plan.max_def, out=dense_start[1:])
 
         # -- dictionary decision
         dict_values = None
@@ -449,23 +511,23 @@ class ParquetWriter:
             per_row = bit_width_of(max(len(dict_values) - 1, 0)) / 8 + 0.01
         else:
             per_row = _bytes_per_value(dense, f)
-        null_frac = (n - n_dense) / n if n else 0.0
-        bounds = _page_bounds(n, max(per_row * (1 - null_frac), 0.01), opts.data_page_size)
+        bounds = _page_bounds(num_rows, max(per_row * n_dense / max(num_rows, 1), 0.01), opts.data_page_size)
         data_page_offset = self._sink.tell()
         pi_stats, pi_null_pages, pi_locations, pi_unencoded = [], [], [], []
         chunk_stats = None
-        level_width = 1
+        def_width, rep_width = bit_width_of(plan.max_def), bit_width_of(plan.max_rep)
         for page_no, (r0, r1) in enumerate(bounds):
             if self._crypto is not None:
                 self._crypto.check_ordinal("page", page_no)
-            d0, d1 = (r0, r1) if dense_start is None else (int(dense_start[r0]), int(dense_start[r1]))
+            e0, e1 = (r0, r1) if row_start is None else (int(row_start[r0]), int(row_start[r1]))
+            d0, d1 = (e0, e1) if dense_start is None else (int(dense_start[e0]), int(dense_start[e1]))
             pv = _take(dense, slice(d0, d1))
             if dict_values is not None:
                 assert indices is not None
                 vbytes = encode_dictionary_indices(indices[d0:d1], len(dict_values))
             else:
                 vbytes = _encode_values(pv, f, value_encoding)
-            num_values = r1 - r0
+            num_values = e1 - e0
             num_nulls = num_values - (d1 - d0)
             page_stats = None
             if plan.statistics and (opts.write_page_index or True):
@@ -473,14 +535,15 @@ class ParquetWriter:
                                                 sort_order=plan.sort_order, logical_kind=_logical_kind(f),
                                                 type_length=f.type_length,
                                                 max_binary_length=opts.statistics_truncate_length)
+            rep_bytes = def_bytes = b""
+            encode_lv = encode_rle_bitpacked if v2 else encode_levels_v1
+            # levels: RLE for runs of 64 or more, bit-packing between: fewer runs to decode, and as
+            # small once compressed
+            if rep_levels is not None:
+                rep_bytes = encode_lv(rep_levels[e0:e1], rep_width, 64)
             if def_levels is not None:
-                lv = def_levels[r0:r1]
-                if v2:
-                    levels = encode_rle_bitpacked(lv, level_width)
-                else:
-                    levels = encode_levels_v1(lv, level_width)
-            else:
-                levels = b""
+                def_bytes = encode_lv(def_levels[e0:e1], def_width, 64)
+            levels = rep_bytes + def_bytes
             if v2:
                 comp = compression_mod.compress(codec, vbytes)
                 is_compressed = True
@@ -491,8 +554,8 @@ class ParquetWriter:
                 page_header = T.PageHeader(
                     type=T.PageType.DATA_PAGE_V2, uncompressed_page_size=uncompressed_size,
                     data_page_header_v2=T.DataPageHeaderV2(
-                        num_values=num_values, num_nulls=num_nulls, num_rows=num_values, encoding=value_encoding,
-                        definition_levels_byte_length=len(levels), repetition_levels_byte_length=0,
+                        num_values=num_values, num_nulls=num_nulls, num_rows=r1 - r0, encoding=value_encoding,
+                        definition_levels_byte_length=len(def_bytes), repetition_levels_byte_length=len(rep_bytes),
                         is_compressed=is_compressed))
                 ptype = T.PageType.DATA_PAGE_V2
             else:
@@ -521,7 +584,7 @@ class ParquetWriter:
             pi_null_pages.append(num_nulls == num_values)
             if isinstance(pv, BinaryArray):
                 pi_unencoded.append(pv.nbytes)
-        if def_levels is not None or v2:
+        if def_levels is not None or rep_levels is not None or v2:
             encodings.add(E.RLE)
         if plan.statistics:
             chunk_stats = compute_statistics(dense, f.physical_type, null_count=n - n_dense,
@@ -590,13 +653,21 @@ class ParquetWriter:
         fmd = T.FileMetaData(
             version=1, schema=self.schema.to_thrift(), num_rows=self._num_rows, row_groups=self._row_groups,
             key_value_metadata=kv, created_by=CREATED_BY,
-            column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder()) for _ in self.schema.fields])
+            column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder()) for _ in range(self._num_leaves)])
         if self._crypto is not None:
             tail = self._crypto.finish_footer(fmd, self._pending)
         else:
             footer = encode(fmd)
             tail = footer + len(footer).to_bytes(4, "little") + MAGIC
         self._sink.write(tail)
+
+
+def _row_bytes(col: Column) -> float:
+    """Approximate uncompressed bytes per row of a (possibly nested) column."""
+    if isinstance(col, NestedColumn):
+        n = max(len(col), 1)
+        return sum(_row_bytes(c) * len(c) for c in col.children) / n + 1
+    return _bytes_per_value(col.values, col.field)
 
 
 def _distinct_count(hashes: np.ndarray) -> int:
@@ -629,6 +700,11 @@ def _conform(t: Table, schema: Schema) -> Table:
     cols = []
     for f in schema.fields:
         c = t.column(f.name)
+        if isinstance(f, NestedField) or isinstance(c, NestedColumn):
+            from .nested import conform
+
+            cols.append(conform(c, f))
+            continue
         if c.field.physical_type != f.physical_type or c.field.type_length != f.type_length:
             raise SchemaError(f"column {f.name!r} is {c.field.type_name}, the schema says {f.type_name}")
         if c.mask is not None and not f.nullable:

@@ -334,3 +334,21 @@ def test_iter_batches_memory_is_bounded_by_the_batch(tmp_path):
     finally:
         tracemalloc.stop()
     assert peak < peak_full
+
+
+def test_decimal_38_digits_exact_both_directions(tmp_path):
+    vals = [decimal.Decimal("1234567890123456789012345678.9012345678"),
+            decimal.Decimal("-9999999999999999999999999999.9999999999"), None]
+    t = pqbloom.Table.from_pydict({"d": vals}, pqbloom.Schema.from_types({"d": "decimal(38, 10)"}))
+    p = tmp_path / "d.parquet"
+    pqbloom.write_table(t, p)
+    assert pq.read_table(p).column("d").to_pylist() == vals
+    assert pqbloom.read_table(p).column("d").to_pylist() == vals
+    p2 = tmp_path / "d2.parquet"
+    pq.write_table(pa.table({"d": pa.array(vals, pa.decimal128(38, 10))}), p2)
+    assert pqbloom.read_table(p2).column("d").to_pylist() == vals
+
+
+def test_decimal_as_fixed_type_string():
+    f = pqbloom.make_field("d", "decimal(5, 1) as fixed[3]")
+    assert (f.physical_type, f.type_length) == (T.Type.FIXED_LEN_BYTE_ARRAY, 3)

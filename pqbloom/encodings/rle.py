@@ -206,13 +206,20 @@ def _unpack_groups(u8: np.ndarray, bit_width: int, count: int) -> np.ndarray:
 
 # -- RLE / bit-packing hybrid -------------------------------------------------
 
-def encode_rle_bitpacked(values: np.ndarray, bit_width: int) -> bytes:
+def encode_rle_bitpacked(values: np.ndarray, bit_width: int, min_rle_run: int = 8) -> bytes:
     """Encode with the hybrid (no length prefix).
 
-    Runs of >= 8 equal values become RLE runs (after letting the preceding
-    bit-packed stretch grow to a whole number of groups); everything else is
+    Runs of >= ``min_rle_run`` (at least 8) equal values become RLE runs (after letting the
+    preceding bit-packed stretch grow to a whole number of groups); everything else is
     bit-packed in runs of at most 63 groups, the last one zero-padded.
+
+    With the default of 8 the choice of RLE runs loops in Python once per run of 8 or more
+    (whether a short run still holds 8 values after the alignment depends on the runs before
+    it); from 15 up every such run qualifies and the choice is vectorized too. The packing,
+    the run headers and the output layout are always built with numpy in one go.
     """
+    if min_rle_run < 8:
+        raise ValueError("RLE runs hold at least 8 values")
     if not 0 <= bit_width <= 32:
         raise ValueError(f"bit width {bit_width} out of range 0..32")
     v = np.asarray(values).reshape(-1)
@@ -227,40 +234,105 @@ def encode_rle_bitpacked(values: np.ndarray, bit_width: int) -> bytes:
     change = np.flatnonzero(v[1:] != v[:-1]) + 1
     starts = np.concatenate(([0], change))
     lens = np.diff(np.concatenate((starts, [n])))
-    long_runs = np.flatnonzero(lens >= 8)
-    parts: list[bytes] = []
+    long_runs = np.flatnonzero(lens >= min_rle_run)
+    # segments: bit-packed stretches [bp_s, bp_e) and RLE runs [rle_s, rle_e)
+    bp_s: list[int] = []
+    bp_e: list[int] = []
+    rle_s: list[int] = []
+    rle_e: list[int] = []
     pos = 0
-    if len(long_runs):
-        run_starts = starts[long_runs].tolist()
-        run_ends = (starts[long_runs] + lens[long_runs]).tolist()
-        run_vals = v[starts[long_runs]].astype(np.int64).tolist()
-        for s, e, val in zip(run_starts, run_ends, run_vals):
+    if len(long_runs) and min_rle_run >= 15:
+        # every run of 15 or more keeps 8 values after aligning its start: no sequential choice
+        e_all = starts[long_runs] + lens[long_runs]
+        prev_end = np.concatenate([[0], e_all[:-1]])
+        a_all = prev_end + ((starts[long_runs] - prev_end + 7) & ~7)
+        gap = a_all > prev_end
+        bp_s, bp_e = prev_end[gap].tolist(), a_all[gap].tolist()
+        rle_s, rle_e = a_all.tolist(), e_all.tolist()
+        pos = int(e_all[-1])
+    elif len(long_runs):
+        for s, e in zip(starts[long_runs].tolist(), (starts[long_runs] + lens[long_runs]).tolist()):
             a = pos + ((s - pos + 7) & ~7)  # end of the bit-packed stretch, whole groups
             if e - a < 8:
                 continue
             if a > pos:
-                _emit_bitpacked(parts, v[pos:a], bit_width)
-            parts.append(uleb128((e - a) << 1))
-            parts.append((val & 0xFFFFFFFF).to_bytes(4, "little")[:vbytes])
+                bp_s.append(pos)
+                bp_e.append(a)
+            rle_s.append(a)
+            rle_e.append(e)
             pos = e
     if pos < n:
-        _emit_bitpacked(parts, v[pos:], bit_width)
-    return b"".join(parts)
-
-
-def _emit_bitpacked(parts: list[bytes], chunk: np.ndarray, bit_width: int) -> None:
-    packed = _bit_pack_u8(chunk, bit_width).tobytes()
-    groups = (len(chunk) + 7) // 8
-    step = _MAX_GROUPS_PER_RUN * bit_width
-    full_header = bytes([(_MAX_GROUPS_PER_RUN << 1) | 1])
-    g = 0
-    off = 0
-    while g < groups:
-        ng = min(_MAX_GROUPS_PER_RUN, groups - g)
-        parts.append(full_header if ng == _MAX_GROUPS_PER_RUN else uleb128((ng << 1) | 1))
-        parts.append(packed[off:off + ng * bit_width] if bit_width else b"")
-        g += ng
-        off += step
+        bp_s.append(pos)
+        bp_e.append(n)
+    # bit-packed stretches -> runs of at most 63 groups
+    s_arr = np.asarray(bp_s, np.int64)
+    e_arr = np.asarray(bp_e, np.int64)
+    per = _MAX_GROUPS_PER_RUN * 8
+    nchunks = (e_arr - s_arr + per - 1) // per
+    first_chunk = np.repeat(np.cumsum(nchunks) - nchunks, nchunks)
+    c_start = np.repeat(s_arr, nchunks) + (np.arange(int(nchunks.sum()), dtype=np.int64) - first_chunk) * per
+    c_end = np.minimum(c_start + per, np.repeat(e_arr, nchunks))
+    c_groups = (c_end - c_start + 7) // 8
+    # pack every bit-packed run at once: every run holds whole groups except the very last one,
+    # so the values outside RLE runs, zero-padded at the end, are exactly the packed groups in order
+    g_total = int(c_groups.sum())
+    g_before = np.cumsum(c_groups) - c_groups
+    if g_total:
+        if rle_s:
+            marks = np.zeros(n + 1, np.int8)
+            marks[np.asarray(rle_s, np.int64)] += 1
+            marks[np.asarray(rle_e, np.int64)] -= 1
+            gathered = v[np.cumsum(marks[:-1], dtype=np.int8) == 0]
+        else:
+            gathered = v
+        if len(gathered) < g_total * 8:
+            gathered = np.concatenate([gathered, np.zeros(g_total * 8 - len(gathered), gathered.dtype)])
+        packed = _bit_pack_u8(gathered, bit_width)
+    else:
+        packed = np.zeros(0, np.uint8)
+    # every segment, in stream order: header value, payload length, payload source
+    r_s = np.asarray(rle_s, np.int64)
+    r_e = np.asarray(rle_e, np.int64)
+    nseg = len(c_start) + len(r_s)
+    bp_pos = np.arange(len(c_start)) + np.searchsorted(r_s, c_start)
+    rl_pos = np.arange(len(r_s)) + np.searchsorted(c_start, r_s)
+    header = np.empty(nseg, np.int64)
+    header[bp_pos] = (c_groups << 1) | 1
+    header[rl_pos] = (r_e - r_s) << 1
+    is_bp = np.zeros(nseg, bool)
+    is_bp[bp_pos] = True
+    payload_len = np.empty(nseg, np.int64)
+    payload_len[bp_pos] = c_groups * bit_width
+    payload_len[rl_pos] = vbytes
+    payload_src = np.zeros(nseg, np.int64)
+    payload_src[bp_pos] = g_before * bit_width
+    rle_val = np.zeros(nseg, np.int64)
+    rle_val[rl_pos] = v[r_s].astype(np.int64) & 0xFFFFFFFF
+    # varint headers
+    hlen = np.ones(len(header), np.int64)
+    for k in range(1, 5):
+        hlen += header >= (1 << (7 * k))
+    seg_len = hlen + payload_len
+    seg_off = np.cumsum(seg_len) - seg_len
+    out = np.zeros(int(seg_len.sum()), np.uint8)
+    for k in range(int(hlen.max())):
+        has = hlen > k
+        byte = (header[has] >> (7 * k)) & 0x7F
+        more = hlen[has] > k + 1
+        out[seg_off[has] + k] = (byte | (more.astype(np.int64) << 7)).astype(np.uint8)
+    # RLE values
+    rle_idx = np.flatnonzero(~is_bp)
+    for k in range(vbytes):
+        out[seg_off[rle_idx] + hlen[rle_idx] + k] = ((rle_val[rle_idx] >> (8 * k)) & 0xFF).astype(np.uint8)
+    # bit-packed payloads
+    bp_idx = np.flatnonzero(is_bp & (payload_len > 0))
+    if len(bp_idx):
+        pl = payload_len[bp_idx]
+        total = int(pl.sum())
+        within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(pl) - pl, pl)
+        dst = np.repeat(seg_off[bp_idx] + hlen[bp_idx], pl) + within
+        out[dst] = packed[np.repeat(payload_src[bp_idx], pl) + within]
+    return out.tobytes()
 
 
 def decode_rle_bitpacked(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
@@ -273,8 +345,21 @@ def decode_rle_bitpacked(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
     return _decode_hybrid(buf, bit_width, count)[0]
 
 
+#: run headers are read by a plain loop, except in inputs of at least _VECTOR_SCAN_BYTES whose
+#: first _PROBE_RUNS runs average under _DENSE_RUN_BYTES bytes: there the loop would spend more
+#: per run than pointer doubling spends per byte
+_VECTOR_SCAN_BYTES = 2048
+_PROBE_RUNS = 64
+_DENSE_RUN_BYTES = 6
+
+
 def _decode_hybrid(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray, int]:
-    """Decode the hybrid; return the values and the bytes the runs used."""
+    """Decode the hybrid; return the values and the bytes the runs used.
+
+    The run headers are found first (:func:`_scan_runs_vectorized` for large inputs, a plain loop
+    otherwise, and always the loop to report a malformed input precisely); the values of all runs
+    are then materialized with numpy at once.
+    """
     if not 0 <= bit_width <= 32:
         raise CorruptFileError(f"RLE/bit-packed bit width {bit_width} out of range 0..32")
     count = _check_count(count, "RLE/bit-packed hybrid")
@@ -283,74 +368,265 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray,
     if count == 0:
         return np.zeros(0, np.int32), 0
     u8 = as_u8(buf)
-    b = buf if isinstance(buf, bytes) else u8.data
+    b = buf if isinstance(buf, bytes) else u8.tobytes()
+    # follow the first run headers by a plain loop; when they show many small runs (a few bytes
+    # each) in a large input, the rest is scanned vectorized, else the loop goes on
+    heads, pos, got, ok = _chase(b, bit_width, count, 0, 0, _PROBE_RUNS)
+    runs: _Runs | None = None
+    if ok and got < count and len(b) - pos >= _VECTOR_SCAN_BYTES and pos < _DENSE_RUN_BYTES * max(len(heads), 1):
+        rest = _scan_runs_vectorized(u8[pos:], bit_width, count - got)
+        first = _finish_runs(u8, np.array(heads, np.int64), bit_width, got) if rest is not None else None
+        if rest is not None and first is not None:
+            runs = (np.concatenate([first[0], rest[0]]), np.concatenate([first[1], rest[1]]),
+                    np.concatenate([first[2], rest[2]]), np.concatenate([first[3], rest[3] + pos]),
+                    np.concatenate([first[4], rest[4] + pos]), pos + rest[5])
+    elif ok:
+        if got < count:
+            more, pos, got, ok = _chase(b, bit_width, count, pos, got, -1)
+            heads.extend(more)
+        if ok:
+            runs = _finish_runs(u8, np.array(heads, np.int64), bit_width, count)
+    if runs is None:  # malformed: the plain loop says precisely what is wrong
+        runs = _scan_runs_loop(b, bit_width, count)
+    lens_arr, bp_mask, rle_vals, bp_start, bp_stop, pos = runs
+    if not len(bp_start):
+        out = np.repeat(rle_vals.astype(np.uint32).view(np.int32), lens_arr)
+        return out, pos
+    # unpack every bit-packed run in one go: runs are whole groups of bit_width bytes
+    # except possibly the last one, which may be short of its padding bytes
+    if len(bp_start) == 1:
+        packed = u8[int(bp_start[0]):int(bp_stop[0])]
+    else:
+        ln = bp_stop - bp_start
+        total = int(ln.sum())
+        packed = u8[np.repeat(bp_start - (np.cumsum(ln) - ln), ln) + np.arange(total, dtype=np.int64)]
+    # every run but the last holds exactly its groups*8 values, so the
+    # concatenation is group-aligned and its first n_bp values are the ones used
+    n_bp = int(lens_arr[bp_mask].sum())
+    bp_values = _unpack_groups(packed, bit_width, n_bp).astype(np.uint32, copy=False).view(np.int32)
+    if not len(rle_vals):
+        return bp_values, pos
+    mask = np.repeat(bp_mask, lens_arr)
+    out = np.empty(count, np.int32)
+    out[mask] = bp_values
+    out[~mask] = np.repeat(rle_vals.astype(np.uint32).view(np.int32), lens_arr[~bp_mask])
+    return out, pos
+
+
+_Runs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
+
+
+def _chase(b: bytes, bit_width: int, count: int, pos: int, got: int, max_runs: int
+           ) -> tuple[list[int], int, int, bool]:
+    """Follow run headers from ``pos`` until ``count`` values (or ``max_runs`` runs): their positions,
+    the next position, the values so far, and False when a header is cut off or too long."""
     end = len(b)
     vbytes = (bit_width + 7) // 8
-    # per run: length in values, is-bit-packed flag, RLE value
+    heads: list[int] = []
+    append = heads.append
+    while got < count and max_runs:
+        max_runs -= 1
+        if pos >= end:
+            return heads, pos, got, False
+        h = b[pos]
+        hl = 1
+        if h & 0x80:
+            h &= 0x7F
+            shift = 7
+            while True:
+                if pos + hl >= end or hl >= 4:
+                    return heads, pos, got, False
+                byte = b[pos + hl]
+                hl += 1
+                h |= (byte & 0x7F) << shift
+                if not byte & 0x80:
+                    break
+                shift += 7
+        append(pos)
+        if h & 1:
+            pos += hl + (h >> 1) * bit_width
+            got += (h >> 1) * 8
+        else:
+            pos += hl + vbytes
+            got += h >> 1
+    return heads, pos, got, True
+
+
+def _header_at(a: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Varint headers (up to 4 bytes) at positions ``at`` of the zero-padded int32 bytes ``a``:
+    values, lengths, and whether a header runs on past 4 bytes."""
+    value = a[at] & 0x7F
+    hlen = np.ones(len(at), np.int64)
+    cont = (a[at] & 0x80) != 0
+    for k in range(1, 4):
+        if not cont.any():
+            break
+        nb = a[at + k]
+        value = np.where(cont, value | ((nb & 0x7F) << (7 * k)), value)
+        hlen += cont
+        cont = cont & ((nb & 0x80) != 0)
+    return value, hlen, cont
+
+
+def _finish_runs(u8: np.ndarray, chain: np.ndarray, bit_width: int, count: int) -> _Runs | None:
+    """The runs whose headers start at ``chain`` (in order), cut at ``count`` values; None when
+    they do not hold ``count`` values or the input is cut short (the loop then reports it)."""
+    end = len(u8)
+    if not len(chain):
+        return None
+    a = np.zeros(end + 8, np.int32)
+    a[:end] = u8
+    value, hl, cont = _header_at(a, chain)
+    return _runs_of(a, end, chain, value, hl, cont, bit_width, count)
+
+
+def _runs_of(a: np.ndarray, end: int, chain: np.ndarray, value: np.ndarray, hl: np.ndarray, cont: np.ndarray,
+             bit_width: int, count: int) -> _Runs | None:
+    vbytes = (bit_width + 7) // 8
+    half = value.astype(np.int64) >> 1
+    bp = (value & 1) == 1
+    h_nv = np.where(bp, half * 8, half)
+    cum = np.cumsum(h_nv)
+    k = int(np.searchsorted(cum, count))
+    if k >= len(chain):
+        return None
+    chain, hl, bp, half, cont = chain[:k + 1], hl[:k + 1], bp[:k + 1], half[:k + 1], cont[:k + 1]
+    if bool(cont.any()):
+        return None  # a header longer than 4 bytes
+    take = h_nv[:k + 1].copy()
+    take[k] = count - (int(cum[k - 1]) if k else 0)
+    body = chain + hl
+    need = np.where(bp, (take * bit_width + 7) >> 3, vbytes)
+    if bool((body + need > end).any()):
+        return None  # truncated: let the loop report where
+    stop = np.minimum(body + np.where(bp, half * bit_width, vbytes), end)
+    pos = int(stop[-1])
+    used = take > 0
+    take, bp, body, stop = take[used], bp[used], body[used], stop[used]
+    rb = body[~bp]
+    rle_vals = np.zeros(len(rb), np.int64)
+    for j in range(vbytes):
+        rle_vals |= a[rb + j].astype(np.int64) << (8 * j)
+    return take, bp, rle_vals, body[bp], stop[bp], pos
+
+
+def _scan_runs_loop(b: bytes, bit_width: int, count: int, max_runs: int = -1) -> _Runs:
+    """Run headers by a plain loop: (values per run, bit-packed flags, RLE values,
+    bit-packed payload starts and stops, bytes used). Raises on malformed input.
+
+    With ``max_runs`` >= 0 it stops after that many runs (maybe short of ``count`` values)."""
+    end = len(b)
+    vbytes = (bit_width + 7) // 8
     seg_len: list[int] = []
     seg_bp: list[bool] = []
     rle_vals: list[int] = []
-    bp_slices: list[tuple[int, int]] = []  # byte ranges of bit-packed runs
+    bp_start: list[int] = []
+    bp_stop: list[int] = []
     got = 0
     pos = 0
-    while got < count:
-        header, pos = read_uleb128(b, pos, end, "RLE/bit-packed run header")
+    from_bytes = int.from_bytes
+    while got < count and max_runs != 0:
+        max_runs -= 1
+        if pos >= end:
+            raise CorruptFileError("RLE/bit-packed run header: truncated varint")
+        header = b[pos]
+        if header & 0x80:
+            header, pos = read_uleb128(b, pos, end, "RLE/bit-packed run header")
+        else:
+            pos += 1
+        left = count - got
         if header & 1:
             groups = header >> 1
             nvals = groups * 8
-            take = min(nvals, count - got)
+            take = nvals if nvals < left else left
             nbytes = groups * bit_width
-            need = (take * bit_width + 7) // 8
+            need = (take * bit_width + 7) >> 3
             if pos + need > end:
                 raise CorruptFileError(f"bit-packed run truncated: needs {need} bytes at offset {pos}, have {end - pos}")
+            stop = pos + nbytes if pos + nbytes < end else end
             if take:
-                bp_slices.append((pos, min(pos + nbytes, end)))
+                bp_start.append(pos)
+                bp_stop.append(stop)
                 seg_len.append(take)
                 seg_bp.append(True)
-            pos = min(pos + nbytes, end)
+            pos = stop
             got += take
         else:
             run = header >> 1
             if pos + vbytes > end:
                 raise CorruptFileError("RLE run value truncated")
-            val = int.from_bytes(b[pos:pos + vbytes], "little")
+            val = b[pos] if vbytes == 1 else from_bytes(b[pos:pos + vbytes], "little")
             pos += vbytes
-            take = min(run, count - got)
+            take = run if run < left else left
             if take:
                 seg_len.append(take)
                 seg_bp.append(False)
                 rle_vals.append(val)
             got += take
-    if not bp_slices:
-        out = np.repeat(np.array(rle_vals, np.uint32).view(np.int32), np.array(seg_len, np.int64))
-        return out, pos
-    # unpack every bit-packed run in one go: runs are whole groups of bit_width bytes
-    # except possibly the last one, which may be short of its padding bytes
-    if len(bp_slices) == 1:
-        a, z = bp_slices[0]
-        packed = u8[a:z]
-    else:
-        packed = np.concatenate([u8[a:z] for a, z in bp_slices])
-    # every run but the last holds exactly its groups*8 values, so the
-    # concatenation is group-aligned and its first n_bp values are the ones used
-    n_bp = sum(ln for ln, isbp in zip(seg_len, seg_bp) if isbp)
-    bp_values = _unpack_groups(packed, bit_width, n_bp).astype(np.uint32, copy=False).view(np.int32)
-    if not rle_vals:
-        return bp_values, pos
-    lens_arr = np.array(seg_len, np.int64)
-    mask = np.repeat(np.array(seg_bp, bool), lens_arr)
-    out = np.empty(count, np.int32)
-    out[mask] = bp_values
-    rle_lens = lens_arr[~np.array(seg_bp, bool)]
-    out[~mask] = np.repeat(np.array(rle_vals, np.uint32).view(np.int32), rle_lens)
-    return out, pos
+    return (np.array(seg_len, np.int64), np.array(seg_bp, bool), np.array(rle_vals, np.int64),
+            np.array(bp_start, np.int64), np.array(bp_stop, np.int64), pos)
+
+
+def _scan_runs_vectorized(u8: np.ndarray, bit_width: int, count: int) -> _Runs | None:
+    """Run headers without a Python loop per run, or None when the input is not well formed.
+
+    Every byte position is decoded as if a run header started there, which gives the position
+    of the following header; the chain of headers from position 0 is then followed by pointer
+    doubling (log2(runs) rounds of numpy gathers).
+    """
+    end = len(u8)
+    if end == 0:
+        return None
+    vbytes = (bit_width + 7) // 8
+    a = np.zeros(end + 8, np.int32)
+    a[:end] = u8
+    # varint header at every position (headers longer than 4 bytes are left to the loop)
+    value = a[:end] & 0x7F
+    hlen = np.ones(end, np.int32)
+    cont = (a[:end] & 0x80) != 0
+    for k in range(1, 4):
+        if not cont.any():
+            break
+        nxt_byte = a[k:end + k]
+        value[cont] |= (nxt_byte[cont] & 0x7F) << (7 * k)
+        hlen += cont
+        cont &= (nxt_byte & 0x80) != 0
+    is_bp = (value & 1) == 1
+    # bytes from one header to the next: the header, then the RLE value or the bit-packed groups
+    jump = np.empty(end + 1, np.int64)
+    step = jump[:end]
+    np.right_shift(value, 1, out=step)
+    step *= np.where(is_bp, bit_width, 0)
+    step += np.where(is_bp, 0, vbytes)
+    step += hlen
+    step += np.arange(end, dtype=np.int64)
+    np.minimum(step, end, out=step)
+    jump[end] = end
+
+    def nvals(at: np.ndarray) -> np.ndarray:
+        v = value[at].astype(np.int64) >> 1
+        return np.where(is_bp[at], v * 8, v)
+
+    # positions of the headers, in order, until the values reach count (or the chain leaves the buffer)
+    chain = np.zeros(1, np.int64)
+    got = int(nvals(chain)[0])
+    while got < count:
+        new = jump[chain]
+        new = new[new < end]
+        if not len(new):
+            return None  # the runs end before count values: let the loop report it
+        got += int(nvals(new).sum())
+        chain = np.concatenate([chain, new])
+        if got < count:
+            jump = jump[jump]
+    return _runs_of(a, end, chain, value[chain], hlen[chain].astype(np.int64), cont[chain], bit_width, count)
 
 
 # -- levels and booleans ------------------------------------------------------
 
-def encode_levels_v1(levels: np.ndarray, bit_width: int) -> bytes:
+def encode_levels_v1(levels: np.ndarray, bit_width: int, min_rle_run: int = 8) -> bytes:
     """4-byte little-endian length, then the hybrid (levels of v1 data pages)."""
-    body = encode_rle_bitpacked(levels, bit_width)
+    body = encode_rle_bitpacked(levels, bit_width, min_rle_run)
     return len(body).to_bytes(4, "little") + body
 
 

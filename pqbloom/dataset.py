@@ -1,0 +1,183 @@
+"""Directories of Parquet files as Spark, Hive and pyarrow write them.
+
+``read_dataset(directory, columns=None, filters=None, explain=None)`` (also reached through
+``pqbloom.read_table(directory, ...)``) reads every data file under ``directory``:
+
+* files and directories whose name starts with ``_`` or ``.`` are ignored (``_SUCCESS``,
+  ``_temporary/``, ``_common_metadata``, ``.part-*.crc``);
+* ``key=value`` directories are Hive-style partitions: ``value`` is URL-unquoted,
+  ``__HIVE_DEFAULT_PARTITION__`` (or an empty value) is null, and a key whose values all look
+  like integers becomes an int64 column, otherwise a string column. Partition columns come after
+  the file's columns;
+* a filter is first evaluated on each file's partition values: files it rules out are never
+  opened (``Explain.files_pruned_partition``); what remains is pushed into each file (statistics,
+  Bloom filters, dictionaries, page index; see :mod:`pqbloom.predicate`);
+* files are read concurrently by a small thread pool; rows keep the sorted file order.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.parse
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .arrays import BinaryArray
+from .format import T
+from .predicate import Const, Explain, Expr, could_be_true, read_filtered, substitute, to_expression
+from .reader import ParquetFile
+from .schema import Field, make_field
+from .table import Column, Table
+
+__all__ = ["Fragment", "discover", "read_dataset"]
+
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+_INT = re.compile(r"^[-+]?\d+$")
+
+
+@dataclass
+class Fragment:
+    """One data file and the raw partition values of the directories above it."""
+
+    path: str
+    partitions: dict[str, str | None]
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(("_", "."))
+
+
+def discover(root: str | os.PathLike[str]) -> list[Fragment]:
+    """Data files under ``root`` in sorted path order, with their Hive partition values."""
+    root = os.fspath(root)
+    out: list[Fragment] = []
+
+    def walk(d: str, parts: dict[str, str | None]) -> None:
+        with os.scandir(d) as it:
+            entries = sorted(it, key=lambda e: e.name)
+        for e in entries:
+            if _hidden(e.name):
+                continue
+            if e.is_dir():
+                p = dict(parts)
+                if "=" in e.name:
+                    k, v = e.name.split("=", 1)
+                    k = urllib.parse.unquote(k)
+                    v = urllib.parse.unquote(v)
+                    p[k] = None if v in ("", HIVE_NULL) else v
+                walk(e.path, p)
+            elif e.is_file():
+                out.append(Fragment(e.path, parts))
+
+    walk(root, {})
+    return out
+
+
+def _partition_types(frags: Sequence[Fragment]) -> dict[str, str]:
+    keys: dict[str, str] = {}
+    for fr in frags:
+        for k in fr.partitions:
+            keys.setdefault(k, "int64")
+    for k in keys:
+        vals = [fr.partitions.get(k) for fr in frags]
+        if not all(v is None or (_INT.match(v) and -(1 << 63) <= int(v) < (1 << 63)) for v in vals):
+            keys[k] = "string"
+    return keys
+
+
+def _typed(v: str | None, typ: str) -> Any:
+    if v is None:
+        return None
+    return int(v) if typ == "int64" else v
+
+
+def _constant_column(f: Field, value: Any, n: int) -> Column:
+    if value is None:
+        vals: Any = np.zeros(n, np.int64) if f.physical_type == T.Type.INT64 else \
+            BinaryArray(np.zeros(n + 1, np.int64), np.zeros(0, np.uint8))
+        return Column(f, vals, np.ones(n, bool) if n else None)
+    if isinstance(value, int):
+        return Column(f, np.full(n, value, np.int64), None)
+    b = str(value).encode("utf-8")
+    data = np.frombuffer(b * n, np.uint8) if n and b else np.zeros(0, np.uint8)
+    return Column(f, BinaryArray(np.arange(n + 1, dtype=np.int64) * len(b), data), None)
+
+
+def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = None, *, filters: Any = None,
+                 explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
+    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each ParquetFile."""
+    frags = discover(root)
+    if not frags:
+        raise FileNotFoundError(f"no data files under {os.fspath(root)!r}")
+    expr = to_expression(filters)
+    ptypes = _partition_types(frags)
+    pfields = {k: make_field(k, t) for k, t in ptypes.items()}
+    ex = Explain(filter=str(expr) if expr is not None else "")
+    ex.files_total = len(frags)
+
+    todo: list[tuple[Fragment, dict[str, Any], Expr | None]] = []
+    for fr in frags:
+        env = {k: _typed(fr.partitions.get(k), t) for k, t in ptypes.items()}
+        e = expr
+        if e is not None and pfields:
+            e = substitute(e, env)
+            if not could_be_true(e):
+                ex.files_pruned_partition += 1
+                continue
+            if isinstance(e, Const):
+                e = None
+        todo.append((fr, env, e))
+
+    def file_columns(pf: ParquetFile) -> list[str]:
+        names = [f.name for f in pf.table_schema]  # top-level fields (structs, lists, maps whole)
+        if columns is None:
+            return [n for n in names if n not in pfields]
+        return [c for c in columns if c not in pfields]
+
+    def read_one(item: tuple[Fragment, dict[str, Any], Expr | None]) -> tuple[Table, Explain]:
+        fr, env, e = item
+        sub = Explain()
+        with ParquetFile(fr.path, **kwargs) as pf:
+            t = read_filtered(pf, file_columns(pf), e, explain=sub, io_from_open=True)
+        n = t.num_rows
+        extra = {k: _constant_column(pfields[k], env[k], n) for k in pfields}
+        names = [c.field.name for c in t.columns] + [k for k in pfields if k not in t.column_names]
+        if columns is not None:
+            names = list(columns)
+        cols = {c.field.name: c for c in t.columns}
+        cols.update({k: v for k, v in extra.items() if k not in cols})
+        return Table([cols[nm] for nm in names]), sub
+
+    if todo:
+        workers = max(1, min(max_workers, len(todo)))
+        if workers == 1:
+            results = [read_one(it) for it in todo]
+        else:
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pqbloom-dataset") as pool:
+                results = list(pool.map(read_one, todo))
+    else:
+        results = []
+    for _, sub in results:
+        ex.add(sub)
+    ex.files_total = len(frags)
+    if ex.files_pruned_partition:
+        ex.notes.append(f"{ex.files_pruned_partition} file(s) skipped by partition values were not opened")
+    if explain is not None:
+        explain.add(ex)
+    tables = [t for t, _ in results if t.num_rows]
+    if tables:
+        return tables[0] if len(tables) == 1 else Table.concat(tables)
+    if results:
+        return results[0][0]
+    # every file pruned: an empty table with the schema of the first file (footer only)
+    with ParquetFile(frags[0].path, **kwargs) as pf:
+        empty = pf._empty(file_columns(pf))
+    cols = {c.field.name: c for c in empty.columns}
+    cols.update({k: _constant_column(f, None, 0) for k, f in pfields.items() if k not in cols})
+    names = list(columns) if columns is not None else list(cols)
+    return Table([cols[nm] for nm in names])
