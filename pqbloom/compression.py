@@ -82,7 +82,7 @@ def _zstd_decompress(data: Buffer, size: int) -> bytes:
     reader = zstandard.ZstdDecompressor().stream_reader(bytes(data), read_across_frames=True)
     out = bytearray()
     while len(out) <= size:
-        chunk = reader.read(size + 1 - len(out))
+        chunk = reader.read(min(1 << 20, size + 1 - len(out)))  # read(n) allocates n bytes up front
         if not chunk:
             break
         out += chunk
@@ -96,10 +96,22 @@ def _lz4_raw_compress(data: Buffer) -> bytes:
     return bytes(cramjam.lz4.compress_block(data, store_size=False))
 
 
+# an LZ4 block cannot expand by more than 255x (each length byte adds at most 255 bytes)
+_LZ4_MAX_RATIO = 255
+
+
 def _lz4_raw_decompress(data: Buffer, size: int) -> bytes:
     if size == 0:
         return b""
-    return bytes(cramjam.lz4.decompress_block(data, output_len=size))
+    if size > _LZ4_MAX_RATIO * len(data) + 64:
+        raise CorruptFileError(f"LZ4 block of {len(data)} bytes cannot inflate to the {size} bytes its header claims")
+    # decompress_block(output_len=size) pads a short result with zeros; decompress_block_into reports
+    # how many bytes it wrote, so a lying size is caught
+    out = bytearray(size)
+    n = cramjam.lz4.decompress_block_into(bytes(data), out)
+    if n != size:
+        raise CorruptFileError(f"LZ4 block decompressed to {n} bytes, header says {size}")
+    return bytes(out)
 
 
 def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
@@ -116,7 +128,7 @@ def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
             pos += 8
             if clen > len(raw) - pos or len(out) + expect > size:
                 raise ValueError("bad hadoop frame")
-            out += bytes(cramjam.lz4.decompress_block(raw[pos:pos + clen], output_len=expect))
+            out += _lz4_raw_decompress(raw[pos:pos + clen], expect)
             pos += clen
         if len(out) == size:
             return bytes(out)
@@ -126,11 +138,14 @@ def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
         return _check_size(_lz4_raw_decompress(raw, size), size, "LZ4")
     except Exception:
         pass
-    try:
-        out2 = bytes(cramjam.lz4.decompress(raw))
+    try:  # LZ4 frame format, bounded to one byte past the promise (frames can be bombs)
+        buf = bytearray(size + 1)
+        n = cramjam.lz4.decompress_into(raw, buf)
     except Exception as exc:
         raise CorruptFileError(f"LZ4 page cannot be decompressed: {exc}") from None
-    return out2
+    if n != size:
+        raise CorruptFileError(f"LZ4 page decompressed to {n}+ bytes, header says {size}")
+    return bytes(buf[:n])
 
 
 # -- brotli -------------------------------------------------------------------
@@ -139,7 +154,24 @@ def _brotli_compress(data: Buffer) -> bytes:
 
 
 def _brotli_decompress(data: Buffer, size: int) -> bytes:
-    return bytes(cramjam.brotli.decompress(data, output_len=size))
+    # output_len=size would allocate whatever the header claims up front; instead grow a bounded
+    # buffer (decompress_into fails when it is too small) up to one byte past the promise
+    src = bytes(data)
+    cap = min(size + 1, max(1 << 16, 16 * len(src)))
+    while True:
+        out = bytearray(cap)
+        try:
+            n = cramjam.brotli.decompress_into(src, out)
+        except cramjam.DecompressionError as exc:
+            if "whole buffer" not in str(exc):
+                raise
+            if cap > size:
+                raise CorruptFileError(f"BROTLI page inflates past the {size} bytes its header promises") from None
+            cap = min(size + 1, cap * 4)
+            continue
+        if n > size:
+            raise CorruptFileError(f"BROTLI page inflates past the {size} bytes its header promises")
+        return bytes(out[:n])
 
 
 def _none_decompress(data: Buffer, size: int) -> bytes:

@@ -165,6 +165,8 @@ def _interpret(sn: _SNode, parent_def: int, parent_rep: int, forced_required: bo
             # legacy two-level forms: the repeated field itself is the (required) element
             elem = _interpret(rg, de, re_, forced_required=True)
         else:
+            if not rg.children:
+                raise CorruptFileError(f"list group {'.'.join(rg.path)!r} has no children")
             elem = _interpret(rg.children[0], de, re_)
         return LNode(el.name, "list", nullable, d, parent_rep, sn.path, [elem], elem_def=de, field_id=el.field_id)
     if _is_map(el) and one_repeated and kids[0].desc is None:

@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import ParquetError, UnsupportedError
+from .errors import CorruptFileError, ParquetError, UnsupportedError
 from .format import T, decode_prefix
 from .io import read_ranges
 from .statistics import ChunkStats, SortOrder, column_index_bounds, column_index_is_usable, sort_order_for
@@ -1577,6 +1577,9 @@ class _IndexCache:
                 self.ci.setdefault(d.index, None)
             return
         chunks = pf.metadata.row_groups[rg].columns
+        if len(chunks) != len(pf._leaves):  # as ParquetFile._chunk_meta checks
+            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(pf._leaves)} columns",
+                                   row_group=rg)
         wants: list[tuple[str, int, int, int]] = []
         for d in descs:
             cc = chunks[d.index]

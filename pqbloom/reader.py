@@ -98,6 +98,7 @@ class ParquetFile:
 
             self._crypto, md = ReaderDecryption.open(fbytes, magic == b"PARE", self._decryption_properties,
                                                      offset=foff)
+            _check_metadata(md, foff)
             return _Footer(md, foff, flen, magic == b"PARE")
         md, used = decode_prefix(T.FileMetaData, fbytes, offset=foff, what="file metadata")
         if md.encryption_algorithm is not None:
@@ -442,6 +443,8 @@ class ParquetFile:
     def _chunk_range(self, meta: Any, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
         data_off = meta.data_page_offset
         dict_off = meta.dictionary_page_offset
+        if data_off is None:
+            raise CorruptFileError("column chunk has no data page offset", row_group=rg, column=desc.dotted_path)
         start = dict_off if dict_off is not None and 4 <= dict_off < data_off else data_off
         length = meta.total_compressed_size
         if start is None or length is None or start < 4 or length < 0:
@@ -982,6 +985,10 @@ def _scatter(dense: Any, present: np.ndarray) -> Any:
 def _check_metadata(md: Any, offset: int) -> None:
     if md.schema is None or md.row_groups is None:
         raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
+    for i, rg in enumerate(md.row_groups):
+        # required Thrift fields may be absent in a corrupt footer; catch it here, not as a TypeError later
+        if rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
+            raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=offset)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: Any = None, explain: Any = None,

@@ -560,6 +560,8 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
                 raise CorruptFileError("schema ends before all declared children were seen")
             el = elements[pos]
             pos += 1
+            if not isinstance(el.name, str):
+                raise CorruptFileError(f"schema element {pos - 1} has no name")
             rep = el.repetition_type
             if rep is not None and rep not in T.FieldRepetitionType._VALUES_TO_NAMES:
                 raise CorruptFileError(f"schema element {el.name!r} has invalid repetition {rep}")

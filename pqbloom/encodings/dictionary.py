@@ -39,6 +39,9 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
 _ROW_CHUNK_BYTES = 1 << 23  # bound on temporaries of the chunked passes
 _PADDED_MAX = 128  # strings up to this length are hashed via a padded row matrix
+# equal-length strings up to this length are hashed as a row matrix (one numpy pass per 8 bytes of
+# width, so a single huge value would cost millions of passes); longer ones use the dict loop
+_FIXED_HASH_MAX = 4096
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -113,7 +116,7 @@ def _keys(values, ptype: int):  # type: ignore[no-untyped-def]
     if isinstance(values, BinaryArray):
         v = values.compact()
         w = v.fixed_width()
-        if w is not None:
+        if w is not None and w <= _FIXED_HASH_MAX:
             return _hash_matrix(v.as_matrix(w)), (None if w <= 8 else "rows")
         maxlen = int(v.lengths().max())
         if maxlen > _PADDED_MAX:
