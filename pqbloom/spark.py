@@ -1,0 +1,637 @@
+"""A PySpark (4.x) Python Data Source named ``pqbloom``: Spark reads and writes through pqbloom.
+
+>>> import pqbloom.spark
+>>> pqbloom.spark.register(spark)
+>>> df = spark.read.format("pqbloom").load("/data/events")          # a file or a directory
+>>> df.where("id = 42").collect()                                   # pruned by stats + Bloom filters
+>>> df.write.format("pqbloom").option("bloom_filter_columns", "id,email").mode("overwrite").save(path)
+
+Reading
+    The schema comes from the footer of the first data file (plus Hive ``key=value`` partition
+    columns, ``long`` when every value is an integer, else ``string``). ``pushFilters`` accepts
+    ``EqualTo``, ``EqualNullSafe`` (non-null value), ``In``, ``<``/``<=``/``>``/``>=``, ``IsNull``,
+    ``IsNotNull`` on top-level columns, when pqbloom can bind them to the file's column types;
+    other filters are returned to Spark. Planning (``partitions()``, on the driver) evaluates the
+    pushed filters against partition values, row-group statistics and Bloom filters, and yields
+    one input partition per surviving (file, row group): an absent-key lookup plans zero
+    partitions. ``read()`` applies the pushed filters exactly (pages, dictionaries, rows).
+
+    Options: ``columns`` ("a,b"), explicit-key decryption ``footer_key_hex`` and ``column_keys``
+    ("col:HEX,col2:HEX"), or KMS decryption ``kms_key_list`` ("keyA:BASE64,keyB:BASE64", an
+    in-memory KMS with the same syntax as parquet-java's ``parquet.encryption.key.list``).
+
+Writing
+    Each task writes one ``part-<uuid>-<partition>.parquet`` under ``<dir>/_temporary/`` with
+    pqbloom; ``commit()`` renames the task files into ``<dir>`` and writes ``_SUCCESS``;
+    ``abort()`` deletes them. Options: ``compression``, ``row_group_size`` (rows),
+    ``bloom_filter_columns`` ("id,email"), ``bloom_fpp``, ``bloom_ndv``, ``bloom_position``
+    (``after_row_group``/``end``), ``page_index`` (true/false), ``use_dictionary``, and either
+    explicit encryption keys ``footer_key_hex`` / ``column_keys`` ("col:HEX") / ``plaintext_footer``
+    or KMS encryption (PKMT1 key metadata, readable by parquet-java's
+    ``PropertiesDrivenCryptoFactory``): ``kms_key_list``, ``encryption_footer_key`` (a master key
+    id) and ``encryption_column_keys`` ("keyB:email;keyC:ssn").
+
+    Save modes: the Python data source API only tells the writer ``overwrite`` (true/false).
+    ``append`` adds part files; ``overwrite`` deletes the existing data files of the directory at
+    commit time (after the new files are written). ``error``/``errorifexists``/``ignore`` are not
+    supported by Spark for Python data sources (Spark itself rejects them; see the tests).
+
+Importing this module does not need pyspark; :func:`register` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .dataset import _partition_types, _typed, discover
+from .errors import UnsupportedError
+from .predicate import (
+    Compare,
+    Const,
+    Explain,
+    Expr,
+    IsIn,
+    IsNull,
+    _FilePlan,
+    _read_row_group,
+    _rg_rows,
+    _RowGroupPruner,
+    could_be_true,
+    substitute,
+)
+from .reader import ParquetFile
+
+try:  # pyspark is optional: only register() and the data source classes need it
+    from pyspark.sql.datasource import (
+        DataSource,
+        DataSourceArrowWriter,
+        DataSourceReader,
+        InputPartition,
+        WriterCommitMessage,
+    )
+
+    HAVE_PYSPARK = True
+except ImportError:  # pragma: no cover - exercised only without pyspark
+    HAVE_PYSPARK = False
+
+    class DataSource:  # type: ignore[no-redef]
+        def __init__(self, options: Any) -> None:
+            self.options = options
+
+    class DataSourceReader:  # type: ignore[no-redef]
+        pass
+
+    class DataSourceArrowWriter:  # type: ignore[no-redef]
+        pass
+
+    class InputPartition:  # type: ignore[no-redef]
+        def __init__(self, value: Any) -> None:
+            self.value = value
+
+    class WriterCommitMessage:  # type: ignore[no-redef]
+        pass
+
+
+__all__ = ["PqbloomDataSource", "SHORT_NAME", "plan_row_groups", "register", "spark_schema"]
+
+SHORT_NAME = "pqbloom"
+PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
+
+
+def register(spark: Any) -> None:
+    """Register the ``pqbloom`` data source with ``spark`` and enable Python filter pushdown."""
+    if not HAVE_PYSPARK:
+        raise ImportError("pqbloom.spark.register needs pyspark>=4.0 (pip install 'pqbloom[spark]')")
+    spark.conf.set(PUSHDOWN_CONF, "true")
+    spark.dataSource.register(PqbloomDataSource)
+
+
+# ---------------------------------------------------------------------------
+# options
+# ---------------------------------------------------------------------------
+def _opt(options: Any, name: str, default: str | None = None) -> str | None:
+    v = options.get(name)
+    return default if v is None or v == "" else str(v)
+
+
+def _bool(v: str | None, default: bool) -> bool:
+    if v is None:
+        return default
+    return v.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _pairs(text: str | None, sep: str = ",") -> list[tuple[str, str]]:
+    out = []
+    for part in (text or "").split(sep):
+        part = part.strip()
+        if not part:
+            continue
+        k, s, v = part.partition(":")
+        if not s:
+            raise ValueError(f"cannot parse {part!r}: expected 'name:value'")
+        out.append((k.strip(), v.strip()))
+    return out
+
+
+def _kms_master_keys(options: Any) -> dict[str, bytes] | None:
+    text = _opt(options, "kms_key_list")
+    if text is None:
+        return None
+    return {k: base64.b64decode(v) for k, v in _pairs(text)}
+
+
+def _in_memory_kms_factory(keys: dict[str, bytes]) -> Any:
+    from .crypto import InMemoryKms
+
+    return lambda config: InMemoryKms(keys, config)
+
+
+def _decryption_properties(options: Any) -> Any:
+    from .crypto import CryptoFactory, FileDecryptionProperties, KmsConnectionConfig
+
+    keys = _kms_master_keys(options)
+    if keys is not None:
+        return CryptoFactory(_in_memory_kms_factory(keys)).file_decryption_properties(KmsConnectionConfig())
+    footer = _opt(options, "footer_key_hex")
+    cols = _pairs(_opt(options, "column_keys"))
+    if footer is None and not cols:
+        return None
+    return FileDecryptionProperties(bytes.fromhex(footer) if footer else None,
+                                    {c: bytes.fromhex(h) for c, h in cols} or None)
+
+
+def _encryption_properties(options: Any) -> Any:
+    from .crypto import CryptoFactory, EncryptionConfiguration, FileEncryptionProperties, KmsConnectionConfig
+
+    keys = _kms_master_keys(options)
+    footer_id = _opt(options, "encryption_footer_key")
+    if footer_id is not None:
+        if keys is None:
+            raise ValueError("encryption_footer_key needs kms_key_list (master keys of the in-memory KMS)")
+        col_keys = _opt(options, "encryption_column_keys", "") or ""
+        cfg = EncryptionConfiguration(footer_key=footer_id, column_keys=col_keys,
+                                      uniform_encryption=not col_keys,
+                                      plaintext_footer=_bool(_opt(options, "plaintext_footer"), False))
+        return CryptoFactory(_in_memory_kms_factory(keys)).file_encryption_properties(KmsConnectionConfig(), cfg)
+    footer = _opt(options, "footer_key_hex")
+    cols = _pairs(_opt(options, "column_keys"))
+    if footer is None:
+        if cols:
+            raise ValueError("column_keys needs footer_key_hex")
+        return None
+    return FileEncryptionProperties(bytes.fromhex(footer), {c: bytes.fromhex(h) for c, h in cols} or None,
+                                    plaintext_footer=_bool(_opt(options, "plaintext_footer"), False))
+
+
+def _write_options(options: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    comp = _opt(options, "compression")
+    if comp is not None:
+        out["compression"] = comp
+    rgs = _opt(options, "row_group_size")
+    if rgs is not None:
+        out["row_group_size"] = int(rgs)
+    bloom_cols = [c.strip() for c in (_opt(options, "bloom_filter_columns", "") or "").split(",") if c.strip()]
+    if bloom_cols:
+        spec: dict[str, Any] = {}
+        fpp = _opt(options, "bloom_fpp")
+        ndv = _opt(options, "bloom_ndv")
+        if fpp is not None:
+            spec["fpp"] = float(fpp)
+        if ndv is not None:
+            spec["ndv"] = int(ndv)
+        out["bloom_filter_options"] = {c: dict(spec) if spec else True for c in bloom_cols}
+    pos = _opt(options, "bloom_position")
+    if pos is not None:
+        out["bloom_filter_position"] = pos
+    pi = _opt(options, "page_index")
+    if pi is not None:
+        out["write_page_index"] = _bool(pi, True)
+    ud = _opt(options, "use_dictionary")
+    if ud is not None:
+        out["use_dictionary"] = _bool(ud, True)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# schema
+# ---------------------------------------------------------------------------
+def _arrow_to_ddl(t: Any) -> str:
+    import pyarrow as pa
+
+    if pa.types.is_boolean(t):
+        return "boolean"
+    if pa.types.is_int8(t):
+        return "byte"
+    if pa.types.is_int16(t) or pa.types.is_uint8(t):
+        return "short"
+    if pa.types.is_int32(t) or pa.types.is_uint16(t):
+        return "int"
+    if pa.types.is_int64(t) or pa.types.is_uint32(t):
+        return "long"
+    if pa.types.is_uint64(t):
+        return "decimal(20,0)"
+    if pa.types.is_float16(t) or pa.types.is_float32(t):
+        return "float"
+    if pa.types.is_float64(t):
+        return "double"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "string"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        return "binary"
+    if pa.types.is_date(t):
+        return "date"
+    if pa.types.is_timestamp(t):
+        return "timestamp" if t.tz is not None else "timestamp_ntz"
+    if pa.types.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return f"array<{_arrow_to_ddl(t.value_type)}>"
+    if pa.types.is_map(t):
+        return f"map<{_arrow_to_ddl(t.key_type)},{_arrow_to_ddl(t.item_type)}>"
+    if pa.types.is_struct(t):
+        return "struct<" + ",".join(f"`{t.field(i).name}`:{_arrow_to_ddl(t.field(i).type)}"
+                                    for i in range(t.num_fields)) + ">"
+    if pa.types.is_null(t):
+        return "void"
+    raise UnsupportedError(f"no Spark type for Arrow type {t}")
+
+
+def _file_arrow_schema(pf: ParquetFile, columns: Sequence[str] | None) -> Any:
+    import pyarrow as pa
+
+    sch = pf._empty(columns).to_arrow().schema
+    fields = []
+    by_name = {f.name: f for f in pf.table_schema}
+    for f in sch:
+        pqf = by_name.get(f.name)
+        t = f.type
+        if pa.types.is_timestamp(t) and (t.tz is not None or getattr(pqf, "physical_type", None) == 1):
+            t = pa.timestamp("us", tz="UTC")  # instants (INT96 as Spark writes it, or isAdjustedToUTC)
+        elif pa.types.is_timestamp(t):
+            t = pa.timestamp("us")
+        fields.append(pa.field(f.name, t, True))
+    return pa.schema(fields)
+
+
+def spark_schema(path: str, options: Any = None) -> str:
+    """The Spark DDL schema the data source reports for ``path`` (a file or a directory)."""
+    options = options or {}
+    files, ptypes = _discover(path)
+    cols = _columns_option(options)
+    file_cols = None if cols is None else [c for c in cols if c not in ptypes]
+    with ParquetFile(files[0][0], decryption_properties=_decryption_properties(options)) as pf:
+        asch = _file_arrow_schema(pf, file_cols)
+    parts = [f"`{f.name}` {_arrow_to_ddl(f.type)}" for f in asch]
+    parts += [f"`{k}` {'long' if t == 'int64' else 'string'}" for k, t in ptypes.items()
+              if cols is None or k in cols]
+    if cols is not None:  # keep the requested order
+        order = {c: i for i, c in enumerate(cols)}
+        parts.sort(key=lambda p: order[p.split("`")[1]])
+    return ", ".join(parts)
+
+
+def _columns_option(options: Any) -> list[str] | None:
+    text = _opt(options, "columns")
+    if text is None:
+        return None
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def _discover(path: str) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, str]]:
+    """[(file, typed partition values)], {partition key: 'int64'|'string'}."""
+    if os.path.isfile(path):
+        return [(path, {})], {}
+    if not os.path.isdir(path):
+        raise FileNotFoundError(f"no such file or directory: {path!r}")
+    frags = discover(path)
+    if not frags:
+        raise FileNotFoundError(f"no data files under {path!r}")
+    ptypes = _partition_types(frags)
+    return [(fr.path, {k: _typed(fr.partitions.get(k), t) for k, t in ptypes.items()}) for fr in frags], ptypes
+
+
+# ---------------------------------------------------------------------------
+# filters and planning
+# ---------------------------------------------------------------------------
+def _to_expr(f: Any) -> Expr | None:
+    """A Spark ``pyspark.sql.datasource.Filter`` as a pqbloom expression, or None if unsupported."""
+    name = type(f).__name__
+    attr = getattr(f, "attribute", None)
+    if not attr or len(attr) != 1:
+        return None
+    col = attr[0]
+    if name == "EqualTo" or (name == "EqualNullSafe" and f.value is not None):
+        return None if f.value is None else Compare(col, "==", f.value)
+    ops = {"GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<", "LessThanOrEqual": "<="}
+    if name in ops:
+        return None if f.value is None else Compare(col, ops[name], f.value)
+    if name == "In":
+        vals = [v for v in f.value if v is not None]
+        return IsIn(col, vals) if vals else None
+    if name == "IsNull":
+        return IsNull(col)
+    if name == "IsNotNull":
+        return IsNull(col, negate=True)
+    return None
+
+
+def _file_expr(expr: Expr | None, env: dict[str, Any]) -> tuple[bool, Expr | None]:
+    """(may match, expression left for the file) after substituting partition values."""
+    if expr is None:
+        return True, None
+    if env:
+        expr = substitute(expr, env)
+        if not could_be_true(expr):
+            return False, None
+        if isinstance(expr, Const):
+            return True, None
+    return True, expr
+
+
+def plan_row_groups(pf: ParquetFile, expr: Expr | None, ex: Explain | None = None) -> list[int]:
+    """Row groups of ``pf`` that statistics and Bloom filters cannot rule out for ``expr``."""
+    plan = _FilePlan(pf, expr)
+    out = []
+    for rg in range(pf.num_row_groups):
+        if _rg_rows(pf, rg) == 0:
+            continue
+        if ex is not None:
+            ex.row_groups_total += 1
+        if plan.node is None:
+            out.append(rg)
+            continue
+        if isinstance(plan.node, Const) or plan.always_empty:
+            if ex is not None:
+                ex.row_groups_pruned_statistics += 1
+            continue
+        pruner = _RowGroupPruner(plan, rg, ex if ex is not None else Explain())
+        if not pruner.verdict(False, False)[0]:
+            if ex is not None:
+                ex.row_groups_pruned_statistics += 1
+            continue
+        if not pruner.verdict(True, False)[0]:
+            if ex is not None:
+                ex.row_groups_pruned_bloom_filter += 1
+            continue
+        out.append(rg)
+    return out
+
+
+class RowGroupPartition(InputPartition):
+    """One (file, row group) unit of work."""
+
+    def __init__(self, path: str, row_group: int, env: dict[str, Any], expr: Expr | None) -> None:
+        super().__init__((path, row_group))
+        self.path = path
+        self.row_group = row_group
+        self.env = env
+        self.expr = expr
+
+    def __repr__(self) -> str:
+        return f"RowGroupPartition({self.path!r}, rg={self.row_group})"
+
+
+# ---------------------------------------------------------------------------
+# the data source
+# ---------------------------------------------------------------------------
+class PqbloomDataSource(DataSource):
+    """``spark.read.format("pqbloom")`` / ``df.write.format("pqbloom")``; see the module doc."""
+
+    @classmethod
+    def name(cls) -> str:
+        return SHORT_NAME
+
+    def _path(self) -> str:
+        p = self.options.get("path")
+        if not p:
+            raise ValueError("the pqbloom data source needs a path: .load(path) / .save(path)")
+        p = str(p)
+        return p[len("file:"):] if p.startswith("file:") else p
+
+    def schema(self) -> str:
+        return spark_schema(self._path(), self.options)
+
+    def reader(self, schema: Any) -> PqbloomReader:
+        return PqbloomReader(self._path(), dict(self.options), schema)
+
+    def writer(self, schema: Any, overwrite: bool) -> PqbloomWriter:
+        return PqbloomWriter(self._path(), dict(self.options), overwrite)
+
+
+class PqbloomReader(DataSourceReader):
+    def __init__(self, path: str, options: dict[str, str], schema: Any) -> None:
+        self.path = path
+        self.options = options
+        self.names = [f.name for f in schema.fields]
+        self.expr: Expr | None = None
+        self.explain: Explain | None = None  # filled by partitions() (on the planning worker)
+
+    def pushFilters(self, filters: list[Any]) -> list[Any]:
+        files, ptypes = _discover(self.path)
+        rejected = []
+        with ParquetFile(files[0][0], decryption_properties=_decryption_properties(self.options)) as pf:
+            for f in filters:
+                e = _to_expr(f)
+                ok = e is not None and all(c in self.names for c in e.columns())
+                if ok and e is not None and not (e.columns() & set(ptypes)):
+                    try:  # pqbloom must be able to bind the literal to the file's column type
+                        _FilePlan(pf, e)
+                    except Exception:
+                        ok = False
+                if ok and e is not None:
+                    self.expr = e if self.expr is None else (self.expr & e)
+                else:
+                    rejected.append(f)
+        return rejected
+
+    def partitions(self) -> list[RowGroupPartition]:  # type: ignore[override]
+        """Surviving (file, row group) units. Empty when nothing can match; Spark then still runs one
+        placeholder task (``InputPartition(None)``) for which :meth:`read` yields nothing."""
+        files, _ = _discover(self.path)
+        dec = _decryption_properties(self.options)
+        ex = Explain(filter=str(self.expr) if self.expr is not None else "")
+        ex.files_total = len(files)
+        parts: list[RowGroupPartition] = []
+        for path, env in files:
+            may, e = _file_expr(self.expr, env)
+            if not may:
+                ex.files_pruned_partition += 1
+                continue
+            with ParquetFile(path, decryption_properties=dec) as pf:
+                for rg in plan_row_groups(pf, e, ex):
+                    parts.append(RowGroupPartition(path, rg, env, e))
+        self.explain = ex
+        return parts
+
+    def read(self, partition: Any) -> Iterator[Any]:
+        import pyarrow as pa
+
+        if not isinstance(partition, RowGroupPartition):
+            return  # Spark runs one placeholder partition when planning found none: nothing to read
+        p = partition
+        dec = _decryption_properties(self.options)
+        with ParquetFile(p.path, decryption_properties=dec) as pf:
+            file_names = [n for n in self.names if n not in p.env]
+            target = _file_arrow_schema(pf, file_names)
+            plan = _FilePlan(pf, p.expr)
+            descs = pf._select(file_names)
+            t = _read_row_group(plan, p.row_group, descs, Explain())
+            if t is None or t.num_rows == 0:
+                return
+            at = t.to_arrow()
+        arrays = []
+        for f in target:
+            a = at.column(f.name)
+            arrays.append(a.cast(f.type) if a.type != f.type else a)
+        n = at.num_rows
+        cols = dict(zip(target.names, arrays))
+        for k, v in p.env.items():
+            cols[k] = pa.array([v] * n, pa.int64() if isinstance(v, int) else pa.string())
+        table = pa.table({nm: cols[nm] for nm in self.names})
+        yield from table.to_batches(max_chunksize=65536)
+
+
+@dataclass
+class TaskFiles(WriterCommitMessage):
+    """What one write task produced: temporary paths and their final names."""
+
+    moves: list[tuple[str, str]] = field(default_factory=list)
+    rows: int = 0
+
+
+class PqbloomWriter(DataSourceArrowWriter):
+    def __init__(self, path: str, options: dict[str, str], overwrite: bool) -> None:
+        self.path = path
+        self.options = options
+        self.overwrite = overwrite
+        self.job_id = uuid.uuid4().hex[:12]
+
+    def _staging(self) -> str:
+        return os.path.join(self.path, "_temporary", self.job_id)
+
+    def write(self, iterator: Iterator[Any]) -> TaskFiles:
+        import pyarrow as pa
+        from pyspark import TaskContext
+
+        from .table import Table
+        from .writer import ParquetWriter
+
+        ctx = TaskContext.get()
+        pid = ctx.partitionId() if ctx is not None else 0
+        attempt = ctx.attemptNumber() if ctx is not None else 0
+        staging = self._staging()
+        os.makedirs(staging, exist_ok=True)
+        name = f"part-{pid:05d}-{self.job_id}.parquet"
+        tmp = os.path.join(staging, f"{name}.attempt{attempt}")
+        opts = _write_options(self.options)
+        enc = _encryption_properties(self.options)
+        if enc is not None:
+            opts["encryption_properties"] = enc
+        writer: Any = None
+        rows = 0
+        # Spark hands over Arrow batches of spark.sql.execution.arrow.maxRecordsPerBatch rows; buffer
+        # them so each row group gets row_group_size rows (ParquetWriter cuts one per write_table)
+        rg_rows = int(opts.get("row_group_size", 1024 * 1024))
+        pending: list[Any] = []
+        buffered = 0
+
+        def flush(final: bool) -> None:
+            nonlocal writer, pending, buffered
+            if not pending:
+                return
+            table = pa.Table.from_batches(pending)
+            pending, buffered = [], 0
+            cut = table.num_rows if final else (table.num_rows // rg_rows) * rg_rows
+            if cut:
+                t = Table.from_arrow(table.slice(0, cut))
+                if writer is None:
+                    writer = ParquetWriter(tmp, t.schema, **opts)
+                writer.write_table(t)
+            if cut < table.num_rows:
+                pending = table.slice(cut).to_batches()
+                buffered = table.num_rows - cut
+
+        try:
+            for batch in iterator:
+                if batch.num_rows == 0:
+                    continue
+                pending.append(_writable(batch))
+                buffered += batch.num_rows
+                rows += batch.num_rows
+                if buffered >= rg_rows:
+                    flush(False)
+            flush(True)
+            if writer is None:
+                return TaskFiles([], 0)  # an empty task writes no file
+            writer.close()
+            writer = None
+        except BaseException:
+            if writer is not None:
+                try:
+                    writer.close()
+                except Exception:
+                    pass
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+        return TaskFiles([(tmp, os.path.join(self.path, name))], rows)
+
+    def commit(self, messages: list[Any]) -> None:
+        os.makedirs(self.path, exist_ok=True)
+        if self.overwrite:
+            keep = {dst for m in messages if m is not None for _, dst in m.moves}
+            for entry in os.listdir(self.path):
+                full = os.path.join(self.path, entry)
+                if entry == "_temporary" or full in keep:
+                    continue
+                if os.path.isdir(full):
+                    shutil.rmtree(full)
+                else:
+                    os.remove(full)
+        for m in messages:
+            if m is None:
+                continue
+            for src, dst in m.moves:
+                os.replace(src, dst)
+        self._cleanup()
+        with open(os.path.join(self.path, "_SUCCESS"), "w"):
+            pass
+
+    def abort(self, messages: list[Any]) -> None:
+        for m in messages:
+            if m is None:
+                continue
+            for src, _ in m.moves:
+                if os.path.exists(src):
+                    os.remove(src)
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        shutil.rmtree(self._staging(), ignore_errors=True)
+        tmp_root = os.path.join(self.path, "_temporary")
+        try:
+            os.rmdir(tmp_root)  # only when no other job is using it
+        except OSError:
+            pass
+
+
+def _writable(batch: Any) -> Any:
+    """Spark's Arrow batches with timezone-aware timestamps as pqbloom expects them (UTC instants)."""
+    import pyarrow as pa
+
+    arrays, fields = [], []
+    for f, a in zip(batch.schema, batch.columns):
+        t = f.type
+        if pa.types.is_timestamp(t) and t.tz is not None and t.tz != "UTC":
+            a = a.cast(pa.timestamp(t.unit, tz="UTC"))
+            f = pa.field(f.name, a.type, f.nullable)
+        arrays.append(a)
+        fields.append(f)
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
