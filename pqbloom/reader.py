@@ -269,13 +269,8 @@ class ParquetFile:
         try:
             for kind, values, present, dictionary in self._iter_pages(buf, start, meta, rg, desc):
                 yield (take_dictionary(dictionary, values) if kind == "dict" else values), present
-        except ParquetError as exc:
-            if isinstance(exc, CorruptFileError) and exc.column is None:
-                raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
-            raise
-        except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
-            raise CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
-                                   row_group=rg, column=desc.dotted_path) from None
+        except (ParquetError, *_DECODE_FAILURES) as exc:
+            raise _located(exc, rg, desc) from None
 
     def _empty(self, columns: Sequence[str] | None) -> Table:
         from .table import column_from_values
@@ -386,13 +381,8 @@ class ParquetFile:
             if r_all is not None and desc.max_repetition_level < 128:
                 r_all = r_all.astype(np.int8)
             return LeafLevels(values, d_all, r_all, n)
-        except ParquetError as exc:
-            if isinstance(exc, CorruptFileError) and exc.column is None:
-                raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
-            raise
-        except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
-            raise CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
-                                   row_group=rg, column=desc.dotted_path) from None
+        except (ParquetError, *_DECODE_FAILURES) as exc:
+            raise _located(exc, rg, desc) from None
 
     def _read_nested(self, rg: int, sel: NestedSelection) -> Column:
         """The nested column ``sel`` of row group ``rg``: every leaf's levels, then assembly."""
@@ -474,13 +464,8 @@ class ParquetFile:
         buf = self._reader.read(start, length, what="column chunk")
         try:
             return self._decode_chunk(buf, start, meta, rg, desc)
-        except ParquetError as exc:
-            if isinstance(exc, CorruptFileError) and exc.column is None:
-                raise type(exc)(str(exc), row_group=rg, column=desc.dotted_path) from None
-            raise
-        except (ValueError, IndexError, TypeError, OverflowError, MemoryError) as exc:
-            raise CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
-                                   row_group=rg, column=desc.dotted_path) from None
+        except (ParquetError, *_DECODE_FAILURES) as exc:
+            raise _located(exc, rg, desc) from None
 
     def _next_chunk_start(self, start: int) -> int:
         bound = self._footer.footer_offset
@@ -830,6 +815,20 @@ def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | N
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
     return _ChunkParts(pieces, present, total)
+
+
+# what numpy and the codecs raise on garbage; turned into CorruptFileError naming the chunk
+_DECODE_FAILURES = (ValueError, IndexError, TypeError, OverflowError, MemoryError)
+
+
+def _located(exc: Exception, rg: int, desc: ColumnDescriptor) -> Exception:
+    """The error to raise for a failure while decoding a chunk: typed, naming the row group and column."""
+    if isinstance(exc, CorruptFileError):
+        return exc if exc.column is not None else type(exc)(str(exc), row_group=rg, column=desc.dotted_path)
+    if isinstance(exc, ParquetError):
+        return exc
+    return CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
+                            row_group=rg, column=desc.dotted_path)
 
 
 class _RowQueue:
