@@ -69,21 +69,18 @@ FIXTURES = {
     "encrypt_columns_and_footer.parquet.encrypted": ("128", {"double_field", "float_field"}, None),
     "encrypt_columns_and_footer_aad.parquet.encrypted": ("128", {"double_field", "float_field"}, None),
     "encrypt_columns_and_footer_ctr.parquet.encrypted": ("128", {"double_field", "float_field"}, None),
-    "encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted": (
-        "128", {"double_field", "float_field"}, b"tester"),
     "encrypt_columns_plaintext_footer.parquet.encrypted": ("128", {"double_field", "float_field"}, None),
     "aes256/uniform_encryption.parquet.encrypted": ("256", None, None),
     "aes256/encrypt_columns_and_footer.parquet.encrypted": ("256", "all", None),
     "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted": ("256", "all", b"tester"),
 }
-OTHER_FIXTURES = {"external_key_material_java.parquet.encrypted",
-                  "encrypt_columns_and_footer_bloom_filter.parquet.encrypted"}
+OTHER_FIXTURES = {"external_key_material_java.parquet.encrypted"}
 
 
 def fixture_path(name: str) -> Path:
     path = DATA / name
     if not path.exists():
-        pytest.skip(f"fixture {name} is not in this checkout")  # only kept-back fixtures
+        pytest.fail(f"fixture {name} missing: tests read ../shared/fixtures")
     return path
 
 
@@ -298,23 +295,6 @@ def test_fixture_external_key_material_java():
         with pytest.raises(AuthenticationError) as info:
             pf.read(["strings"])
         assert_no_key_in(info.value)
-
-
-def test_fixture_encrypted_bloom_filter_probe():
-    path = fixture_path("encrypt_columns_and_footer_bloom_filter.parquet.encrypted")
-    props = FileDecryptionProperties(key_retriever=by_id(K16))
-    with pqbloom.ParquetFile(path, decryption_properties=props) as pf:
-        table = pf.read(["double_field", "float_field", "int32_field"])
-        assert table.column("double_field").to_pylist() == [i + 0.5 for i in range(2000)]
-        for col, values, ptype in (("double_field", [i + 0.5 for i in range(2000)], T.Type.DOUBLE),
-                                   ("float_field", [i + 0.25 for i in range(2000)], T.Type.FLOAT)):
-            bf = pf.bloom_filter(0, col)
-            assert bf is not None and bf.num_bytes == 2048
-            assert all(bf.might_contain(v, ptype) for v in values)
-
-
-# =============================================================================================
-# helpers: independent decryption with raw AES-GCM
 
 
 def split_tail(data: bytes) -> tuple[bytes, bytes]:

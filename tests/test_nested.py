@@ -53,7 +53,6 @@ NESTED_FIXTURES = [
     "repeated_primitive_no_list.parquet",
     "map_no_value.parquet",
     "datapage_v2.snappy.parquet",
-    "old_list_structure.parquet",  # kept back from some checkouts
 ]
 BAD_LEVELS = ["ARROW-GH-41317.parquet", "ARROW-GH-41321.parquet", "ARROW-GH-45185.parquet",
               "ARROW-RS-GH-6229-LEVELS.parquet", "ARROW-GH-47662.parquet"]
@@ -90,7 +89,7 @@ def assert_same_column(got: pa.ChunkedArray | pa.Array, exp: pa.ChunkedArray | p
 def fixture(name: str) -> Path:
     path = DATA / name
     if not path.exists():
-        pytest.skip(f"{name} is not in this checkout")
+        pytest.fail(f"{name} missing: tests read ../shared/fixtures")
     return path
 
 
@@ -173,7 +172,7 @@ def test_nested_structs_rust_deep_paths():
 def test_bad_levels_raise_typed_errors(name):
     path = BAD / name
     if not path.exists():
-        pytest.skip(f"{name} is not in this checkout")
+        pytest.fail(f"{name} missing: tests read ../shared/fixtures")
     with pytest.raises(CorruptFileError):
         pqbloom.read_table(path)
 
