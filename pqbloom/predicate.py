@@ -190,8 +190,11 @@ class IsNull(Expr):
         return f"{self.column} is {'not ' if self.negate else ''}null"
 
 
-class And(Expr):
+class _Binary(Expr):
+    """A logical connective of two expressions."""
+
     __slots__ = ("left", "right")
+    word = ""
 
     def __init__(self, left: Expr, right: Expr) -> None:
         self.left, self.right = left, right
@@ -200,20 +203,17 @@ class And(Expr):
         return self.left.columns() | self.right.columns()
 
     def __str__(self) -> str:
-        return f"({self.left} and {self.right})"
+        return f"({self.left} {self.word} {self.right})"
 
 
-class Or(Expr):
-    __slots__ = ("left", "right")
+class And(_Binary):
+    __slots__ = ()
+    word = "and"
 
-    def __init__(self, left: Expr, right: Expr) -> None:
-        self.left, self.right = left, right
 
-    def columns(self) -> set[str]:
-        return self.left.columns() | self.right.columns()
-
-    def __str__(self) -> str:
-        return f"({self.left} or {self.right})"
+class Or(_Binary):
+    __slots__ = ()
+    word = "or"
 
 
 class Not(Expr):
