@@ -218,9 +218,11 @@ def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarr
         return
     rd = repeated_def_levels(desc)
     for k in range(1, desc.max_repetition_level + 1):
-        cont = reps == k
         # an entry repeating at level k, and the entry before it, must reach that list's elements
-        if bool((cont & (defs < rd[k])).any()) or bool((cont[1:] & (defs[:-1] < rd[k])).any()):
+        low = defs < rd[k]
+        low[1:] |= low[:-1]
+        cont = reps.view(bool) if k == 1 == desc.max_repetition_level and reps.itemsize == 1 else reps == k
+        if bool((cont & low).any()):
             raise CorruptFileError("a repetition level continues a list that has no element")
 
 
@@ -440,14 +442,40 @@ def conform(col: Column, field: Field) -> Column:
 # ---------------------------------------------------------------------------
 # levels -> nested values
 # ---------------------------------------------------------------------------
-@dataclass
 class LeafLevels:
-    """A decoded leaf chunk: dense (non-null) physical values and its levels (None when the max is 0)."""
+    """A decoded leaf chunk: dense (non-null) physical values and its levels (None when the max is 0).
 
-    values: Any
-    defs: np.ndarray | None
-    reps: np.ndarray | None
-    num_values: int
+    The values may instead come as ``pages``: (level entries, dense numeric values) per data page.
+    Assembly then scatters each page straight into the full-length column, and ``values``
+    concatenates them only when asked (one copy of the chunk fewer).
+    """
+
+    __slots__ = ("_values", "pages", "defs", "reps", "num_values")
+
+    def __init__(self, values: Any, defs: np.ndarray | None, reps: np.ndarray | None, num_values: int,
+                 pages: list[tuple[int, np.ndarray]] | None = None) -> None:
+        if values is None and pages is None:
+            raise ValueError("LeafLevels needs values or pages")
+        self._values = values
+        self.pages = pages
+        self.defs = defs
+        self.reps = reps
+        self.num_values = num_values
+
+    @property
+    def values(self) -> Any:
+        if self._values is None:
+            assert self.pages is not None
+            pieces = [v for _, v in self.pages]
+            self._values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        return self._values
+
+    @property
+    def num_dense(self) -> int:
+        """The number of dense values (without concatenating pages)."""
+        if self._values is not None or self.pages is None:
+            return len(self.values)
+        return sum(len(v) for _, v in self.pages)
 
 
 def scatter(dense: Any, present: np.ndarray) -> Any:
@@ -461,6 +489,28 @@ def scatter(dense: Any, present: np.ndarray) -> Any:
         return BinaryArray(offs, dense.compact().data)
     out = np.zeros((n,) + dense.shape[1:], dense.dtype)
     out[present] = dense
+    return out
+
+
+def _scatter_pages(pages: list[tuple[int, np.ndarray]], in_ctx: np.ndarray | None, present: np.ndarray,
+                   where: str) -> np.ndarray:
+    """:func:`scatter` of per-page dense values: each page fills its own stretch of the output.
+
+    ``pages`` holds (level entries, dense values) per page; ``in_ctx`` says which level entries
+    are slots of the output (None: all), ``present`` which slots hold a value.
+    """
+    first = pages[0][1]
+    out = np.zeros((len(present),) + first.shape[1:], first.dtype)
+    entry = slot = 0
+    for n_entries, vals in pages:
+        k = n_entries if in_ctx is None else int(np.count_nonzero(in_ctx[entry:entry + n_entries]))
+        seg = present[slot:slot + k]
+        if int(np.count_nonzero(seg)) != len(vals) or vals.dtype != first.dtype:
+            raise CorruptFileError(f"leaf {where!r}: a page has {int(np.count_nonzero(seg))} defined levels "
+                                   f"but {len(vals)} values")
+        out[slot:slot + k][seg] = vals
+        entry += n_entries
+        slot += k
     return out
 
 
@@ -483,35 +533,50 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
             if len(lv.values) != n:
                 raise CorruptFileError(f"leaf {node.desc.dotted_path!r} decoded {len(lv.values)} values for {n} levels")
             return Column(fld, lv.values, None)
-        sdefs = defs[defs >= ctx_def] if ctx_def > 0 else defs
+        in_ctx = defs >= ctx_def if ctx_def > 0 else None
+        sdefs = defs[in_ctx] if in_ctx is not None else defs
         present = sdefs == maxd
         npresent = int(np.count_nonzero(present))
-        vals = lv.values
-        if npresent != len(vals):
+        ndense = lv.num_dense
+        if npresent != ndense:
             raise CorruptFileError(f"leaf {node.desc.dotted_path!r} has {npresent} defined levels but "
-                                   f"{len(vals)} values")
+                                   f"{ndense} values")
         if npresent == len(sdefs):
-            return Column(fld, vals, None)
-        full = scatter(vals if npresent else _empty_values(fld), present)
+            return Column(fld, lv.values, None)
+        if lv.pages is not None and len(lv.pages) > 1 and npresent:
+            full = _scatter_pages(lv.pages, in_ctx, present, node.desc.dotted_path)
+        else:
+            full = scatter(lv.values if npresent else _empty_values(fld), present)
         return Column(fld, full, ~present if node.nullable else None)
     first = node.first_leaf()
     lv = data[first.index]
     defs, reps = lv.defs, lv.reps
     max_rep = first.max_repetition_level
     n_entries = lv.num_values
-    sel: np.ndarray | None
-    if ctx_def == 0 and ctx_rep == 0:
-        sel = None if reps is None else reps == 0
-    else:
-        sel = None
+    # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep
+    pos: np.ndarray | None = None  # their positions, when known
+    sd: np.ndarray | None = None  # their definition levels, when known
+    others = False  # some entry with rep <= ctx_rep is not a slot (an ancestor is null or empty there)
+    if reps is not None and ctx_rep < max_rep:
+        # slot starts are a minority of the entries here: index them rather than mask everything
+        pos = np.flatnonzero(reps == 0 if ctx_rep == 0 else reps <= ctx_rep)
         if defs is not None:
-            sel = defs >= ctx_def
-        if reps is not None and ctx_rep < max_rep:  # (rep <= max_rep holds everywhere)
-            sel = (reps <= ctx_rep) if sel is None else (sel & (reps <= ctx_rep))
-    nslots = n_entries if sel is None else int(np.count_nonzero(sel))
+            sd = defs[pos]
+            if ctx_def > 0:
+                keep = sd >= ctx_def
+                if not bool(keep.all()):
+                    others = True
+                    pos, sd = pos[keep], sd[keep]
+        nslots = len(pos)
+    elif defs is not None and ctx_def > 0:
+        sel = defs >= ctx_def
+        sd = defs[sel]
+        nslots = len(sd)
+    else:
+        sd = defs
+        nslots = n_entries
     mask = None
-    if node.nullable and defs is not None:
-        sd = defs if sel is None else defs[sel]
+    if node.nullable and sd is not None:
         mask = sd < node.def_level
     fld = node.to_field()
     if node.kind == "struct":
@@ -522,26 +587,52 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
                                        f"values for {nslots} slots (leaves disagree on their levels)")
         return NestedColumn(fld, nslots, mask, kids)
     de, re_ = node.elem_def, ctx_rep + 1
-    if defs is None or reps is None:
+    if defs is None or reps is None or pos is None or sd is None:
         raise CorruptFileError(f"list {'.'.join(node.path)!r} has a leaf without levels")
-    el = defs >= de
-    if re_ < max_rep:
-        el &= reps <= re_
-    cs = np.cumsum(el, dtype=np.int64 if n_entries >= 2**31 - 1 else np.int32)
-    offsets = np.zeros(nslots + 1, np.int64)
-    if n_entries:
-        pos = np.arange(n_entries) if sel is None else np.flatnonzero(sel)
-        if (cs[pos[0] - 1] if nslots and pos[0] else cs[-1] if not nslots else 0) != 0:
-            raise CorruptFileError(f"list {'.'.join(node.path)!r}: elements before the first slot")
-        # elements before slot k's first entry: the running count just before it
-        offsets[1:nslots] = cs[pos[1:] - 1]
-        offsets[-1] = cs[-1]
+    offsets = None
+    if re_ == max_rep and not others:
+        offsets = _innermost_offsets(defs, reps, pos, sd, de, ctx_rep)
+    if offsets is None:
+        el = defs >= de
+        if re_ < max_rep:
+            el &= reps <= re_
+        cs = np.cumsum(el, dtype=np.int64 if n_entries >= 2**31 - 1 else np.int32)
+        offsets = np.zeros(nslots + 1, np.int64)
+        if n_entries:
+            if (cs[pos[0] - 1] if nslots and pos[0] else cs[-1] if not nslots else 0) != 0:
+                raise CorruptFileError(f"list {'.'.join(node.path)!r}: elements before the first slot")
+            # elements before slot k's first entry: the running count just before it
+            offsets[1:nslots] = cs[pos[1:] - 1]
+            offsets[-1] = cs[-1]
     kids = [assemble(c, data, de, re_) for c in node.children]
     for k in kids:
         if len(k) != int(offsets[-1]):
             raise CorruptFileError(f"{node.kind} {'.'.join(node.path)!r}: child {k.field.name!r} has {len(k)} "
                                    f"values for {int(offsets[-1])} elements (leaves disagree on their levels)")
     return NestedColumn(fld, nslots, mask, kids, offsets)
+
+
+def _innermost_offsets(defs: np.ndarray, reps: np.ndarray, pos: np.ndarray, sd: np.ndarray, de: int,
+                       ctx_rep: int) -> np.ndarray | None:
+    """Offsets of an innermost list whose slots start at every entry with rep <= ``ctx_rep`` (at
+    ``pos``, with definition levels ``sd``), without a running count over all entries.
+
+    Every other entry then continues the list of the slot before it (rep == ctx_rep + 1), which
+    valid levels only do with an element; so a slot holds its entries, less its first one when that
+    one is an empty or null list. None when the levels do not have that shape (the general count
+    then decides, or reports them).
+    """
+    n = len(defs)
+    nslots = len(pos)
+    if not nslots or pos[0] != 0 or bool(((reps > ctx_rep) & (defs < de)).any()):
+        return None
+    lens = np.empty(nslots, np.int64)
+    np.subtract(pos[1:], pos[:-1], out=lens[:-1])
+    lens[-1] = n - pos[-1]
+    lens -= sd < de
+    offsets = np.zeros(nslots + 1, np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return offsets
 
 
 def empty_column(field: Field) -> Column:
@@ -577,30 +668,60 @@ def _dense_take(col: Column, idx: np.ndarray) -> Any:
     return v[idx]
 
 
+def _dense_filter(values: Any, keep: np.ndarray) -> Any:
+    """The physical values where ``keep`` is True."""
+    return values.filter(keep) if isinstance(values, BinaryArray) else values[keep]
+
+
 def shred(col: Column, node: LNode) -> dict[int, ShreddedLeaf]:
     """Definition/repetition levels and dense values of every leaf under ``node`` (by leaf ordinal).
 
     ``node`` is the writer's tree for the column's field (from :func:`build_tree` of its schema).
+    The levels are int8 when every maximum level is below 128 (else int16).
     """
     n = len(col)
     out: dict[int, ShreddedLeaf] = {}
-    _shred(col, node, np.zeros(n, LEVEL_DTYPE), np.zeros(n, LEVEL_DTYPE), np.arange(n, dtype=np.int64), True, out)
+    top = max(max(d.max_definition_level, d.max_repetition_level) for d in node.leaves())
+    lt = np.dtype(np.int8 if top < 128 else LEVEL_DTYPE)
+    _shred(col, node, np.zeros(n, lt), np.zeros(n, lt), None, True, out, None, True)
     return out
 
 
 def _shred(col: Column, node: LNode, defs: np.ndarray, reps: np.ndarray, idx: np.ndarray | None, seq: bool,
-           out: dict[int, ShreddedLeaf], act: np.ndarray | None = None) -> None:
+           out: dict[int, ShreddedLeaf], act: np.ndarray | None = None, aligned: bool = False) -> None:
     """One node of :func:`shred`.
 
     ``idx`` holds, per level entry, the slot of ``col`` it stands for, or -1 where an ancestor ended
     the record branch (null or empty). ``seq`` says the entries with ``idx >= 0`` are exactly the
     slots 0..len(col)-1 in order, which spares the gathers by ``idx`` (the common case: top-level
     columns, and children of lists/maps and of structs without nulls, below such columns).
-    ``act`` is ``idx >= 0`` when already known; ``idx`` itself may then be None for a leaf under
-    ``seq`` (it is never needed there).
+    ``aligned`` says entry i stands for slot i wherever it is active (top-level columns and the
+    struct members below them, nulls or not): ``idx`` is then not needed either.
+    ``act`` is ``idx >= 0`` when already known (None: every entry); ``idx`` itself may be None
+    under ``aligned``, and for a leaf under ``seq``.
     """
+    lt = defs.dtype
     active = act
-    if node.nullable:
+    if aligned:
+        if node.nullable:
+            if col.mask is not None:
+                active = ~col.mask if active is None else active & ~col.mask
+            defs = defs + (np.int8(1) if active is None else active)
+        if node.kind == "leaf":
+            assert node.desc is not None
+            dense = col.values if active is None else _dense_filter(col.values, active)
+            out[node.desc.index] = ShreddedLeaf(dense, defs.astype(lt, copy=False), reps, len(defs))
+            return
+        assert isinstance(col, NestedColumn)
+        if node.kind == "struct":
+            # the members stay aligned with the struct; in order too unless a struct slot is null
+            child_seq = seq and (col.mask is None or not node.nullable)
+            for c, k in zip(col.children, node.children):
+                _shred(c, k, defs, reps, None, child_seq, out, active, True)
+            return
+        if active is None:  # a list or map: its slots by position
+            active = np.ones(len(col), bool)
+    elif node.nullable:
         if active is None:
             assert idx is not None
             active = idx >= 0
@@ -625,7 +746,7 @@ def _shred(col: Column, node: LNode, defs: np.ndarray, reps: np.ndarray, idx: np
             assert idx is not None
             present = idx >= 0 if active is None else active
             dense = _dense_take(col, idx[present] if not bool(present.all()) else idx)
-        out[node.desc.index] = ShreddedLeaf(dense, defs.astype(LEVEL_DTYPE, copy=False), reps, len(defs))
+        out[node.desc.index] = ShreddedLeaf(dense, defs.astype(lt, copy=False), reps, len(defs))
         return
     assert isinstance(col, NestedColumn)
     if node.kind == "struct":
@@ -639,7 +760,7 @@ def _shred(col: Column, node: LNode, defs: np.ndarray, reps: np.ndarray, idx: np
     if active is None:
         assert idx is not None
         active = idx >= 0
-    if seq and len(active) == len(col):
+    if aligned or (seq and len(active) == len(col)):
         starts, lens = offsets[:-1], np.where(active, np.diff(offsets), 0)
     else:
         assert idx is not None
@@ -653,7 +774,7 @@ def _shred(col: Column, node: LNode, defs: np.ndarray, reps: np.ndarray, idx: np
     need_idx = not seq or any(k.kind != "leaf" for k in node.children)
     new_idx: np.ndarray | None = None
     if total == len(cnt):  # no slot holds more than one element: no copy of the level arrays needed
-        new_defs = (defs + expand).astype(LEVEL_DTYPE, copy=False)
+        new_defs = (defs + expand).astype(lt, copy=False)
         new_reps = reps
         new_act = expand
         if need_idx:
@@ -661,10 +782,18 @@ def _shred(col: Column, node: LNode, defs: np.ndarray, reps: np.ndarray, idx: np
     else:
         first = np.zeros(len(cnt), np.int64)
         np.cumsum(cnt[:-1], out=first[1:])
-        new_defs = np.repeat((defs + expand).astype(LEVEL_DTYPE, copy=False), cnt)
-        new_reps = np.full(total, node.rep_level + 1, LEVEL_DTYPE)
+        # a slot with elements has every ancestor defined, so all its entries are at elem_def; the
+        # other slots keep one entry each: fill, then patch those (cheaper than repeating per slot)
+        empty = ~expand
+        if bool((defs[expand] == node.elem_def - 1).all()):
+            new_defs = np.full(total, node.elem_def, lt)
+            new_defs[first[empty]] = defs[empty]
+        else:
+            new_defs = np.repeat((defs + expand).astype(lt, copy=False), cnt)
+        new_reps = np.full(total, node.rep_level + 1, lt)
         new_reps[first] = reps
-        new_act = np.repeat(expand, cnt)
+        new_act = np.ones(total, bool)
+        new_act[first[empty]] = False
         if need_idx:
             # element index of each entry: starts[g], starts[g] + 1, ... within an expanded slot g,
             # -1 for a null or empty slot; built as the running sum of steps of 1 with a jump per slot

@@ -43,8 +43,10 @@ from pqbloom.encodings import (
     estimate_distinct_fraction,
     take_dictionary,
 )
+from pqbloom.encodings import rle as rle_mod
 from pqbloom.encodings.delta import _rebuild_columns, _rebuild_loop
 from pqbloom.encodings.plain import _decode_byte_array_general
+from pqbloom.encodings.rle import level_dtype
 from pqbloom.errors import CorruptFileError
 from pqbloom.format import T, decode_prefix, encode
 
@@ -90,13 +92,13 @@ def ref_decode_hybrid(buf: bytes, bw: int, count: int) -> list[int]:
             if not b & 0x80:
                 break
         if header & 1:
-            n = (header >> 1) * 8
+            n = min((header >> 1) * 8, count - len(out))
             acc = int.from_bytes(buf[pos:pos + (header >> 1) * bw], "little")
             pos += (header >> 1) * bw
             out += [(acc >> (i * bw)) & ((1 << bw) - 1) for i in range(n)]
         else:
             nb = (bw + 7) // 8
-            out += [int.from_bytes(buf[pos:pos + nb], "little")] * (header >> 1)
+            out += [int.from_bytes(buf[pos:pos + nb], "little")] * min(header >> 1, count - len(out))
             pos += nb
     return out[:count]
 
@@ -431,6 +433,167 @@ def test_hybrid_corrupt() -> None:
         decode_levels_v1(b"\x01\x00", 1, 1)
     with pytest.raises(ValueError):
         encode_rle_bitpacked(np.array([4]), 2)
+
+
+# -- dense hybrid streams: many short runs, as Arrow writes levels ---------------------------
+
+
+def _varint(value: int, pad: int = 0) -> bytes:
+    """LEB128 of ``value``, with ``pad`` redundant continuation bytes (still a valid varint)."""
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        if value or pad:
+            out.append(b | 0x80)
+            if not value:
+                pad -= 1
+                while pad:
+                    out.append(0x80)
+                    pad -= 1
+                out.append(0)
+                return bytes(out)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def build_hybrid(runs: list[tuple[str, list[int]]], bw: int, pads: list[int] | None = None) -> bytes:
+    """A hybrid stream by the spec: ("rle", [value] * n) or ("bp", values, a multiple of 8) runs."""
+    out = bytearray()
+    for i, (kind, vals) in enumerate(runs):
+        out += _varint(_run_header(kind, vals), pads[i] if pads else 0)
+        out += vals[0].to_bytes((bw + 7) // 8, "little") if kind == "rle" else ref_bit_pack(vals, bw)
+    return bytes(out)
+
+
+def _run_header(kind: str, vals: list[int]) -> int:
+    if kind == "rle":
+        return len(vals) << 1
+    assert len(vals) % 8 == 0
+    return (len(vals) // 8) << 1 | 1
+
+
+@st.composite
+def dense_hybrid(draw):  # type: ignore[no-untyped-def]
+    """Streams like Arrow's definition levels: hundreds of short RLE runs (8..70 values, so some
+    headers take two bytes) between bit-packed runs of 1..3 groups; bit widths 1..8 (and a few
+    wider), sometimes a redundant varint byte in a header, a long RLE run, or a 63-group run."""
+    bw = draw(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 17]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    n_runs = draw(st.integers(1, 200) | st.integers(600, 1500))
+    p_rle = draw(st.floats(0.0, 1.0))
+    p_pad = draw(st.sampled_from([0.0, 0.0, 0.01]))
+    rng = np.random.default_rng(seed)
+    hi = 1 << bw
+    runs: list[tuple[str, list[int]]] = []
+    for _ in range(n_runs):
+        r = rng.random()
+        if r < p_rle:
+            n = int(rng.integers(8, 71)) if rng.random() < 0.98 else int(rng.integers(71, 5000))
+            runs.append(("rle", [int(rng.integers(0, hi))] * n))
+        else:
+            groups = int(rng.integers(1, 4)) if rng.random() < 0.98 else 63
+            runs.append(("bp", rng.integers(0, hi, groups * 8).tolist()))
+    pads = [int(rng.integers(1, 4)) if rng.random() < p_pad else 0 for _ in runs]
+    values = [v for _, vals in runs for v in vals]
+    longest = max((len(_varint(_run_header(k, v), p)) for (k, v), p in zip(runs, pads)), default=0)
+    return bw, build_hybrid(runs, bw, pads), values, longest
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(dense_hybrid(), st.data())
+def test_dense_hybrid_streams_decode_like_the_spec(case, data) -> None:  # type: ignore[no-untyped-def]
+    """Every output type and a count cut anywhere give the spec's values, whichever way the runs are found
+    (the vectorized header scan takes large streams of small runs, the plain loop the others)."""
+    bw, buf, values, longest_header = case
+    count = data.draw(st.sampled_from([len(values), data.draw(st.integers(0, len(values)))]))
+    want = values[:count]
+    assert ref_decode_hybrid(buf, bw, count) == want
+    got = decode_rle_bitpacked(buf, bw, count)
+    assert got.dtype == np.int32 and got.tolist() == want
+    for dt, limit in ((np.int8, 7), (np.int16, 15)):
+        if bw <= limit:
+            narrow = decode_rle_bitpacked(buf, bw, count, dt)
+            assert narrow.dtype == dt and narrow.tolist() == want
+    lv, used = decode_levels_v1(len(buf).to_bytes(4, "little") + buf + b"\x01\x02", bw, count, level_dtype(2**bw - 1))
+    assert lv.tolist() == want and used == 4 + len(buf)
+    # the loop alone and the vectorized scan alone agree (the scan leaves headers over 4 bytes to the loop)
+    u8 = np.frombuffer(buf, np.uint8)
+    loop = rle_mod._scan_runs_loop(buf, bw, count)
+    assert rle_mod._materialize(u8, loop, bw, count, np.dtype(np.int32)).tolist() == want
+    scan = rle_mod._header_chain(u8, bw)
+    runs = None if scan is None or not count else rle_mod._runs_of(u8, *scan, bw, count)
+    if runs is not None:
+        assert rle_mod._materialize(u8, runs, bw, count, np.dtype(np.int32)).tolist() == want
+    else:
+        assert not count or longest_header > 4
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(dense_hybrid(), st.data())
+def test_dense_hybrid_streams_cut_short_raise(case, data) -> None:  # type: ignore[no-untyped-def]
+    """A stream cut anywhere either still holds the values asked for (only padding is lost) or raises
+    CorruptFileError, never anything else; asking for more values than the stream holds raises."""
+    bw, buf, values, _ = case
+    cut = data.draw(st.integers(0, len(buf)))
+    try:
+        got = decode_rle_bitpacked(buf[:cut], bw, len(values))
+    except CorruptFileError:
+        pass
+    else:
+        assert got.tolist() == values
+    with pytest.raises(CorruptFileError):
+        decode_rle_bitpacked(buf, bw, len(values) + 8 * 63 * 1000)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(min_size=0, max_size=6000), st.integers(1, 8), st.integers(0, 30000))
+def test_dense_scan_garbage_raises_only_corrupt_file_error(data, bw, count) -> None:  # type: ignore[no-untyped-def]
+    # small header bytes make the probe choose the vectorized scan on most of these; the count stays
+    # small because a few bytes of RLE runs may legitimately hold 2**31 values
+    buf = bytes(b & 0x8F for b in data)
+    for dt in (np.int32, level_dtype(2**bw - 1)):
+        try:
+            got = decode_rle_bitpacked(buf, bw, count, dt)
+        except CorruptFileError:
+            continue
+        assert len(got) == count and got.dtype == dt
+        assert got.tolist() == ref_decode_hybrid(buf, bw, count)
+
+
+def test_dense_hybrid_takes_the_vectorized_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The property tests above reach the vectorized scan: a stream of short runs goes through it."""
+    rng = np.random.default_rng(3)
+    runs = [("rle", [3] * int(rng.integers(8, 30))) if i % 2 else ("bp", rng.integers(0, 4, 16).tolist())
+            for i in range(2000)]
+    buf = build_hybrid(runs, 2)
+    values = [v for _, vals in runs for v in vals]
+    calls = []
+    real = rle_mod._header_chain
+    monkeypatch.setattr(rle_mod, "_header_chain", lambda *a: calls.append(1) or real(*a))
+    assert decode_rle_bitpacked(buf, 2, len(values), np.int8).tolist() == values
+    assert calls
+
+
+def test_hybrid_narrow_output_rejects_rle_values_wider_than_the_bit_width() -> None:
+    buf = bytes([8 << 1, 0x05])  # an RLE run of 8 x 5, bit width 2
+    assert decode_rle_bitpacked(buf, 2, 8).tolist() == [5] * 8  # int32: the value as stored
+    with pytest.raises(CorruptFileError):
+        decode_rle_bitpacked(buf, 2, 8, np.int8)
+    with pytest.raises(ValueError):
+        decode_rle_bitpacked(buf, 8, 8, np.int8)  # 8-bit values do not fit int8
+    assert level_dtype(1) == np.int8 and level_dtype(127) == np.int8 and level_dtype(128) == np.int32
+
+
+def test_five_byte_headers_in_a_dense_stream() -> None:
+    """A redundant 5-byte varint header among short runs is left to the plain loop, which reads it."""
+    rng = np.random.default_rng(5)
+    runs = [("rle", [1] * 9) if i % 2 else ("bp", rng.integers(0, 2, 8).tolist()) for i in range(3000)]
+    pads = [4 if i == 2500 else 0 for i in range(len(runs))]
+    buf = build_hybrid(runs, 1, pads)
+    values = [v for _, vals in runs for v in vals]
+    assert decode_rle_bitpacked(buf, 1, len(values), np.int8).tolist() == values
 
 
 def test_bit_packed_levels_msb_first() -> None:
@@ -1197,3 +1360,21 @@ def test_fixture_byte_stream_split_zstd_first_page_bytes() -> None:
                 vals, used = decode_byte_stream_split(rest, leaf.type, n)
                 assert used == len(rest) and encode_byte_stream_split(vals, leaf.type) == rest
 
+
+
+@SETTINGS
+@given(bw=st.integers(1, 8), seed=st.integers(0, 2**32 - 1), min_rle=st.sampled_from([8, 15, 64]),
+       stretches=st.sampled_from([3, 1500]))
+def test_hybrid_encoder_many_rle_runs(bw, seed, min_rle, stretches):
+    """Streams alternating long equal runs with short mixed stretches (as levels of sparse nulls look),
+    including more stretches than the encoder copies one by one: decoded by the reference decoder."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for _ in range(stretches):
+        parts.append(np.full(int(rng.integers(min_rle, min_rle + 40)), rng.integers(0, 1 << bw)))
+        parts.append(rng.integers(0, 1 << bw, int(rng.integers(1, 12))))
+    vals = np.concatenate(parts).astype(np.int8 if bw < 8 else np.int16)
+    enc = encode_rle_bitpacked(vals, bw, min_rle)
+    assert ref_decode_hybrid(enc, bw, len(vals)) == vals.tolist()
+    assert np.array_equal(decode_rle_bitpacked(enc, bw, len(vals)), vals)
+    assert np.array_equal(decode_rle_bitpacked(enc, bw, len(vals) // 2), vals[:len(vals) // 2])

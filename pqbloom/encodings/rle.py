@@ -8,10 +8,14 @@ Layout of the hybrid (parquet-format ``Encodings.md``)::
 
 All packing and unpacking is vectorized with numpy; the only Python loops run
 once per run header (RLE runs are inherently sequential) or once per one of
-the eight value slots of a group.
+the eight value slots of a group. Streams of many small runs (Arrow's levels)
+have their headers found by pointer jumping instead, with a loop over one header
+in eight; levels decode straight to int8 (:func:`level_dtype`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +30,7 @@ __all__ = [
     "decode_rle_bitpacked",
     "encode_levels_v1",
     "decode_levels_v1",
+    "level_dtype",
     "decode_bit_packed_levels",
     "encode_rle_booleans",
     "decode_rle_booleans",
@@ -126,6 +131,8 @@ def _bit_pack_u8(values: np.ndarray, bit_width: int) -> np.ndarray:
     if bit_width == 0 or n == 0:
         return np.zeros(0, np.uint8)
     groups = (n + 7) // 8
+    if bit_width < 8:
+        return _bit_pack_small(v, bit_width, groups)
     u = v.astype(np.int64, copy=False).view(np.uint64) if v.dtype.kind == "i" else v.astype(np.uint64, copy=False)
     if bit_width in (8, 16, 32, 64):
         out = np.zeros(groups * 8, f"<u{bit_width // 8}")
@@ -154,6 +161,29 @@ def _bit_pack_u8(values: np.ndarray, bit_width: int) -> np.ndarray:
     return out.reshape(-1)
 
 
+def _bit_pack_small(v: np.ndarray, bit_width: int, groups: int) -> np.ndarray:
+    """:func:`_bit_pack_u8` for widths 1..7, on bytes: a value shifted within its first byte
+    fits 16 bits, so no 64-bit copy of the input is made (levels are mostly packed this way)."""
+    b = np.zeros(groups * 8, np.uint8)
+    b[:len(v)] = v  # unsigned narrowing keeps the low bits (two's complement for negatives)
+    b &= (1 << bit_width) - 1
+    if bit_width == 1:
+        return np.packbits(b, bitorder="little")
+    cols = b.reshape(groups, 8)
+    out = np.zeros((groups, bit_width), np.uint8)
+    for j in range(8):
+        bit = j * bit_width
+        off, sh = bit >> 3, bit & 7
+        col = cols[:, j]
+        if sh + bit_width <= 8:
+            out[:, off] |= col << sh if sh else col
+        else:
+            wide = col.astype(np.uint16) << sh
+            out[:, off] |= wide.astype(np.uint8)
+            out[:, off + 1] |= (wide >> 8).astype(np.uint8)
+    return out.reshape(-1)
+
+
 def bit_unpack(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
     """Unpack ``count`` LSB-first values of ``bit_width`` bits (0..64).
 
@@ -173,8 +203,24 @@ def bit_unpack(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
     return _unpack_groups(u8[:need], bit_width, count).astype(dt, copy=False)
 
 
+def _byte_lut(bit_width: int) -> np.ndarray:
+    """For bit widths dividing 8: the ``8 // bit_width`` values packed in each possible byte, as
+    one little-endian word per byte (a gather of whole words unpacks a byte string)."""
+    per = 8 // bit_width
+    b = np.arange(256, dtype=np.uint8)[:, None]
+    sh = (np.arange(per, dtype=np.uint8) * bit_width)[None, :]
+    vals = np.ascontiguousarray((b >> sh) & ((1 << bit_width) - 1), dtype=np.uint8)
+    return vals.view(f"<u{per}").reshape(256)
+
+
+_LUTS = {2: _byte_lut(2), 4: _byte_lut(4)}
+
+
 def _unpack_groups(u8: np.ndarray, bit_width: int, count: int) -> np.ndarray:
-    """Unpack from bytes already checked to hold ``count`` values (zero-padding a partial group)."""
+    """Unpack from bytes already checked to hold ``count`` values (zero-padding a partial group).
+
+    The result is unsigned, uint8 for widths up to 8 and at most uint64 (callers widen as needed).
+    """
     groups = (count + 7) // 8
     nb = groups * bit_width
     if len(u8) < nb:
@@ -185,6 +231,27 @@ def _unpack_groups(u8: np.ndarray, bit_width: int, count: int) -> np.ndarray:
         return u8.view(f"<u{bit_width // 8}")[:count].copy()  # never a view of the caller's buffer
     if bit_width == 1:
         return np.unpackbits(u8, bitorder="little", count=count)
+    lut = _LUTS.get(bit_width)
+    if lut is not None:  # one gather of a word per byte (intp indices gather fastest)
+        return np.take(lut, u8.astype(np.intp)).view(np.uint8)[:count]
+    if groups == 0:
+        return np.zeros(0, np.uint8 if bit_width <= 8 else np.uint64)
+    if bit_width <= 32:
+        # value j of every group: one little-endian word read at its first byte (a strided view;
+        # the value starts at bit sh < 8 of it, so 4 bytes hold up to 25 bits and 8 bytes the rest)
+        buf = np.zeros(nb + 8, np.uint8)
+        buf[:nb] = u8
+        word_t = np.dtype("<u4") if bit_width <= 25 else np.dtype("<u8")
+        out_t = np.uint8 if bit_width <= 8 else np.uint16 if bit_width <= 16 else np.uint32
+        res = np.empty((groups, 8), out_t)
+        wmask = word_t.type((1 << bit_width) - 1)
+        for j in range(8):
+            bit = j * bit_width
+            words = np.ndarray((groups,), dtype=word_t, buffer=buf, offset=bit >> 3, strides=(bit_width,))
+            col = words >> word_t.type(bit & 7)
+            col &= wmask
+            res[:, j] = col
+        return res.reshape(-1)[:count]
     mat = u8.reshape(groups, bit_width)
     out = np.empty((groups, 8), np.uint64)
     for j in range(8):
@@ -231,6 +298,12 @@ def encode_rle_bitpacked(values: np.ndarray, bit_width: int, min_rle_run: int = 
     if bit_width < 32 and n and (int(v.min()) < 0 or int(v.max()) >= (1 << bit_width)):
         raise ValueError(f"values do not fit in {bit_width} bits")
     vbytes = (bit_width + 7) // 8
+    # tiny or constant inputs (the levels of a small page, or of one without nulls) skip the
+    # vectorized machinery, whose fixed cost dominates there; the bytes are the same
+    if n < 8:
+        return b"\x03" + _bit_pack_u8(v, bit_width).tobytes()
+    if n >= min_rle_run and v[0] == v[-1] and not (v != v[0]).any():
+        return uleb128(n << 1) + (int(v[0]) & 0xFFFFFFFF).to_bytes(vbytes, "little")
     change = np.flatnonzero(v[1:] != v[:-1]) + 1
     starts = np.concatenate(([0], change))
     lens = np.diff(np.concatenate((starts, [n])))
@@ -276,9 +349,10 @@ def encode_rle_bitpacked(values: np.ndarray, bit_width: int, min_rle_run: int = 
     # pack every bit-packed run at once: every run holds whole groups except the very last one,
     # so the values outside RLE runs, zero-padded at the end, are exactly the packed groups in order
     g_total = int(c_groups.sum())
-    g_before = np.cumsum(c_groups) - c_groups
     if g_total:
-        if rle_s:
+        if rle_s and len(bp_s) <= 1024:  # few stretches: copying them beats a mask over all values
+            gathered = np.concatenate([v[a:b] for a, b in zip(bp_s, bp_e)]) if bp_s else v[:0]
+        elif rle_s:
             marks = np.zeros(n + 1, np.int8)
             marks[np.asarray(rle_s, np.int64)] += 1
             marks[np.asarray(rle_e, np.int64)] -= 1
@@ -290,7 +364,7 @@ def encode_rle_bitpacked(values: np.ndarray, bit_width: int, min_rle_run: int = 
         packed = _bit_pack_u8(gathered, bit_width)
     else:
         packed = np.zeros(0, np.uint8)
-    # every segment, in stream order: header value, payload length, payload source
+    # every segment, in stream order: header value and payload length
     r_s = np.asarray(rle_s, np.int64)
     r_e = np.asarray(rle_e, np.int64)
     nseg = len(c_start) + len(r_s)
@@ -304,8 +378,6 @@ def encode_rle_bitpacked(values: np.ndarray, bit_width: int, min_rle_run: int = 
     payload_len = np.empty(nseg, np.int64)
     payload_len[bp_pos] = c_groups * bit_width
     payload_len[rl_pos] = vbytes
-    payload_src = np.zeros(nseg, np.int64)
-    payload_src[bp_pos] = g_before * bit_width
     rle_val = np.zeros(nseg, np.int64)
     rle_val[rl_pos] = v[r_s].astype(np.int64) & 0xFFFFFFFF
     # varint headers
@@ -324,25 +396,29 @@ def encode_rle_bitpacked(values: np.ndarray, bit_width: int, min_rle_run: int = 
     rle_idx = np.flatnonzero(~is_bp)
     for k in range(vbytes):
         out[seg_off[rle_idx] + hlen[rle_idx] + k] = ((rle_val[rle_idx] >> (8 * k)) & 0xFF).astype(np.uint8)
-    # bit-packed payloads
-    bp_idx = np.flatnonzero(is_bp & (payload_len > 0))
-    if len(bp_idx):
-        pl = payload_len[bp_idx]
-        total = int(pl.sum())
-        within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(pl) - pl, pl)
-        dst = np.repeat(seg_off[bp_idx] + hlen[bp_idx], pl) + within
-        out[dst] = packed[np.repeat(payload_src[bp_idx], pl) + within]
+    # bit-packed payloads: in stream order they are exactly the packed groups, so they fill every
+    # byte that is not a header or an RLE value
+    if len(packed):
+        fixed = hlen + np.where(is_bp, 0, vbytes)
+        n_fixed = int(fixed.sum())
+        free = np.ones(len(out), bool)
+        free[np.repeat(seg_off - (np.cumsum(fixed) - fixed), fixed) + np.arange(n_fixed, dtype=np.int64)] = False
+        out[free] = packed
     return out.tobytes()
 
 
-def decode_rle_bitpacked(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
-    """Decode exactly ``count`` values (int32) of the hybrid encoding.
+def decode_rle_bitpacked(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -> np.ndarray:
+    """Decode exactly ``count`` values of the hybrid encoding (int32, or ``dtype``).
 
     Raises CorruptFileError when the runs end before ``count`` values. A final
     bit-packed run may hold padding values (and may even lack the bytes of
     the padding). ``bit_width == 0`` yields zeros without reading ``buf``.
+
+    ``dtype`` int8 (bit widths up to 7) or int16 (up to 15) gives levels without a widening copy;
+    an RLE run whose value does not fit ``bit_width`` bits then raises CorruptFileError (the int32
+    default returns such values as stored).
     """
-    return _decode_hybrid(buf, bit_width, count)[0]
+    return _decode_hybrid(buf, bit_width, count, dtype)[0]
 
 
 #: run headers are read by a plain loop, except in inputs of at least _VECTOR_SCAN_BYTES whose
@@ -350,36 +426,53 @@ def decode_rle_bitpacked(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
 #: per run than pointer doubling spends per byte
 _VECTOR_SCAN_BYTES = 2048
 _PROBE_RUNS = 64
-_DENSE_RUN_BYTES = 6
+_DENSE_RUN_BYTES = 12
+#: the vectorized scan follows every 2**_CHAIN_STRIDE_LOG2-th run header by a loop
+_CHAIN_STRIDE_LOG2 = 3
 
 
-def _decode_hybrid(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray, int]:
+def _out_dtype(bit_width: int, dtype: Any) -> np.dtype:
+    dt = np.dtype(np.int32 if dtype is None else dtype)
+    if dt not in (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)):
+        raise ValueError(f"hybrid values decode to int8, int16 or int32, not {dt}")
+    if bit_width >= dt.itemsize * 8 and dt != np.dtype(np.int32):
+        raise ValueError(f"{bit_width}-bit values do not fit {dt}")
+    return dt
+
+
+def _decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -> tuple[np.ndarray, int]:
     """Decode the hybrid; return the values and the bytes the runs used.
 
-    The run headers are found first (:func:`_scan_runs_vectorized` for large inputs, a plain loop
-    otherwise, and always the loop to report a malformed input precisely); the values of all runs
-    are then materialized with numpy at once.
+    The run headers are found first (:func:`_header_chain` when the first runs show many
+    small runs in a large input, a plain loop otherwise, and always the loop to report a malformed
+    input precisely); the values of all runs are then materialized with numpy at once.
     """
     if not 0 <= bit_width <= 32:
         raise CorruptFileError(f"RLE/bit-packed bit width {bit_width} out of range 0..32")
     count = _check_count(count, "RLE/bit-packed hybrid")
-    if bit_width == 0:
-        return np.zeros(count, np.int32), 0
-    if count == 0:
-        return np.zeros(0, np.int32), 0
+    dt = _out_dtype(bit_width, dtype)
+    if bit_width == 0 or count == 0:
+        return np.zeros(count, dt), 0
     u8 = as_u8(buf)
     b = buf if isinstance(buf, bytes) else u8.tobytes()
     # follow the first run headers by a plain loop; when they show many small runs (a few bytes
     # each) in a large input, the rest is scanned vectorized, else the loop goes on
     heads, pos, got, ok = _chase(b, bit_width, count, 0, 0, _PROBE_RUNS)
+    if ok and got >= count and len(heads) == 1 and pos <= len(b):
+        # a single run (the levels of a small page, or of one without nulls): no numpy run scan
+        if not b[0] & 1:
+            v = int.from_bytes(b[pos - (bit_width + 7) // 8:pos], "little")
+            if dt != np.dtype(np.int32) and v >> bit_width:
+                raise CorruptFileError(f"RLE run value {v} does not fit {bit_width} bits")
+            return np.full(count, v, np.uint32 if dt == np.dtype(np.int32) else dt).view(dt), pos
+        groups = (got + 7) // 8
+        unpacked = _unpack_groups(u8[pos - groups * bit_width:pos], bit_width, count)
+        return unpacked.astype(dt.str.replace("i", "u"), copy=False).view(dt), pos
     runs: _Runs | None = None
     if ok and got < count and len(b) - pos >= _VECTOR_SCAN_BYTES and pos < _DENSE_RUN_BYTES * max(len(heads), 1):
-        rest = _scan_runs_vectorized(u8[pos:], bit_width, count - got)
-        first = _finish_runs(u8, np.array(heads, np.int64), bit_width, got) if rest is not None else None
-        if rest is not None and first is not None:
-            runs = (np.concatenate([first[0], rest[0]]), np.concatenate([first[1], rest[1]]),
-                    np.concatenate([first[2], rest[2]]), np.concatenate([first[3], rest[3] + pos]),
-                    np.concatenate([first[4], rest[4] + pos]), pos + rest[5])
+        scanned = _header_chain(u8, bit_width)
+        if scanned is not None:
+            runs = _runs_of(u8, *scanned, bit_width, count)
     elif ok:
         if got < count:
             more, pos, got, ok = _chase(b, bit_width, count, pos, got, -1)
@@ -388,10 +481,18 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray,
             runs = _finish_runs(u8, np.array(heads, np.int64), bit_width, count)
     if runs is None:  # malformed: the plain loop says precisely what is wrong
         runs = _scan_runs_loop(b, bit_width, count)
-    lens_arr, bp_mask, rle_vals, bp_start, bp_stop, pos = runs
+    return _materialize(u8, runs, bit_width, count, dt), runs[5]
+
+
+def _materialize(u8: np.ndarray, runs: _Runs, bit_width: int, count: int, dt: np.dtype) -> np.ndarray:
+    """The ``count`` values of the runs found in ``u8``, as ``dt``."""
+    lens_arr, bp_mask, rle_vals, bp_start, bp_stop, _ = runs
+    narrow = dt != np.dtype(np.int32)
+    if narrow and len(rle_vals) and int(rle_vals.max()) >> bit_width:
+        raise CorruptFileError(f"RLE run value {int(rle_vals.max())} does not fit {bit_width} bits")
+    rv = rle_vals.astype(dt) if narrow else rle_vals.astype(np.uint32).view(np.int32)
     if not len(bp_start):
-        out = np.repeat(rle_vals.astype(np.uint32).view(np.int32), lens_arr)
-        return out, pos
+        return np.repeat(rv, lens_arr)
     # unpack every bit-packed run in one go: runs are whole groups of bit_width bytes
     # except possibly the last one, which may be short of its padding bytes
     if len(bp_start) == 1:
@@ -402,15 +503,22 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray,
         packed = u8[np.repeat(bp_start - (np.cumsum(ln) - ln), ln) + np.arange(total, dtype=np.int64)]
     # every run but the last holds exactly its groups*8 values, so the
     # concatenation is group-aligned and its first n_bp values are the ones used
-    n_bp = int(lens_arr[bp_mask].sum())
-    bp_values = _unpack_groups(packed, bit_width, n_bp).astype(np.uint32, copy=False).view(np.int32)
+    bp_lens = lens_arr[bp_mask]
+    n_bp = int(bp_lens.sum())
+    unpacked = _unpack_groups(packed, bit_width, n_bp)
+    if narrow:
+        bp_values = unpacked.astype(dt.str.replace("i", "u"), copy=False).view(dt)
+    else:
+        bp_values = unpacked.astype(np.uint32, copy=False).view(np.int32)
     if not len(rle_vals):
-        return bp_values, pos
-    mask = np.repeat(bp_mask, lens_arr)
-    out = np.empty(count, np.int32)
-    out[mask] = bp_values
-    out[~mask] = np.repeat(rle_vals.astype(np.uint32).view(np.int32), lens_arr[~bp_mask])
-    return out, pos
+        return bp_values
+    # every run once by a repeat (bit-packed ones as zeros), then the bit-packed values in place
+    # through a mask of whole runs (predictable, unlike a mask of scattered values)
+    per_run = np.zeros(len(lens_arr), bp_values.dtype)
+    per_run[~bp_mask] = rv
+    out = np.repeat(per_run, lens_arr)
+    out[np.repeat(bp_mask, lens_arr)] = bp_values
+    return out
 
 
 _Runs = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
@@ -453,19 +561,19 @@ def _chase(b: bytes, bit_width: int, count: int, pos: int, got: int, max_runs: i
 
 
 def _header_at(a: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Varint headers (up to 4 bytes) at positions ``at`` of the zero-padded int32 bytes ``a``:
+    """Varint headers (up to 4 bytes) at positions ``at`` of the zero-padded int64 bytes ``a``:
     values, lengths, and whether a header runs on past 4 bytes."""
-    value = a[at] & 0x7F
-    hlen = np.ones(len(at), np.int64)
-    cont = (a[at] & 0x80) != 0
+    byte = a[at]
+    value = byte & 0x7F
+    cont = byte >> 7
+    hlen = 1 + cont
     for k in range(1, 4):
-        if not cont.any():
-            break
-        nb = a[at + k]
-        value = np.where(cont, value | ((nb & 0x7F) << (7 * k)), value)
-        hlen += cont
-        cont = cont & ((nb & 0x80) != 0)
-    return value, hlen, cont
+        byte = a[at + k]
+        value |= ((byte & 0x7F) << (7 * k)) * cont
+        cont = cont & (byte >> 7)
+        if k < 3:
+            hlen += cont
+    return value, hlen, cont.astype(bool)
 
 
 def _finish_runs(u8: np.ndarray, chain: np.ndarray, bit_width: int, count: int) -> _Runs | None:
@@ -474,40 +582,51 @@ def _finish_runs(u8: np.ndarray, chain: np.ndarray, bit_width: int, count: int) 
     end = len(u8)
     if not len(chain):
         return None
-    a = np.zeros(end + 8, np.int32)
+    a = np.zeros(end + 8, np.int64)
     a[:end] = u8
-    value, hl, cont = _header_at(a, chain)
-    return _runs_of(a, end, chain, value, hl, cont, bit_width, count)
+    return _runs_of(u8, chain, *_header_at(a, chain), bit_width, count)
 
 
-def _runs_of(a: np.ndarray, end: int, chain: np.ndarray, value: np.ndarray, hl: np.ndarray, cont: np.ndarray,
+def _runs_of(u8: np.ndarray, chain: np.ndarray, value: np.ndarray, hl: np.ndarray, cont: np.ndarray,
              bit_width: int, count: int) -> _Runs | None:
+    """The runs with headers at ``chain`` (int64 values and lengths, and whether a header goes on
+    past 4 bytes), cut at ``count`` values; None when they do not hold ``count`` values, a header
+    is too long or the input is cut short (the loop then reports it)."""
+    end = len(u8)
     vbytes = (bit_width + 7) // 8
-    half = value.astype(np.int64) >> 1
-    bp = (value & 1) == 1
-    h_nv = np.where(bp, half * 8, half)
+    bp = value & 1
+    half = value >> 1
+    h_nv = half << (3 * bp)  # bit-packed runs hold 8 values per group
     cum = np.cumsum(h_nv)
     k = int(np.searchsorted(cum, count))
     if k >= len(chain):
         return None
-    chain, hl, bp, half, cont = chain[:k + 1], hl[:k + 1], bp[:k + 1], half[:k + 1], cont[:k + 1]
+    if k + 1 < len(chain):
+        chain, hl, bp, half, cont, h_nv = chain[:k + 1], hl[:k + 1], bp[:k + 1], half[:k + 1], cont[:k + 1], h_nv[:k + 1]
     if bool(cont.any()):
         return None  # a header longer than 4 bytes
-    take = h_nv[:k + 1].copy()
+    take = h_nv.copy()
     take[k] = count - (int(cum[k - 1]) if k else 0)
     body = chain + hl
-    need = np.where(bp, (take * bit_width + 7) >> 3, vbytes)
-    if bool((body + need > end).any()):
+    # where each run's RLE value or groups end; only the last run may lack its padding bytes
+    nxt = bp * (half * bit_width - vbytes)
+    nxt += vbytes
+    nxt += body
+    last_need = ((int(take[k]) * bit_width + 7) >> 3) if bp[k] else vbytes
+    if int(body[k]) + last_need > end or (k and int(nxt[:k].max()) > end):
         return None  # truncated: let the loop report where
-    stop = np.minimum(body + np.where(bp, half * bit_width, vbytes), end)
-    pos = int(stop[-1])
-    used = take > 0
-    take, bp, body, stop = take[used], bp[used], body[used], stop[used]
-    rb = body[~bp]
-    rle_vals = np.zeros(len(rb), np.int64)
-    for j in range(vbytes):
-        rle_vals |= a[rb + j].astype(np.int64) << (8 * j)
-    return take, bp, rle_vals, body[bp], stop[bp], pos
+    stop = nxt
+    stop[k] = min(int(stop[k]), end)
+    pos = int(stop[k])
+    if not bool(take.all()):
+        used = take > 0
+        take, bp, body, stop = take[used], bp[used], body[used], stop[used]
+    rb = body[np.flatnonzero(bp == 0)]
+    rle_vals = u8[rb].astype(np.int64)
+    for j in range(1, vbytes):
+        rle_vals |= u8[rb + j].astype(np.int64) << (8 * j)
+    bpi = np.flatnonzero(bp)
+    return take, bp.astype(bool), rle_vals, body[bpi], stop[bpi], pos
 
 
 def _scan_runs_loop(b: bytes, bit_width: int, count: int, max_runs: int = -1) -> _Runs:
@@ -567,59 +686,68 @@ def _scan_runs_loop(b: bytes, bit_width: int, count: int, max_runs: int = -1) ->
             np.array(bp_start, np.int64), np.array(bp_stop, np.int64), pos)
 
 
-def _scan_runs_vectorized(u8: np.ndarray, bit_width: int, count: int) -> _Runs | None:
-    """Run headers without a Python loop per run, or None when the input is not well formed.
+def _header_chain(u8: np.ndarray, bit_width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """All the run headers of ``u8`` (from position 0 to its end) without a Python loop per run:
+    their positions, values, lengths and whether a fifth header byte follows; None for no input.
 
-    Every byte position is decoded as if a run header started there, which gives the position
-    of the following header; the chain of headers from position 0 is then followed by pointer
-    doubling (log2(runs) rounds of numpy gathers).
+    Every byte position is decoded as if a run header started there, which gives the position of
+    the following header. Composing that map with itself k times (k gathers over the positions)
+    gives a map 2**k headers ahead: a loop follows it through one header in 2**k, and gathers
+    fill in the headers in between. (Headers longer than 4 bytes get a wrong successor: the
+    caller rejects the chain when one of them is used.) Temporaries are few and reused: fresh
+    arrays the size of the input cost more than the arithmetic on them.
     """
     end = len(u8)
     if end == 0:
         return None
     vbytes = (bit_width + 7) // 8
-    a = np.zeros(end + 8, np.int32)
-    a[:end] = u8
-    # varint header at every position (headers longer than 4 bytes are left to the loop)
-    value = a[:end] & 0x7F
-    hlen = np.ones(end, np.int32)
-    cont = (a[:end] & 0x80) != 0
+    # int32 arithmetic when no jump (at most 4 header bytes + end * 32 payload bytes) can overflow it
+    it: Any = np.int32 if (end + 8) * 33 < 2**31 else np.int64
+    w: np.ndarray = np.zeros(end + 4, it)
+    w[:end] = u8
+    # varint header at every position, in 4 bytes at most
+    value = w[:end] & 0x7F
+    cont = w[:end] >> 7
+    hlen = cont + 1
+    tmp = np.empty(end, it)
     for k in range(1, 4):
-        if not cont.any():
-            break
-        nxt_byte = a[k:end + k]
-        value[cont] |= (nxt_byte[cont] & 0x7F) << (7 * k)
-        hlen += cont
-        cont &= (nxt_byte & 0x80) != 0
-    is_bp = (value & 1) == 1
-    # bytes from one header to the next: the header, then the RLE value or the bit-packed groups
-    jump = np.empty(end + 1, np.int64)
-    step = jump[:end]
-    np.right_shift(value, 1, out=step)
-    step *= np.where(is_bp, bit_width, 0)
-    step += np.where(is_bp, 0, vbytes)
-    step += hlen
-    step += np.arange(end, dtype=np.int64)
-    np.minimum(step, end, out=step)
-    jump[end] = end
-
-    def nvals(at: np.ndarray) -> np.ndarray:
-        v = value[at].astype(np.int64) >> 1
-        return np.where(is_bp[at], v * 8, v)
-
-    # positions of the headers, in order, until the values reach count (or the chain leaves the buffer)
-    chain = np.zeros(1, np.int64)
-    got = int(nvals(chain)[0])
-    while got < count:
-        new = jump[chain]
-        new = new[new < end]
-        if not len(new):
-            return None  # the runs end before count values: let the loop report it
-        got += int(nvals(new).sum())
-        chain = np.concatenate([chain, new])
-        if got < count:
-            jump = jump[jump]
-    return _runs_of(a, end, chain, value[chain], hlen[chain].astype(np.int64), cont[chain], bit_width, count)
+        byte = w[k:end + k]
+        np.bitwise_and(byte, 0x7F, out=tmp)
+        tmp <<= 7 * k
+        tmp *= cont
+        value |= tmp
+        np.right_shift(byte, 7, out=tmp)
+        cont &= tmp
+        if k < 3:
+            hlen += cont
+    # next header: after this one and its RLE value (vbytes) or bit-packed groups (half * bit_width)
+    np.right_shift(value, 1, out=tmp)
+    np.minimum(tmp, end, out=tmp)  # a jump past the end ends the chain either way
+    tmp *= bit_width
+    tmp -= vbytes
+    tmp *= value & 1
+    tmp += hlen
+    jump = np.arange(vbytes, end + 1 + vbytes, dtype=np.int64)  # int64: gathers index with it
+    jump[:end] += tmp
+    np.minimum(jump, end, out=jump)  # the end is its own successor
+    far = jump
+    for _ in range(_CHAIN_STRIDE_LOG2):
+        far = far[far]
+    # every (2**k)-th header by a plain loop, then the ones in between by gathers
+    hop = far.data  # a memoryview: indexing it from Python is cheap
+    anchors = []
+    p = 0
+    while p < end:
+        anchors.append(p)
+        p = hop[p]
+    stride = 1 << _CHAIN_STRIDE_LOG2
+    heads = np.empty((stride, len(anchors)), np.int64)
+    heads[0] = anchors
+    for j in range(1, stride):
+        np.take(jump, heads[j - 1], out=heads[j])
+    chain = heads.T.reshape(-1)
+    chain = chain[:int(np.searchsorted(chain, end))]
+    return chain, value[chain].astype(np.int64), hlen[chain].astype(np.int64), cont[chain].astype(bool)
 
 
 # -- levels and booleans ------------------------------------------------------
@@ -630,16 +758,24 @@ def encode_levels_v1(levels: np.ndarray, bit_width: int, min_rle_run: int = 8) -
     return len(body).to_bytes(4, "little") + body
 
 
-def decode_levels_v1(buf: Buffer, bit_width: int, count: int) -> tuple[np.ndarray, int]:
-    """Decode length-prefixed levels; return (levels int32, bytes consumed = 4 + length)."""
+def decode_levels_v1(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -> tuple[np.ndarray, int]:
+    """Decode length-prefixed levels; return (levels, bytes consumed = 4 + length).
+
+    The levels are int32, or ``dtype`` as in :func:`decode_rle_bitpacked` (see :func:`level_dtype`).
+    """
     u8 = as_u8(buf)
     if len(u8) < 4:
         raise CorruptFileError("level data truncated: no length prefix")
     length = int.from_bytes(u8[:4].tobytes(), "little")
     if length > len(u8) - 4:
         raise CorruptFileError(f"level data length {length} exceeds the {len(u8) - 4} bytes available")
-    levels = decode_rle_bitpacked(u8[4:4 + length], bit_width, count)
+    levels = decode_rle_bitpacked(u8[4:4 + length], bit_width, count, dtype)
     return levels, 4 + length
+
+
+def level_dtype(max_level: int) -> Any:
+    """The narrowest dtype the hybrid decodes levels up to ``max_level`` into (int8 or int32)."""
+    return np.int8 if bit_width_of(max_level) <= 7 else np.int32
 
 
 def decode_bit_packed_levels(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
