@@ -3,19 +3,33 @@
 Decoding reads exactly one struct and reports how many bytes it used, so a
 caller can find what follows it (a page after its header) and can ignore
 trailing padding (parquet-java zero-pads encrypted Thrift modules).
+
+:func:`decode_file_metadata` decodes a footer with many row groups lazily: the
+C decoder skims the row groups once (recording where each starts) and each
+RowGroup is decoded on first access (see :class:`RowGroupList`). With few row
+groups, a row group of many columns keeps its column chunks undecoded until
+accessed (:class:`ColumnChunkList`). Large footers are decoded with the cyclic
+garbage collector paused (:func:`gc_paused`).
 """
 
 from __future__ import annotations
 
-from typing import TypeVar
+import contextlib
+import gc
+import threading
+from collections.abc import Iterator, Sequence
+from io import BytesIO
+from typing import Any, TypeVar, overload
 
 from thrift.protocol import TCompactProtocol
+from thrift.Thrift import TType
 from thrift.transport import TTransport
 
 from ._thrift import ttypes as T
 from .errors import CorruptFileError
 
-__all__ = ["T", "decode", "decode_prefix", "decode_at", "encode", "ACCELERATED"]
+__all__ = ["T", "decode", "decode_prefix", "decode_at", "decode_file_metadata", "encode", "RowGroupList",
+           "ColumnChunkList", "ACCELERATED", "gc_paused"]
 
 S = TypeVar("S")
 
@@ -24,16 +38,22 @@ S = TypeVar("S")
 STRING_LENGTH_LIMIT = 1 << 30
 CONTAINER_LENGTH_LIMIT = 1 << 24
 
+# Footers with fewer row groups are decoded whole: laziness only pays off when a
+# reader may touch a few of many row groups.
+LAZY_ROW_GROUPS_MIN = 64
+# A RowGroupList decodes all row groups at once after this many were decoded one by one.
+BULK_AFTER_MISSES = 16
+# A row group (of a footer decoded eagerly) with at least this many column chunks keeps them as a
+# ColumnChunkList: a reader of a few columns of a wide file decodes only those.
+LAZY_COLUMNS_MIN = 256
 
-def _accelerated() -> bool:
-    try:
-        from thrift.protocol import fastbinary  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
+try:
+    from thrift.protocol import fastbinary as _fastbinary
+except ImportError:  # pragma: no cover - the C extension ships with the thrift wheel
+    _fastbinary = None
 
-ACCELERATED = _accelerated()
+ACCELERATED = _fastbinary is not None
 
 
 def _protocol(trans: TTransport.TMemoryBuffer) -> TCompactProtocol.TCompactProtocol:
@@ -51,33 +71,99 @@ def _protocol(trans: TTransport.TMemoryBuffer) -> TCompactProtocol.TCompactProto
     )
 
 
+# One transport + protocol per thread, reused by every decode: building them costs more than
+# decoding a small struct (a page header), and the C decoder keeps no state in them between calls.
+_tls = threading.local()
+
+
+def _thread_protocol() -> Any:
+    prot = getattr(_tls, "prot", None)
+    if prot is None:
+        prot = _tls.prot = _protocol(TTransport.TMemoryBuffer(b""))
+    return prot
+
+
+def _read(cls: type[S], buf: bytes | bytearray | memoryview, pos: int, offset: int | None, what: str | None,
+          spec: Any = None) -> tuple[S, int]:
+    """Decode one ``cls`` (or ``spec``, an alternative thrift_spec) at ``buf[pos]``; the object and end."""
+    bio = BytesIO(buf if isinstance(buf, bytes) else bytes(buf))  # shares a bytes object, no copy
+    if pos:
+        bio.seek(pos)
+    obj = cls()
+    prot = _thread_protocol()
+    prot.trans._buffer = bio
+    _tls.bio = bio  # for _RowGroupMark
+    try:
+        if ACCELERATED:
+            prot._fast_decode(obj, prot, [cls, spec if spec is not None else cls.thrift_spec])  # type: ignore[attr-defined]
+        else:  # pragma: no cover - only without the C extension
+            obj.read(prot)  # type: ignore[attr-defined]
+    except CorruptFileError:
+        raise
+    except Exception as exc:  # the Thrift runtime raises many types on garbage
+        name = what or cls.__name__
+        raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
+    finally:
+        prot.trans._buffer = _EMPTY
+        _tls.bio = None
+    return obj, bio.tell()
+
+
+_EMPTY = BytesIO(b"")
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building (or dropping into a structure) very many
+    objects without cycles: a wide or long footer, or the metadata of 10,000 column chunks.
+
+    Its collections are triggered by allocation counts and each older-generation pass walks every
+    object built so far, so decoding a 10,000-column footer spent more time in the collector than
+    in the decoder. Reference counting still frees everything; a collector the caller disabled
+    stays disabled.
+    """
+    global _gc_pauses, _gc_we_disabled
+    with _gc_lock:  # nested and concurrent pauses (reader threads) share one disable/enable pair
+        if _gc_pauses == 0:
+            _gc_we_disabled = gc.isenabled()
+            if _gc_we_disabled:
+                gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_we_disabled:
+                gc.enable()
+                _gc_we_disabled = False
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_we_disabled = False
+
+
 def decode_prefix(cls: type[S], data: bytes | bytearray | memoryview, *, offset: int | None = None,
                   what: str | None = None) -> tuple[S, int]:
     """Decode one ``cls`` struct from the start of ``data``; return it and the bytes consumed.
 
     ``offset`` (the file position of ``data``) only serves error messages.
     """
-    trans = TTransport.TMemoryBuffer(bytes(data))
-    obj = cls()
-    try:
-        obj.read(_protocol(trans))  # type: ignore[attr-defined]
-    except CorruptFileError:
-        raise
-    except Exception as exc:  # the Thrift runtime raises many types on garbage
-        name = what or cls.__name__
-        raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
-    return obj, trans._buffer.tell()
+    return _read(cls, data, 0, offset, what)
 
 
 def decode(cls: type[S], data: bytes | bytearray | memoryview, *, offset: int | None = None,
            what: str | None = None) -> S:
     """Decode one ``cls`` struct from ``data``, ignoring whatever follows it."""
-    return decode_prefix(cls, data, offset=offset, what=what)[0]
+    return _read(cls, data, 0, offset, what)[0]
 
 
 def encode(obj: object) -> bytes:
     """Serialize a Thrift struct with the compact protocol."""
-    trans = TTransport.TMemoryBuffer()
+    if _fastbinary is not None:  # straight to the C encoder: a transport and protocol cost more than a small struct
+        return _fastbinary.encode_compact(obj, [obj.__class__, obj.thrift_spec])  # type: ignore[attr-defined]
+    trans = TTransport.TMemoryBuffer()  # pragma: no cover - only without the C extension
     obj.write(_protocol(trans))  # type: ignore[attr-defined]
     return trans.getvalue()
 
@@ -85,12 +171,390 @@ def encode(obj: object) -> bytes:
 def decode_at(cls: type[S], buf: bytes, pos: int, *, offset: int | None = None,
               what: str | None = None) -> tuple[S, int]:
     """Decode one struct starting at ``buf[pos]`` without copying ``buf``; return it and the end position."""
-    trans = TTransport.TMemoryBuffer(buf)
-    trans._buffer.seek(pos)
-    obj = cls()
+    return _read(cls, buf, pos, offset, what)
+
+
+# -- lazy row groups ----------------------------------------------------------------------------
+
+class _RowGroupMark:
+    """What the skim keeps of a RowGroup: where it starts in the footer and its row count.
+
+    The C decoder creates a struct object before reading its fields, so at that moment the
+    buffer position is the struct's first byte.
+    """
+
+    __slots__ = ("pos", "num_rows")
+
+    def __init__(self) -> None:
+        self.pos = _tls.bio.tell()
+        self.num_rows: int | None = None
+
+
+def _skim_spec() -> tuple[Any, ...]:
+    """FileMetaData's thrift_spec with each row group read as a _RowGroupMark (other fields skipped)."""
+    spec = list(getattr(T.FileMetaData, "thrift_spec"))  # noqa: B009 - set at import time, unknown to mypy
+    rg_field = spec[4]
+    assert rg_field is not None and rg_field[2] == "row_groups"
+    num_rows = getattr(T.RowGroup, "thrift_spec")[3]  # noqa: B009
+    assert num_rows is not None and num_rows[2] == "num_rows"
+    mark_spec = (None, None, None, num_rows)
+    spec[4] = (rg_field[0], rg_field[1], rg_field[2], (TType.STRUCT, [_RowGroupMark, mark_spec], False), None)
+    return tuple(spec)
+
+
+_SKIM_SPEC = _skim_spec()
+
+
+class _ChunkMark:
+    """What the column skim keeps of a ColumnChunk: where it starts in the footer."""
+
+    __slots__ = ("pos",)
+
+    def __init__(self) -> None:
+        self.pos = _tls.bio.tell()
+
+
+def _lazy_columns_spec() -> tuple[Any, ...]:
+    """RowGroup's thrift_spec with each column chunk read as a _ChunkMark (its fields skipped)."""
+    spec = list(getattr(T.RowGroup, "thrift_spec"))  # noqa: B009
+    f = spec[1]
+    assert f is not None and f[2] == "columns"
+    spec[1] = (f[0], f[1], f[2], (TType.STRUCT, [_ChunkMark, (None,)], False), None)
+    return tuple(spec)
+
+
+_LAZY_COLUMNS_SPEC = _lazy_columns_spec()
+
+
+# -- statistics skim: what row-group pruning reads, without materializing full RowGroups ----------
+
+# Plain classes: the C decoder creates each with no arguments and sets the fields it reads;
+# fields the skim skips (or the footer lacks) read as the class-level None.
+class _StatsRowGroup:
+    """A RowGroup with only ``num_rows`` and ``columns`` decoded."""
+
+    num_rows = columns = None
+
+
+class _StatsChunk:
+    """A ColumnChunk with only ``meta_data`` decoded."""
+
+    meta_data = None
+
+
+class _StatsChunkMeta:
+    """A ColumnMetaData with only ``num_values``, ``statistics`` (and ``size_statistics``) decoded."""
+
+    num_values = statistics = size_statistics = None
+
+
+class _StatsValues:
+    """A Statistics without ``distinct_count`` (never decoded, reads as None)."""
+
+    max = min = null_count = distinct_count = max_value = min_value = is_max_value_exact = None
+    is_min_value_exact = nan_count = None
+
+
+class _StatsFooter:
+    row_groups = None
+
+
+def _only(cls: Any, names: set[str]) -> list[Any]:
+    """``cls.thrift_spec`` with every field not in ``names`` skipped (set to None)."""
+    spec = getattr(cls, "thrift_spec")  # noqa: B009 - set at import time, unknown to mypy
+    return [f if f is not None and f[2] in names else None for f in spec]
+
+
+def _with_struct(spec: list[Any], name: str, cls: type, sub: list[Any], *, in_list: bool = False) -> None:
+    """Point field ``name`` of ``spec`` (a struct, or a list of structs) at ``cls``/``sub``."""
+    i = next(i for i, f in enumerate(spec) if f is not None and f[2] == name)
+    f = spec[i]
+    inner = [cls, tuple(sub)]
+    spec[i] = (f[0], f[1], f[2], (TType.STRUCT, inner, False) if in_list else inner, None)
+
+
+def _stats_skim_spec(size_statistics: bool) -> tuple[Any, ...]:
+    fields = {"num_values", "statistics"} | ({"size_statistics"} if size_statistics else set())
+    meta = _only(T.ColumnMetaData, fields)
+    _with_struct(meta, "statistics", _StatsValues, _only(T.Statistics, {
+        "max", "min", "null_count", "max_value", "min_value", "is_max_value_exact", "is_min_value_exact",
+        "nan_count"}))
+    chunk = _only(T.ColumnChunk, {"meta_data"})
+    _with_struct(chunk, "meta_data", _StatsChunkMeta, meta)
+    rg = _only(T.RowGroup, {"num_rows", "columns"})
+    _with_struct(rg, "columns", _StatsChunk, chunk, in_list=True)
+    footer = _only(T.FileMetaData, {"row_groups"})
+    _with_struct(footer, "row_groups", _StatsRowGroup, rg, in_list=True)
+    return tuple(footer)
+
+
+_STATS_SKIM_SPECS = {False: _stats_skim_spec(False), True: _stats_skim_spec(True)}
+
+
+class RowGroupList(Sequence[Any]):
+    """``FileMetaData.row_groups`` of a footer decoded by :func:`decode_file_metadata`: each
+    ``RowGroup`` is decoded from the footer bytes on first access, then kept.
+
+    ``num_rows`` holds every row group's row count (from the skim) without decoding any.
+    A row group whose bytes disagree with the skim, or that lacks its row count or column
+    chunks, raises :class:`~pqbloom.errors.CorruptFileError` when accessed.
+    """
+
+    def __init__(self, footer: bytes, starts: list[int], num_rows: list[int | None], offset: int | None) -> None:
+        self._footer = footer
+        self._starts = starts
+        self._items: list[Any] = [None] * len(starts)
+        self.num_rows = num_rows
+        self._offset = offset
+        self._misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        rg = self._items[i]  # raises IndexError like a list
+        if rg is None:
+            rg = self._decode(i if i >= 0 else i + len(self._items))
+        return rg
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def _decode(self, i: int) -> Any:
+        self._misses += 1
+        if self._misses > BULK_AFTER_MISSES:
+            self._decode_all()
+            if self._items[i] is not None:
+                return self._items[i]
+        start = self._starts[i]
+        at = None if self._offset is None else self._offset + start
+        rg, end = _read(T.RowGroup, self._footer, start, at, f"metadata of row group {i}")
+        if (i + 1 < len(self._starts) and end != self._starts[i + 1]) or rg.num_rows != self.num_rows[i]:
+            raise CorruptFileError("row group metadata does not match the footer skim", row_group=i, offset=at)
+        if rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
+            raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=at)
+        self._items[i] = rg
+        return rg
+
+    def _decode_all(self) -> None:
+        """Decode the rest in one pass of the C decoder: a reader touching many row groups (a scan
+        or pruning) pays the eager cost once instead of a call per row group."""
+        with gc_paused():
+            md = _read(T.FileMetaData, self._footer, 0, self._offset, "file metadata")[0]
+        rgs = md.row_groups
+        if rgs is None or len(rgs) != len(self._items):
+            raise CorruptFileError("row groups of the footer do not match its skim", offset=self._offset)
+        for i, rg in enumerate(rgs):
+            if self._items[i] is None:
+                if rg.num_rows != self.num_rows[i] or rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
+                    continue  # left for _decode to report with its position
+                self._items[i] = rg
+        self._misses = -(1 << 62)  # never again
+
+    def statistics_skim(self, *, size_statistics: bool = False) -> list[Any]:
+        """Every row group with only what statistics pruning reads, in one pass of the C decoder.
+
+        Items have ``num_rows`` and ``columns``; each column chunk has ``meta_data`` with
+        ``num_values``, ``statistics`` (as a Statistics, without ``distinct_count``) and, when asked,
+        ``size_statistics``; every other field reads as None. Nothing is cached: full row groups are
+        still decoded on access. Creating the few objects pruning needs costs a fraction of
+        decoding whole RowGroups (encodings, paths, offsets, encoding stats of every chunk).
+        Raises :class:`~pqbloom.errors.CorruptFileError` when the footer does not decode.
+        """
+        with gc_paused():
+            md = _read(_StatsFooter, self._footer, 0, self._offset, "file metadata",
+                       spec=_STATS_SKIM_SPECS[size_statistics])[0]
+        rgs = md.row_groups
+        if rgs is None or len(rgs) != len(self._items):
+            raise CorruptFileError("row groups of the footer do not match its skim", offset=self._offset)
+        return list(rgs)
+
+    @property
+    def decoded(self) -> int:
+        """How many row groups have been decoded so far."""
+        return sum(rg is not None for rg in self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, RowGroupList)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RowGroupList({len(self)} row groups, {self.decoded} decoded)"
+
+
+class ColumnChunkList(Sequence[Any]):
+    """``RowGroup.columns`` of a wide row group: each ``ColumnChunk`` is decoded from the footer
+    bytes on first access, then kept; all of them at once after :data:`BULK_AFTER_MISSES`
+    single decodes (a reader of every column pays the eager cost once).
+
+    A chunk whose bytes do not end where the next one starts raises
+    :class:`~pqbloom.errors.CorruptFileError` when accessed.
+    """
+
+    def __init__(self, footer: bytes, rg_start: int, starts: list[int], offset: int | None, row_group: int) -> None:
+        self._footer = footer
+        self._rg_start = rg_start
+        self._starts = starts
+        self._items: list[Any] = [None] * len(starts)
+        self._offset = offset
+        self._row_group = row_group
+        self._misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._items)))]
+        cc = self._items[i]  # raises IndexError like a list
+        if cc is None:
+            cc = self._decode(i if i >= 0 else i + len(self._items))
+        return cc
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def _decode(self, i: int) -> Any:
+        self._misses += 1
+        if self._misses > BULK_AFTER_MISSES:
+            self._decode_all()
+            return self._items[i]
+        start = self._starts[i]
+        at = None if self._offset is None else self._offset + start
+        cc, end = _read(T.ColumnChunk, self._footer, start, at, "column chunk metadata")
+        if i + 1 < len(self._starts) and end != self._starts[i + 1]:
+            raise CorruptFileError("column chunk metadata does not match the footer skim", row_group=self._row_group,
+                                   offset=at)
+        self._items[i] = cc
+        return cc
+
+    def _decode_all(self) -> None:
+        at = None if self._offset is None else self._offset + self._rg_start
+        with gc_paused():
+            rg = _read(T.RowGroup, self._footer, self._rg_start, at, f"metadata of row group {self._row_group}")[0]
+        if rg.columns is None or len(rg.columns) != len(self._items):
+            raise CorruptFileError("column chunks of the row group do not match the footer skim",
+                                   row_group=self._row_group, offset=at)
+        for i, cc in enumerate(rg.columns):
+            if self._items[i] is None:
+                self._items[i] = cc
+        self._misses = -(1 << 62)  # never again
+
+    @property
+    def decoded(self) -> int:
+        """How many column chunks have been decoded so far."""
+        return sum(cc is not None for cc in self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, ColumnChunkList)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ColumnChunkList({len(self)} column chunks, {self.decoded} decoded)"
+
+
+def _row_group_at(buf: bytes, start: int, end_hint: int, offset: int | None, index: int) -> tuple[Any, int]:
+    """One row group at ``buf[start]`` and where it ends; its column chunks lazy (a ColumnChunkList)
+    when it spans enough bytes to hold :data:`LAZY_COLUMNS_MIN` of them and their positions check out."""
+    if end_hint - start >= 24 * LAZY_COLUMNS_MIN:  # a column chunk takes at least ~24 bytes
+        rg, end = _read(T.RowGroup, buf, start, offset, None, spec=_LAZY_COLUMNS_SPEC)
+        marks = rg.columns
+        if marks is not None and len(marks) >= LAZY_COLUMNS_MIN:
+            starts = [m.pos for m in marks]
+            if all(a < b for a, b in zip(starts, starts[1:])) and starts[0] > start:
+                cols = ColumnChunkList(buf, start, starts, offset, index)
+                try:  # positions come from how the C decoder reads: check two of them now
+                    cols[0]
+                    cols[len(cols) - 2]
+                except CorruptFileError:
+                    pass
+                else:
+                    cols._misses = 0
+                    rg.columns = cols
+                    return rg, end
+    return _read(T.RowGroup, buf, start, offset, None)
+
+
+def decode_file_metadata(data: bytes | bytearray | memoryview, *, offset: int | None = None,
+                         what: str = "file metadata") -> Any:
+    """Decode a ``FileMetaData`` footer; with :data:`LAZY_ROW_GROUPS_MIN` or more row groups its
+    ``row_groups`` is a :class:`RowGroupList` (decoded on access), else a plain list.
+
+    The whole footer is still parsed once, so malformed bytes anywhere fail here, typed.
+    """
+    buf = data if isinstance(data, bytes) else bytes(data)
+    if len(buf) < _GC_PAUSE_BYTES:
+        return _decode_file_metadata(buf, offset, what)
+    with gc_paused():
+        return _decode_file_metadata(buf, offset, what)
+
+
+def _row_groups_at(buf: bytes, marks: list[_RowGroupMark], offset: int | None) -> list[Any] | None:
+    """The row groups the skim marked, decoded one by one; None when they do not line up with
+    the marks (each must end where the next starts and have its skimmed row count) or do not
+    decode, so that the caller decodes the whole footer and reports any error as it would."""
+    out = []
+    for i, m in enumerate(marks):
+        try:
+            rg, end = _row_group_at(buf, m.pos, marks[i + 1].pos if i + 1 < len(marks) else len(buf), offset, i)
+        except CorruptFileError:
+            return None
+        if rg.num_rows != m.num_rows or (i + 1 < len(marks) and end != marks[i + 1].pos):
+            return None
+        out.append(rg)
+    return out
+
+
+# Footers at least this long are decoded with the cyclic collector paused (see gc_paused).
+_GC_PAUSE_BYTES = 1 << 16
+
+
+def _decode_file_metadata(buf: bytes, offset: int | None, what: str) -> Any:
+    if not ACCELERATED:  # pragma: no cover - only without the C extension
+        return _read(T.FileMetaData, buf, 0, offset, what)[0]
+    md, _ = _read(T.FileMetaData, buf, 0, offset, what, spec=_SKIM_SPEC)
+    marks = md.row_groups
+    if marks is None:
+        return _read(T.FileMetaData, buf, 0, offset, what)[0]
+    if len(marks) < LAZY_ROW_GROUPS_MIN:
+        # the skim decoded everything else (a wide schema is much of the work): add the row groups
+        rgs = _row_groups_at(buf, marks, offset)
+        if rgs is None:
+            return _read(T.FileMetaData, buf, 0, offset, what)[0]
+        md.row_groups = rgs
+        return md
+    starts = [m.pos for m in marks]
+    rows = RowGroupList(buf, starts, [m.num_rows for m in marks], offset)
+    # the positions rely on how the C decoder reads; if they are not what they should be
+    # (increasing, each row group ending where the next starts), decode everything eagerly
+    if any(a >= b for a, b in zip(starts, starts[1:])):
+        return _read(T.FileMetaData, buf, 0, offset, what)[0]
     try:
-        obj.read(_protocol(trans))  # type: ignore[attr-defined]
-    except Exception as exc:
-        name = what or cls.__name__
-        raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
-    return obj, trans._buffer.tell()
+        rows[0]
+        rows[len(rows) - 2]
+    except CorruptFileError:
+        return _read(T.FileMetaData, buf, 0, offset, what)[0]
+    md.row_groups = rows
+    return md

@@ -14,7 +14,7 @@ from dataclasses import field as dataclass_field
 from typing import Any
 
 from .errors import CorruptFileError, SchemaError, UnsupportedError
-from .format import T
+from .format import T, gc_paused
 
 __all__ = ["LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
            "nested_field", "decimal_flba_width", "PHYSICAL_NAMES"]
@@ -545,6 +545,11 @@ class ColumnDescriptor:
         return self.field.logical_type
 
 
+FRT_OPTIONAL = T.FieldRepetitionType.OPTIONAL
+FRT_REPEATED = T.FieldRepetitionType.REPEATED
+FRT_REQUIRED = T.FieldRepetitionType.REQUIRED
+
+
 def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], list[Any]]:
     """Walk the flattened schema into leaf descriptors; validate counts and types as we go."""
     if not elements:
@@ -552,39 +557,50 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
     root = elements[0]
     leaves: list[ColumnDescriptor] = []
     pos = 1
+    n_elements = len(elements)
+    # hoisted: this loop runs once per column of the file (10,000 for a wide one)
+    reps = T.FieldRepetitionType._VALUES_TO_NAMES
+    types = T.Type._VALUES_TO_NAMES
+    optional, repeated, required = FRT_OPTIONAL, FRT_REPEATED, FRT_REQUIRED
+    flba = PT.FIXED_LEN_BYTE_ARRAY
+    logical = LogicalType.from_thrift
 
     def walk(n_children: int, prefix: tuple[str, ...], d: int, r: int, ancestors: list[Any]) -> None:
         nonlocal pos
         for _ in range(n_children):
-            if pos >= len(elements):
+            if pos >= n_elements:
                 raise CorruptFileError("schema ends before all declared children were seen")
             el = elements[pos]
             pos += 1
-            if not isinstance(el.name, str):
+            name = el.name
+            if not isinstance(name, str):
                 raise CorruptFileError(f"schema element {pos - 1} has no name")
             rep = el.repetition_type
-            if rep is not None and rep not in T.FieldRepetitionType._VALUES_TO_NAMES:
-                raise CorruptFileError(f"schema element {el.name!r} has invalid repetition {rep}")
-            dd = d + (1 if rep in (T.FieldRepetitionType.OPTIONAL, T.FieldRepetitionType.REPEATED) else 0)
-            rr = r + (1 if rep == T.FieldRepetitionType.REPEATED else 0)
-            path = prefix + (el.name,)
-            if el.num_children is not None and el.num_children > 0 or el.type is None:
-                nc = el.num_children or 0
-                if nc < 0 or nc > len(elements):
-                    raise CorruptFileError(f"schema group {el.name!r} claims {nc} children")
+            if rep is not None and rep not in reps:
+                raise CorruptFileError(f"schema element {name!r} has invalid repetition {rep}")
+            dd = d + 1 if rep == optional or rep == repeated else d
+            rr = r + 1 if rep == repeated else r
+            path = prefix + (name,)
+            ptype = el.type
+            nc = el.num_children
+            if nc is not None and nc > 0 or ptype is None:
+                nc = nc or 0
+                if nc < 0 or nc > n_elements:
+                    raise CorruptFileError(f"schema group {name!r} claims {nc} children")
                 walk(nc, path, dd, rr, ancestors + [el])
             else:
-                if el.type not in T.Type._VALUES_TO_NAMES:
-                    raise CorruptFileError(f"schema element {el.name!r} has invalid physical type {el.type}")
-                if el.type == PT.FIXED_LEN_BYTE_ARRAY and (el.type_length is None or el.type_length < 0):
-                    raise CorruptFileError(f"FIXED_LEN_BYTE_ARRAY column {el.name!r} lacks a valid type_length")
-                lt = LogicalType.from_thrift(el)
-                fld = Field(".".join(path), el.type, lt, rep != T.FieldRepetitionType.REQUIRED,
-                            el.type_length if el.type == PT.FIXED_LEN_BYTE_ARRAY else None, el.field_id)
+                if ptype not in types:
+                    raise CorruptFileError(f"schema element {name!r} has invalid physical type {ptype}")
+                tl = el.type_length
+                if ptype == flba and (tl is None or tl < 0):
+                    raise CorruptFileError(f"FIXED_LEN_BYTE_ARRAY column {name!r} lacks a valid type_length")
+                fld = Field(".".join(path), ptype, logical(el), rep != required, tl if ptype == flba else None,
+                            el.field_id)
                 leaves.append(ColumnDescriptor(path, el, dd, rr, len(leaves), fld, ancestors + [el]))
 
     nroot = root.num_children if root.num_children is not None else len(elements) - 1
-    walk(nroot, (), 0, 0, [])
+    with gc_paused():  # a wide schema builds tens of thousands of objects
+        walk(nroot, (), 0, 0, [])
     return leaves, elements
 
 

@@ -412,6 +412,10 @@ def _float_minmax(vals: np.ndarray) -> tuple[Any, Any, int]:
     return lo, hi, nan_count
 
 
+_SMALL_MINMAX = 32
+_INT_FMT = {(_INT32, False): "<i", (_INT32, True): "<I", (_INT64, False): "<q", (_INT64, True): "<Q"}
+
+
 def compute_statistics(
     values: Any,
     ptype: int,
@@ -438,10 +442,17 @@ def compute_statistics(
     elif ptype in (_INT32, _INT64):
         dt = np.int32 if ptype == _INT32 else np.int64
         arr = np.asarray(values, dtype=dt)
-        if sort_order is SortOrder.UNSIGNED:
+        unsigned = sort_order is SortOrder.UNSIGNED
+        if unsigned:
             arr = arr.view(np.uint32 if ptype == _INT32 else np.uint64)
-        le = arr.dtype.newbyteorder("<")
-        mn, mx = np.asarray(arr.min()).astype(le).tobytes(), np.asarray(arr.max()).astype(le).tobytes()
+        if n <= _SMALL_MINMAX:
+            # a few values (many small chunks): Python's min/max beat two ufunc reductions
+            vals = arr.tolist()
+            fmt = _INT_FMT[ptype, unsigned]
+            mn, mx = struct.pack(fmt, min(vals)), struct.pack(fmt, max(vals))
+        else:
+            le = arr.dtype.newbyteorder("<")
+            mn, mx = np.asarray(arr.min()).astype(le).tobytes(), np.asarray(arr.max()).astype(le).tobytes()
     elif ptype in (_FLOAT, _DOUBLE) or _is_float16(ptype, logical_kind, type_length):
         if ptype == _FLBA:
             mat = np.ascontiguousarray(np.asarray(values, np.uint8).reshape(n, 2))
@@ -747,15 +758,22 @@ def build_column_index(
     *,
     logical_kind: str | None = None,
     type_length: int | None = None,
+    repetition_level_histograms: Sequence[Sequence[int] | np.ndarray] | None = None,
+    definition_level_histograms: Sequence[Sequence[int] | np.ndarray] | None = None,
 ) -> T.ColumnIndex | None:
     """A ColumnIndex from per-page statistics, or None when the rules forbid one.
 
     None for INT96, an undefined order, or any non-null page without min/max
     (e.g. a float page holding only NaN under TYPE_ORDER). ``null_counts`` and
-    ``nan_counts`` are written when every page has them.
+    ``nan_counts`` are written when every page has them. The level histograms
+    (one per page, ``max_level + 1`` counts each) are stored flattened, page
+    after page; pass None for a level whose maximum is 0.
     """
     if len(page_stats) != len(null_page_flags):
         raise ValueError("page_stats and null_page_flags differ in length")
+    for hs in (repetition_level_histograms, definition_level_histograms):
+        if hs is not None and (len(hs) != len(page_stats) or len({len(h) for h in hs}) > 1):
+            raise ValueError("level histograms need one list per page, all of one length")
     if ptype == _INT96 or sort_order is SortOrder.UNDEFINED or not page_stats:
         return None
     kind = logical_kind
@@ -773,8 +791,11 @@ def build_column_index(
             return None
         mins.append(bytes(st.min_value))
         maxs.append(bytes(st.max_value))
-        bounds.append((decode_stat_value(st.min_value, ptype, type_length, kind),
-                       decode_stat_value(st.max_value, ptype, type_length, kind)))
+        if len(page_stats) > 1:  # one page is ASCENDING whatever its bounds: no need to decode them
+            bounds.append((decode_stat_value(st.min_value, ptype, type_length, kind),
+                           decode_stat_value(st.max_value, ptype, type_length, kind)))
+        else:
+            bounds.append((None, None))
     ci = T.ColumnIndex(
         null_pages=[bool(f) for f in null_page_flags],
         min_values=mins,
@@ -786,7 +807,19 @@ def build_column_index(
     if _is_floating(ptype, logical_kind):
         if all(st is not None and st.nan_count is not None for st in page_stats):
             ci.nan_counts = [int(st.nan_count) for st in page_stats]
+    if repetition_level_histograms is not None:
+        ci.repetition_level_histograms = _flat_ints(repetition_level_histograms)
+    if definition_level_histograms is not None:
+        ci.definition_level_histograms = _flat_ints(definition_level_histograms)
     return ci
+
+
+def _flat_ints(per_page: Sequence[Sequence[int] | np.ndarray]) -> list[int]:
+    """Per-page histograms, page after page, as Python ints (``tolist`` for arrays: no numpy scalars)."""
+    out: list[int] = []
+    for h in per_page:
+        out.extend(h.tolist() if isinstance(h, np.ndarray) else (int(c) for c in h))
+    return out
 
 
 def build_offset_index(
