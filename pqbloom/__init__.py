@@ -22,7 +22,7 @@ from .crypto import (  # noqa: E402
     KmsClient,
     KmsConnectionConfig,
 )
-from .predicate import Explain, field  # noqa: E402
+from .predicate import Explain, FilePlan, field, plan_file  # noqa: E402
 from .reader import ParquetFile, read_metadata, read_schema, read_table  # noqa: E402
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field  # noqa: E402
 from .table import Column, Table  # noqa: E402
@@ -40,6 +40,7 @@ __all__ = [
     "Field",
     "FileDecryptionProperties",
     "FileEncryptionProperties",
+    "FilePlan",
     "InMemoryKms",
     "KmsClient",
     "KmsConnectionConfig",
@@ -52,6 +53,7 @@ __all__ = [
     "field",
     "make_field",
     "nested_field",
+    "plan_file",
     "read_metadata",
     "read_schema",
     "read_table",

@@ -98,6 +98,13 @@ def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = 
                         "min": _stat_value(s.min_value if s.min_value is not None else s.min, desc.field),
                         "max": _stat_value(s.max_value if s.max_value is not None else s.max, desc.field),
                     }
+                ss = m.size_statistics
+                if ss is not None:
+                    entry["size_statistics"] = {
+                        "unencoded_byte_array_data_bytes": ss.unencoded_byte_array_data_bytes,
+                        "repetition_level_histogram": ss.repetition_level_histogram or None,
+                        "definition_level_histogram": ss.definition_level_histogram or None,
+                    }
                 if m.bloom_filter_offset is not None:
                     bf_entry: dict[str, Any] = {"offset": m.bloom_filter_offset, "length": m.bloom_filter_length}
                     try:
@@ -140,6 +147,12 @@ def _print_inspect(info: dict[str, Any]) -> None:
             if "statistics" in c:
                 s = c["statistics"]
                 print(f"    stats: min={s['min']!r} max={s['max']!r} nulls={s['null_count']}")
+            if "size_statistics" in c:
+                z = c["size_statistics"]
+                parts = [f"{k.replace('_', ' ')} {z[k]}" for k in ("unencoded_byte_array_data_bytes",
+                         "repetition_level_histogram", "definition_level_histogram") if z[k] is not None]
+                if parts:
+                    print(f"    size statistics: {'; '.join(parts)}")
             if "bloom_filter" in c:
                 b = c["bloom_filter"]
                 extra = (f", {b['num_bytes']:,} B bitset, fill {b['fill']:.1%}, est. fpp {b['estimated_fpp']:.2g}"

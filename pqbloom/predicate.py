@@ -18,6 +18,13 @@ Semantics (SQL / Arrow three-valued logic)
   list, NaN matches a NaN in the list, and otherwise a value matches when it ``==`` a listed
   value (so, unlike pyarrow's bitwise hashing, ``isin([0.0])`` also matches ``-0.0``).
   ``not in`` is ``~isin`` and therefore returns null rows unless ``None`` is listed.
+* A leaf inside a list or map (a *repeated* leaf, named by its full path as in
+  ``ParquetFile.schema``: ``field("tags.list.element") == 5``, ``"m.key_value.key"``) is tested
+  per element and the row is selected when *at least one* element satisfies the test (SQL's
+  ``EXISTS``, DuckDB's ``list_contains`` / ``len(list_filter(...)) > 0``). At row level such a term
+  is two-valued: false when no element satisfies it, including rows whose list is null or empty.
+  ``is_null()`` / ``is_valid()`` on a repeated leaf ask whether some element is null / non-null.
+  ``~(field("tags.list.element") == 5)`` therefore keeps rows with null or empty lists.
 * Literals are user values (int, float, Decimal, str, bytes, date, datetime, time, UUID) converted
   to the column's *physical* domain once per file: DATE -> days, TIMESTAMP/TIME -> ticks of the
   unit (aware datetimes are taken in UTC, naive ones as given), DECIMAL -> unscaled integers,
@@ -30,7 +37,8 @@ Pruning (cheapest first), all of it conservative
 Every node yields *may be true* / *may be false* for a unit of rows (row group or page run), so
 ``~``, ``&`` and ``|`` prune soundly. Row groups are pruned by footer statistics
 (:class:`~pqbloom.statistics.ChunkStats`: NaN bounds, truncated bounds, legacy stats and sort
-orders already vetted), then by Bloom filters for ``==`` / ``isin`` (one header read and one
+orders already vetted; evaluated for every row group of a file at once, on arrays gathered from
+one skim of the footer), then by Bloom filters for ``==`` / ``isin`` (one header read and one
 32-byte block per probe; ``0.0`` probes both zeros; never for NaN or BYTE_ARRAY decimals), then
 by dictionary pages when ``encoding_stats`` show every data page is dictionary-encoded (the
 dictionary is exact). Bloom probes come before dictionaries because they cost two reads of at
@@ -40,6 +48,12 @@ offsets are consistent with the chunk) selects row ranges; only the pages overla
 read and decoded for the predicate columns; the predicate is evaluated exactly on those rows,
 and the other columns are decoded only for the pages holding matching rows (late
 materialization). Encrypted files skip the page-level steps and decode whole chunks.
+
+For a repeated leaf, statistics, Bloom filters, dictionaries and page indexes describe its
+elements, so they can only prove "no element satisfies the test" (the rows are all false), never
+"every row is true" (a row may have no element). Pages of a repeated leaf with an OffsetIndex
+begin at record boundaries (the spec requires it; checked when decoding), so page pruning works
+as for flat columns.
 
 Explain
 -------
@@ -68,10 +82,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import CorruptFileError, ParquetError, UnsupportedError
-from .format import T, decode_prefix
+from .errors import CorruptFileError, ParquetError
+from .format import RowGroupList, T, decode_prefix
 from .io import read_ranges
-from .statistics import ChunkStats, SortOrder, column_index_bounds, column_index_is_usable, sort_order_for
+from .statistics import (
+    ChunkStats,
+    SortOrder,
+    column_index_bounds,
+    column_index_is_usable,
+    column_order_kind,
+    legacy_stats_trusted,
+    sort_order_for,
+)
 from .table import Column, Table
 
 if TYPE_CHECKING:
@@ -87,6 +109,8 @@ __all__ = [
     "parse_filter",
     "read_filtered",
     "iter_filtered_batches",
+    "FilePlan",
+    "plan_file",
 ]
 
 PT = T.Type
@@ -293,7 +317,13 @@ class FieldRef:
 
 
 def field(name: str) -> FieldRef:
-    """Reference a column by its (dotted) name in a filter expression."""
+    """Reference a column by its (dotted) name in a filter expression.
+
+    A leaf of a struct is named by its path (``field("s.a")``). A leaf inside a list or map is
+    named by its full leaf path (``field("tags.list.element")``, see ``ParquetFile.schema``) and
+    tests "some element of the row's list satisfies it": ``field("tags.list.element") == 5`` is
+    true for ``[1, 5]`` and false for ``[1]``, ``[]`` and a null list, so ``~(...)`` keeps those.
+    """
     return FieldRef(name)
 
 
@@ -605,10 +635,17 @@ class _BCol:
     """
 
     def __init__(self, desc: ColumnDescriptor, column_order: Any) -> None:
+        from .nested import repeated_def_levels
+
         self.desc = desc
         f = desc.field
         self.field = f
         self.name = desc.dotted_path
+        # a leaf inside a list or map: terms on it are "some element satisfies it" (_BAny)
+        self.repeated = desc.max_repetition_level > 0
+        self.max_def = desc.max_definition_level
+        # entries with def >= elem_def are elements (null or not); below are null or empty lists
+        self.elem_def = repeated_def_levels(desc)[-1]
         self.ptype = f.physical_type
         self.type_length = f.type_length
         lt = f.logical_type
@@ -706,6 +743,15 @@ class _BNot(_BNode):
     __slots__ = ("a",)
 
     def __init__(self, a: _BNode) -> None:
+        self.a = a
+
+
+class _BAny(_BNode):
+    """A leaf on a repeated column: true for rows where some element satisfies it, else false."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a: _BLeaf) -> None:
         self.a = a
 
 
@@ -935,11 +981,20 @@ def _bind(e: Expr, cols: Mapping[str, _BCol]) -> _BNode:
         return _BOr(_bind(e.left, cols), _bind(e.right, cols))
     if isinstance(e, (Compare, IsIn, IsNull)):
         bc = cols[e.column]
+        leaf: _BNode
         if isinstance(e, IsNull):
-            return _BIsNull(bc, e.negate)
-        if isinstance(e, IsIn):
-            return _bind_isin(bc, e.values)
-        return _bind_compare(bc, e.op, e.value)
+            leaf = _BIsNull(bc, e.negate)
+        elif isinstance(e, IsIn):
+            leaf = _bind_isin(bc, e.values)
+        else:
+            leaf = _bind_compare(bc, e.op, e.value)
+        if not bc.repeated:
+            return leaf
+        if isinstance(leaf, _BConst):  # null for every element: no element satisfies it
+            assert leaf.value is None
+            return _BConst(False)
+        assert isinstance(leaf, _BLeaf)
+        return _BAny(leaf)
     raise TypeError(f"not a filter expression: {e!r}")
 
 
@@ -949,7 +1004,7 @@ def _leaves(n: _BNode) -> Iterator[_BLeaf]:
     elif isinstance(n, (_BAnd, _BOr)):
         yield from _leaves(n.a)
         yield from _leaves(n.b)
-    elif isinstance(n, _BNot):
+    elif isinstance(n, (_BNot, _BAny)):
         yield from _leaves(n.a)
 
 
@@ -1110,8 +1165,32 @@ def _leaf_truth(leaf: _BLeaf, col: Column, keys: Any) -> tuple[np.ndarray, np.nd
     return valid & r, valid & ~r
 
 
-def evaluate(node: _BNode, cols: Mapping[str, Column], n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(rows where the predicate is true, rows where it is false); the rest are null."""
+@dataclass
+class _RepCol:
+    """A repeated leaf over a run of rows: its non-null element values with the row of each, and the
+    row of each null element. Rows whose list is null or empty appear in neither."""
+
+    values: Column  # no mask
+    value_rows: np.ndarray
+    null_rows: np.ndarray
+
+
+def _any_truth(leaf: _BLeaf, rc: _RepCol, keys: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Rows where some element satisfies ``leaf`` (true), and the others (false)."""
+    t, _ = _leaf_truth(leaf, rc.values, keys)
+    out = np.zeros(n, bool)
+    out[rc.value_rows[t]] = True
+    if len(rc.null_rows) and _leaf_null_truth(leaf)[0]:
+        out[rc.null_rows] = True
+    return out, ~out
+
+
+def evaluate(node: _BNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(rows where the predicate is true, rows where it is false); the rest are null.
+
+    ``cols`` maps a column name to its :class:`Column` over the ``n`` rows, or for a repeated leaf
+    to a :class:`_RepCol`.
+    """
     cache: dict[str, Any] = {}
 
     def go(x: _BNode) -> tuple[np.ndarray, np.ndarray]:
@@ -1120,6 +1199,15 @@ def evaluate(node: _BNode, cols: Mapping[str, Column], n: int) -> tuple[np.ndarr
                 return np.zeros(n, bool), np.zeros(n, bool)
             ones = np.ones(n, bool)
             return (ones, ~ones) if x.value else (~ones, ones)
+        if isinstance(x, _BAny):
+            leaf = x.a
+            rc = cols[leaf.col.name]
+            keys = None
+            if isinstance(leaf, (_BCmp, _BIsIn)):
+                keys = cache.get(leaf.col.name)
+                if keys is None:
+                    keys = cache[leaf.col.name] = _key_array(rc.values, leaf.col)
+            return _any_truth(leaf, rc, keys, n)
         if isinstance(x, _BLeaf):
             col = cols[x.col.name]
             keys = None
@@ -1231,6 +1319,10 @@ def _combine(node: _BNode, leaf_fn: Any) -> Verdict:
             return x.value is True, x.value is False
         if isinstance(x, _BLeaf):
             return leaf_fn(x, nt, nf)
+        if isinstance(x, _BAny):
+            # elements tell when no row can be true; a row without elements is always false
+            t, _ = go(x.a, nt, False)
+            return t, True
         if isinstance(x, _BNot):
             t, f = go(x.a, nf, nt)
             return f, t
@@ -1346,8 +1438,6 @@ class _FilePlan:
             else None
         for name in sorted(expr.columns()):
             desc = pf._column(name)
-            if desc.max_repetition_level > 0:
-                raise UnsupportedError(f"cannot filter on repeated column {name!r}")
             self.cols[name] = _BCol(desc, orders[desc.index] if orders is not None else None)
         self.node = _bind(expr, self.cols)
         if isinstance(self.node, _BConst) and self.node.value is True:
@@ -1369,16 +1459,364 @@ def _column_stats(pf: ParquetFile, rg: int, bc: _BCol) -> _Stats:
         meta = pf._chunk_meta(rg, bc.desc)
     except ParquetError:
         return _Stats(rows)
-    if meta.num_values is not None and meta.num_values != rows:
+    return _meta_stats(bc, rows, meta, pf.created_by)
+
+
+def _meta_stats(bc: _BCol, rows: int, meta: Any, created_by: str | None) -> _Stats:
+    """What ColumnMetaData ``meta`` of a chunk of ``rows`` rows says (the scalar reference of
+    :func:`_gather_stats`)."""
+    if bc.repeated:
+        # a repeated leaf's counts are of level entries (>= 1 per row): the unit is the entries
+        if meta.num_values is None or meta.num_values < rows:
+            return _Stats(rows)
+        rows = meta.num_values
+    elif meta.num_values is not None and meta.num_values != rows:
         return _Stats(rows)
     cs = ChunkStats.from_thrift(meta.statistics, bc.ptype, bc.sort_order, column_order=bc.column_order,
-                                created_by=pf.created_by, type_length=bc.type_length, logical_kind=bc.stat_kind)
+                                created_by=created_by, type_length=bc.type_length, logical_kind=bc.stat_kind)
     nulls = cs.null_count if cs.null_count is not None and cs.null_count <= rows else None
+    if bc.repeated:
+        ss = meta.size_statistics
+        counts = _element_counts(bc, ss.definition_level_histogram if ss is not None else None, rows)
+        if counts is not None:
+            rows, nulls = counts
     nans = cs.nan_count if bc.dom == "float" else 0
     exact = bc.dom != "bytes" or (cs.min_exact is True and cs.max_exact is True)
     if bc.sort_order is SortOrder.UNDEFINED:
         return _Stats(rows, nulls, nans)
     return _Stats(rows, nulls, nans, _to_domain(cs.min, bc), _to_domain(cs.max, bc), exact)
+
+
+def _element_counts(bc: _BCol, def_hist: Sequence[int] | None, entries: int | None) -> tuple[int, int] | None:
+    """(elements, null elements) of a repeated leaf from a definition-level histogram of ``entries``
+    level entries (None: not known); None when there is no histogram or it does not add up.
+
+    Without one, ``null_count`` also counts the entries of null and empty lists, which is only an
+    upper bound on the null elements (still sound for pruning, just weaker for ``is_null``).
+    """
+    if def_hist is None or len(def_hist) != bc.max_def + 1 or any(c is None or c < 0 for c in def_hist) \
+            or (entries is not None and sum(def_hist) != entries):
+        return None
+    elements = int(sum(def_hist[bc.elem_def:]))
+    return elements, elements - int(def_hist[bc.max_def])
+
+
+# ---------------------------------------------------------------------------
+# Statistics pruning of every row group at once
+# ---------------------------------------------------------------------------
+# Footer statistics of the filter's columns are gathered for all row groups into arrays in each
+# column's domain and the bound tree is evaluated on them in one go; Bloom filters, dictionaries
+# and page indexes then run only on the survivors. _meta_stats / _leaf_may are the reference:
+# tests/test_pruning_vectorized.py checks this path against them.
+_UNKNOWN = -1  # a count metadata does not give
+
+
+@dataclass
+class _StatArrays:
+    """:class:`_Stats` of one column over many row groups, one entry each.
+
+    Bounds are in the column's domain (int64, uint64, float64; object for bytes and for ints
+    beyond 64 bits); where ``has_lo``/``has_hi`` is false the entry is a placeholder.
+    """
+
+    rows: np.ndarray  # int64
+    nulls: np.ndarray  # int64, _UNKNOWN when unknown
+    nans: np.ndarray  # int64, _UNKNOWN when unknown
+    lo: np.ndarray
+    hi: np.ndarray
+    has_lo: np.ndarray
+    has_hi: np.ndarray
+    exact: np.ndarray
+
+    @classmethod
+    def of(cls, stats: Sequence[_Stats], bc: _BCol) -> _StatArrays:
+        """Pack scalar stats (the path for repeated leaves and unusual types)."""
+        n = len(stats)
+        return cls(np.fromiter((s.rows for s in stats), np.int64, n),
+                   np.fromiter((_UNKNOWN if s.nulls is None else s.nulls for s in stats), np.int64, n),
+                   np.fromiter((_UNKNOWN if s.nans is None else s.nans for s in stats), np.int64, n),
+                   _domain_array([s.lo for s in stats], bc.dom), _domain_array([s.hi for s in stats], bc.dom),
+                   np.fromiter((s.lo is not None for s in stats), bool, n),
+                   np.fromiter((s.hi is not None for s in stats), bool, n),
+                   np.fromiter((bool(s.exact) for s in stats), bool, n))
+
+
+def _object_array(values: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(values), object)
+    out[:] = values  # element by element: np.array would turn bytes into 'S' (dropping trailing NULs)
+    return out
+
+
+def _int_array(values: Sequence[int]) -> np.ndarray:
+    """The narrowest of int64, uint64 and object that holds ``values`` exactly."""
+    for dt in (np.int64, np.uint64):
+        try:
+            return np.array(values, dt)
+        except OverflowError:
+            pass
+    return _object_array(values)
+
+
+def _domain_array(values: Sequence[Any], dom: str) -> np.ndarray:
+    """Bounds as one array; None entries become a placeholder."""
+    if dom == "float":
+        return np.array([0.0 if v is None else v for v in values], np.float64)
+    if dom == "bytes":
+        return _object_array([b"" if v is None else v for v in values])
+    return _int_array([0 if v is None else v for v in values])
+
+
+_NP_CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+           ">=": np.greater_equal}
+
+
+def _arr_cmp(a: np.ndarray, op: str, k: Any) -> np.ndarray:
+    """``a OP k`` elementwise, exact also for a Python int ``k`` outside ``a``'s integer dtype."""
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        if not info.min <= k <= info.max:
+            below = k > info.max  # every element is below k
+            val = {"==": False, "!=": True, "<": below, "<=": below, ">": not below, ">=": not below}[op]
+            return np.full(a.shape, val)
+        k = a.dtype.type(k)
+    elif a.dtype == object:
+        k = _object_array([k])  # as np.bytes_ a key would lose its trailing NUL bytes
+    return np.asarray(_NP_CMP[op](a, k), bool)
+
+
+def _any_key_between(keys: list[Any], lo: np.ndarray, lo_ok: np.ndarray, hi: np.ndarray,
+                     hi_ok: np.ndarray) -> np.ndarray:
+    """Per entry: some key k (sorted, distinct) has lo <= k <= hi (a bound that is not ok is open)."""
+    if not keys:
+        return np.zeros(len(lo), bool)
+    if lo.dtype.kind in "iu":
+        info = np.iinfo(lo.dtype)
+        fits = info.min <= keys[0] and keys[-1] <= info.max
+        karr = np.array(keys, lo.dtype) if fits else _object_array(keys)
+        if not fits:
+            lo, hi = lo.astype(object), hi.astype(object)
+    elif lo.dtype == object:
+        karr = _object_array(keys)
+    else:
+        karr = np.array(keys, lo.dtype)
+    first = np.where(lo_ok, np.searchsorted(karr, lo, "left"), 0)  # first key >= lo
+    end = np.where(hi_ok, np.searchsorted(karr, hi, "right"), len(keys))  # past the last key <= hi
+    return first < end
+
+
+def _leaf_may_arr(leaf: _BLeaf, st: _StatArrays) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_leaf_may` for every entry of ``st`` at once."""
+    rows, nulls = st.rows, st.nulls
+    valid = rows > 0
+    known = nulls >= 0
+    any_null = valid & (~known | (nulls > 0))
+    nonnull = valid & (~known | (nulls < rows))
+    if isinstance(leaf, _BIsNull):
+        return (nonnull, any_null) if leaf.negate else (any_null, nonnull)
+    if isinstance(leaf, _BNonNull):
+        return nonnull & leaf.value, nonnull & (not leaf.value)
+    if leaf.col.dom == "float":
+        nans_known = st.nans >= 0
+        nan = nonnull & (~nans_known | (st.nans > 0))
+        # nans + nulls >= rows, written so that it cannot overflow (0 <= nulls <= rows where known)
+        number = nonnull & ~(nans_known & known & (st.nans >= rows - nulls))
+    else:
+        nan = np.zeros(len(rows), bool)
+        number = nonnull
+    lo_ok, hi_ok = number & st.has_lo, number & st.has_hi
+    if isinstance(leaf, _BIsIn):
+        t_num = number & _any_key_between(leaf.keys, st.lo, lo_ok, st.hi, hi_ok)
+        mt = t_num | (any_null & leaf.has_null) | (nan & leaf.has_nan)
+        mf = number | (any_null & (not leaf.has_null)) | (nan & (not leaf.has_nan))
+        return mt, mf
+    assert isinstance(leaf, _BCmp)
+    op, k, lo, hi = leaf.op, leaf.key, st.lo, st.hi
+    if op in ("==", "!="):
+        inside = (~lo_ok | _arr_cmp(lo, "<=", k)) & (~hi_ok | _arr_cmp(hi, ">=", k))
+        all_equal = st.exact & lo_ok & hi_ok & _arr_cmp(lo, "==", k) & _arr_cmp(hi, "==", k)
+        t, f = (inside, ~all_equal) if op == "==" else (~all_equal, inside)
+    elif op == "<":
+        t, f = ~lo_ok | _arr_cmp(lo, "<", k), ~hi_ok | _arr_cmp(hi, ">=", k)
+    elif op == "<=":
+        t, f = ~lo_ok | _arr_cmp(lo, "<=", k), ~hi_ok | _arr_cmp(hi, ">", k)
+    elif op == ">":
+        t, f = ~hi_ok | _arr_cmp(hi, ">", k), ~lo_ok | _arr_cmp(lo, "<=", k)
+    else:
+        t, f = ~hi_ok | _arr_cmp(hi, ">=", k), ~lo_ok | _arr_cmp(lo, "<", k)
+    t, f = t & number, f & number
+    if op == "!=":
+        t = t | nan
+    else:
+        f = f | nan
+    return t, f
+
+
+_STAT_SIZE = {PT.BOOLEAN: 1, PT.INT32: 4, PT.INT64: 8, PT.FLOAT: 4, PT.DOUBLE: 8}
+
+
+def _vector_decodable(bc: _BCol) -> bool:
+    """Whether :func:`_gather_stats` decodes this column's bounds itself (else: _meta_stats per chunk)."""
+    if bc.repeated:
+        return False
+    if bc.sort_order is SortOrder.UNDEFINED:
+        return True  # no bounds to decode
+    p = bc.ptype
+    if bc.dom in ("int", "uint"):
+        return p in (PT.BOOLEAN, PT.INT32, PT.INT64)
+    if bc.dom == "float":
+        return p in (PT.FLOAT, PT.DOUBLE) or (p == PT.FIXED_LEN_BYTE_ARRAY and bc.stat_kind == "FLOAT16")
+    binary = p in (PT.BYTE_ARRAY, PT.FIXED_LEN_BYTE_ARRAY)
+    if bc.dom == "decimal":
+        return binary and bc.stat_kind == "DECIMAL" and bc.sort_order is SortOrder.SIGNED
+    return binary and bc.sort_order is SortOrder.UNSIGNED
+
+
+def _decode_bounds(raws: list[bytes | None], bc: _BCol) -> tuple[np.ndarray, np.ndarray]:
+    """Raw statistics values (None: absent) as domain values and a mask of the usable ones
+    (``statistics._bound`` + ``_to_domain`` for every entry)."""
+    n = len(raws)
+    p = bc.ptype
+    if all(r is None for r in raws):  # also every column without an order (INT96, INTERVAL...)
+        return _domain_array([None] * n, bc.dom), np.zeros(n, bool)
+    if bc.dom in ("decimal", "bytes"):
+        has = np.fromiter((r is not None for r in raws), bool, n)
+        if bc.dom == "bytes":
+            return _object_array([b"" if r is None else bytes(r) for r in raws]), has
+        return _int_array([0 if r is None else int.from_bytes(r, "big", signed=True) for r in raws]), has
+    float16 = p == PT.FIXED_LEN_BYTE_ARRAY
+    size = 2 if float16 else _STAT_SIZE[p]
+    has = np.fromiter((r is not None and len(r) == size for r in raws), bool, n)
+    packed = b"".join([r for r in raws if r is not None and len(r) == size])  # type: ignore[misc]
+    unsigned = bc.sort_order is SortOrder.UNSIGNED
+    out: np.ndarray
+    if bc.dom == "float":
+        vals = np.frombuffer(packed, "<f2" if float16 else "<f4" if p == PT.FLOAT else "<f8").astype(np.float64)
+        out = np.zeros(n, np.float64)
+        out[has] = vals
+        has &= ~np.isnan(out)  # a NaN bound is unusable
+        # (statistics._fix_zero's choice of zero sign cannot change a comparison: -0.0 == 0.0)
+        return out, has
+    if p == PT.BOOLEAN:
+        vals = (np.frombuffer(packed, np.uint8) != 0).astype(np.int64)
+    elif p == PT.INT32:
+        vals = np.frombuffer(packed, "<u4" if unsigned else "<i4").astype(np.int64)
+    else:
+        vals = np.frombuffer(packed, "<u8" if unsigned else "<i8")
+    out = np.zeros(n, vals.dtype if vals.dtype == np.uint64 else np.int64)
+    out[has] = vals
+    return out, has
+
+
+def _gather_stats(bc: _BCol, rows: np.ndarray, metas: Sequence[Any], created_by: str | None) -> _StatArrays:
+    """:func:`_meta_stats` of a column's chunk in every row group at once (``metas[i]`` None: the
+    chunk has no usable metadata), with the bounds decoded as arrays."""
+    n = len(metas)
+    row_list = rows.tolist()
+    if not _vector_decodable(bc):
+        return _StatArrays.of([_Stats(r) if m is None else _meta_stats(bc, r, m, created_by)
+                               for r, m in zip(row_list, metas)], bc)
+    # chunks whose value count disagrees with the row count say nothing (_meta_stats)
+    ok = [m is not None and (m.num_values is None or m.num_values == r) for r, m in zip(row_list, metas)]
+    stats = [m.statistics if good else None for m, good in zip(metas, ok)]
+    nulls = np.fromiter((_UNKNOWN if s is None or s.null_count is None or not 0 <= s.null_count <= r
+                         else s.null_count for s, r in zip(stats, row_list)), np.int64, n)
+    if bc.dom == "float":
+        nans = np.fromiter((_UNKNOWN if s is None or s.nan_count is None or s.nan_count < 0 else s.nan_count
+                            for s in stats), np.int64, n)
+    else:
+        nans = np.where(np.array(ok, bool), 0, _UNKNOWN).astype(np.int64)
+    lo_raw: list[bytes | None] = [None] * n
+    hi_raw: list[bytes | None] = [None] * n
+    exact = np.full(n, bc.dom != "bytes")
+    order = column_order_kind(bc.column_order)
+    ptype, so = bc.ptype, bc.sort_order
+    if not (order == "UNKNOWN" or so is SortOrder.UNDEFINED or (order == "INT96_TIMESTAMP_ORDER"
+                                                                 and ptype != PT.INT96)):
+        # legacy_stats_trusted depends on min/max only through whether they are equal
+        trust_same = legacy_stats_trusted(ptype, so, created_by, b"", b"")
+        trust_diff = legacy_stats_trusted(ptype, so, created_by, b"", b"\x00")
+        for i, s in enumerate(stats):
+            if s is None:
+                continue
+            if s.min_value is not None or s.max_value is not None:
+                if order is not None:
+                    lo_raw[i], hi_raw[i] = s.min_value, s.max_value
+                    if bc.dom == "bytes":
+                        exact[i] = s.is_min_value_exact is True and s.is_max_value_exact is True
+            elif s.min is not None or s.max is not None:
+                same = s.min is not None and s.max is not None and bytes(s.min) == bytes(s.max)
+                if trust_same if same else trust_diff:
+                    lo_raw[i], hi_raw[i] = s.min, s.max
+                    exact[i] = bc.dom != "bytes"  # legacy fields carry no exactness flags
+    lo, has_lo = _decode_bounds(lo_raw, bc)
+    hi, has_hi = _decode_bounds(hi_raw, bc)
+    if so is SortOrder.UNDEFINED:
+        exact[:] = False
+    return _StatArrays(rows.astype(np.int64), nulls, nans, lo, hi, has_lo, has_hi, exact)
+
+
+def _chunk_metas(pf: ParquetFile, descs: Sequence[ColumnDescriptor]) -> tuple[np.ndarray, dict[int, list[Any]]]:
+    """Row counts of every row group and the ColumnMetaData (None: unusable) of the chunks of
+    ``descs``; from one statistics skim of a lazily decoded footer when possible (decoding every
+    full RowGroup costs more than pruning them)."""
+    rgs = pf.metadata.row_groups
+    n = len(rgs)
+    skim = None
+    if pf._crypto is None and isinstance(rgs, RowGroupList) and rgs.decoded < n:
+        try:
+            skim = rgs.statistics_skim(size_statistics=any(d.max_repetition_level > 0 for d in descs))
+        except CorruptFileError:
+            skim = None
+        # anything RowGroupList would reject on access: take the path that reports it
+        if skim is not None and any(g.num_rows is None or g.num_rows < 0 or g.columns is None for g in skim):
+            skim = None
+    metas: dict[int, list[Any]] = {}
+    if skim is not None:
+        n_leaves = len(pf._leaves)
+        rows = np.array([g.num_rows for g in skim], np.int64)
+        for d in descs:
+            i = d.index
+            metas[i] = [g.columns[i].meta_data if len(g.columns) == n_leaves else None for g in skim]
+        return rows, metas
+    rows = np.zeros(n, np.int64)
+    for d in descs:
+        metas[d.index] = [None] * n
+    for rg in range(n):
+        rows[rg] = _rg_rows(pf, rg)
+        for d in descs:
+            try:
+                metas[d.index][rg] = pf._chunk_meta(rg, d)
+            except ParquetError:
+                pass
+    return rows, metas
+
+
+def _statistics_verdicts(plan: _FilePlan) -> tuple[np.ndarray, np.ndarray]:
+    """Row counts of every row group and whether footer statistics let the filter be true there
+    (``_RowGroupPruner.verdict(False, False)[0]`` of each)."""
+    node = plan.node
+    assert node is not None
+    pf = plan.pf
+    used = {lf.col.name: lf.col for lf in _leaves(node)}
+    rows, metas = _chunk_metas(pf, [bc.desc for bc in used.values()])
+    arrays = {name: _gather_stats(bc, rows, metas[bc.desc.index], pf.created_by) for name, bc in used.items()}
+    t, _ = _combine(node, lambda leaf, nt, nf: _leaf_may_arr(leaf, arrays[leaf.col.name]))
+    return rows, np.broadcast_to(np.asarray(t, bool), rows.shape)
+
+
+def _statistics_pass(plan: _FilePlan, ex: Explain) -> list[int] | range:
+    """Row groups left for :func:`_read_row_group` once statistics have pruned all of them at once;
+    the empty and pruned ones are counted in ``ex`` as _read_row_group would count them."""
+    pf = plan.pf
+    # one row group gains nothing: _read_row_group prunes it by statistics itself
+    if plan.node is None or isinstance(plan.node, _BConst) or pf.num_row_groups < 2:
+        return range(pf.num_row_groups)
+    rows, may = _statistics_verdicts(plan)
+    gone = ~may | (rows <= 0)
+    ex.row_groups_total += int(gone.sum())
+    ex.rows_total += sum(rows[gone].tolist())
+    ex.row_groups_pruned_statistics += int((gone & (rows > 0)).sum())
+    return np.flatnonzero(~gone).tolist()
 
 
 def _bloom_keys(leaf: _BLeaf) -> list[Any] | None:
@@ -1511,7 +1949,8 @@ def _read_dictionary(pf: ParquetFile, rg: int, bc: _BCol, keep: dict[tuple[int, 
         return None
     meta = pf._chunk_meta(rg, bc.desc)
     es = meta.encoding_stats
-    if not es or meta.num_values != _rg_rows(pf, rg):
+    # a repeated leaf counts level entries, not rows
+    if not es or (meta.num_values != _rg_rows(pf, rg) and not bc.repeated):
         return None
     data = [s for s in es if s.page_type in (T.PageType.DATA_PAGE, T.PageType.DATA_PAGE_V2) and (s.count or 0) > 0]
     if not data or any(s.encoding not in (E.PLAIN_DICTIONARY, E.RLE_DICTIONARY) for s in data):
@@ -1617,14 +2056,16 @@ class _IndexCache:
         pf, rg = self.pf, self.rg
         rows = _rg_rows(pf, rg)
         locs = oi.page_locations
-        if not locs or desc.max_repetition_level > 0:
+        if not locs:
             return None
         try:
             meta = pf._chunk_meta(rg, desc)
             start, length = pf._chunk_range(meta, rg, desc)
         except ParquetError:
             return None
-        if meta.num_values != rows:
+        # a repeated leaf counts level entries (>= 1 per row); its pages begin at rows, which
+        # _read_repeated checks when it decodes them
+        if meta.num_values != rows and not (desc.max_repetition_level > 0 and (meta.num_values or 0) >= rows):
             return None
         end = start + length
         first, offs, sizes = [], [], []
@@ -1651,15 +2092,29 @@ def _page_stats(bc: _BCol, ci: Any, layout: _PageLayout) -> list[_Stats] | None:
         return None
     bounds = column_index_bounds(ci, bc.ptype, bc.sort_order, column_order=bc.column_order,
                                  type_length=bc.type_length, logical_kind=bc.stat_kind)
+    hists = None
+    if bc.repeated:
+        w = bc.max_def + 1
+        dh = ci.definition_level_histograms
+        if dh is not None and len(dh) == n * w:
+            hists = [dh[i * w:(i + 1) * w] for i in range(n)]
     out = []
     for i in range(n):
         r = int(prows[i])
+        # a repeated leaf's counts are of level entries, not of the page's rows
+        counts = _element_counts(bc, hists[i], None) if hists is not None else None
+        if counts is not None and (counts[0] == counts[1]) != bool(ci.null_pages[i]):
+            counts = None  # the histogram contradicts null_pages
         if ci.null_pages[i]:
-            out.append(_Stats(r, r, 0))
+            out.append(_Stats(counts[0], counts[1], 0) if counts is not None else _Stats(r, r, 0))
             continue
         nulls = ci.null_counts[i] if ci.null_counts is not None else None
         nans = (ci.nan_counts[i] if ci.nan_counts is not None else None) if bc.dom == "float" else 0
         lo, hi = bounds[i]
+        if counts is not None:
+            r, nulls = counts
+        elif bc.repeated:  # the entries are unknown: at least one value besides the nulls and NaNs
+            r = (nulls or 0) + (nans or 0) + 1
         out.append(_Stats(r, nulls, nans, _to_domain(lo, bc), _to_domain(hi, bc), bc.dom != "bytes"))
     return out
 
@@ -1870,6 +2325,114 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
     return out
 
 
+def _read_repeated(pf: ParquetFile, rg: int, bc: _BCol, sel: _Sel | None, idx: _IndexCache,
+                   ex: Explain) -> _RepCol:
+    """The elements of repeated leaf ``bc`` in the rows of ``sel`` (None = all) of row group ``rg``.
+
+    With a usable OffsetIndex only the pages overlapping ``sel`` are read; they must begin at
+    records (checked against the decoded repetition levels), else the whole chunk is read.
+    """
+    from .nested import LeafLevels
+
+    d = bc.desc
+    nrows = _rg_rows(pf, rg)
+    if sel is not None and len(sel.starts) == 1 and sel.starts[0] == 0 and sel.ends[0] == nrows:
+        sel = None
+    idx.load([d], column_index=False)
+    layout = idx.oi.get(d.index)
+    if layout is not None:
+        ex.pages_total += layout.num_pages
+    lv: LeafLevels | None = None
+    first: np.ndarray | None = None  # absolute row of each decoded record, when not 0..nrows-1
+    if layout is not None and sel is not None and pf._crypto is None:
+        pages = _pages_for(layout, sel)
+        if len(pages) < layout.num_pages:
+            got = _read_repeated_pages(pf, rg, d, layout, pages, idx)
+            if got is not None:
+                lv = got
+                prow = layout.page_rows()[pages]
+                first = np.repeat(layout.first_rows[pages] - (np.cumsum(prow) - prow), prow)
+                first += np.arange(len(first), dtype=np.int64)
+                ex.pages_read += len(pages)
+                ex.pages_skipped += layout.num_pages - len(pages)
+            else:
+                ex.notes.append(f"page-level read of {d.dotted_path} in row group {rg} failed; read the whole chunk")
+    if lv is None:
+        lv = pf._read_leaf_levels(rg, d)
+        if layout is not None:
+            ex.pages_read += layout.num_pages
+        else:
+            ex.chunks_read_whole += 1
+    assert lv.reps is not None and lv.defs is not None  # a repeated leaf has both levels
+    # the decoded record of each level entry, then its position in the selected rows (-1: not selected)
+    rec = np.cumsum(lv.reps == 0) - 1
+    if sel is not None:
+        pos = np.full(nrows, -1, np.int64)
+        pos[sel.absolute(np.arange(sel.num_rows, dtype=np.int64))] = np.arange(sel.num_rows, dtype=np.int64)
+        rec = pos[rec if first is None else first[rec]]
+    defs = lv.defs
+    is_value = defs == bc.max_def
+    value_rows = rec[is_value]
+    null_rows = rec[(defs >= bc.elem_def) & ~is_value]
+    values = Column(bc.field.with_nullable(True), lv.values, None)
+    if sel is not None:
+        keep = value_rows >= 0
+        if not keep.all():
+            values = values.take(np.flatnonzero(keep))
+            value_rows = value_rows[keep]
+        null_rows = null_rows[null_rows >= 0]
+    return _RepCol(values, value_rows, null_rows)
+
+
+def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: _PageLayout, pages: np.ndarray,
+                         idx: _IndexCache) -> Any:
+    """LeafLevels of the data pages ``pages`` of a repeated leaf (with the dictionary page), or None
+    when they do not decode on their own or do not hold exactly their OffsetIndex rows."""
+    from .nested import LeafLevels, check_levels
+    from .reader import _assemble, _concat_values
+
+    rngs = [layout.prefix] if layout.prefix[1] > 0 else []
+    rngs += [(layout.offsets[q], layout.sizes[q]) for q in pages.tolist()]
+    want = [r for r in rngs if r not in idx.kept]
+    got = dict(zip(want, read_ranges(pf._reader, want, max_gap=COALESCE_GAP, what="column chunk")))
+    got.update(idx.kept)
+    prow = layout.page_rows()[pages]
+    try:
+        # each page header tells how many level entries it holds
+        counts = []
+        for q in pages.tolist():
+            h, _ = decode_prefix(T.PageHeader, got[(layout.offsets[q], layout.sizes[q])], what="page header")
+            dp = h.data_page_header if h.type == T.PageType.DATA_PAGE else h.data_page_header_v2
+            if dp is None or dp.num_values is None or dp.num_values < 1:
+                return None
+            counts.append(int(dp.num_values))
+        meta = copy.copy(pf._chunk_meta(rg, d))
+        meta.num_values = sum(counts)
+        parts: list[tuple[str, Any]] = []
+        defs_l: list[np.ndarray] = []
+        reps_l: list[np.ndarray] = []
+        dictionary = None
+        buf = b"".join(got[r] for r in rngs)
+        for kind, vals, (defs, reps), page_dictionary in pf._iter_pages(buf, rngs[0][0], meta, rg, d, levels=True):
+            dictionary = page_dictionary
+            parts.append((kind, vals))
+            defs_l.append(defs)
+            reps_l.append(reps)
+        if len(reps_l) != len(counts):
+            return None
+        values = _concat_values(_assemble(d.field, parts, None, dictionary, meta.num_values).pieces, d.field)
+        defs_all, reps_all = np.concatenate(defs_l), np.concatenate(reps_l)
+        check_levels(d, defs_all, reps_all, meta.num_values)
+        # every page must begin a record and hold exactly the rows the OffsetIndex gives it
+        starts = np.cumsum(counts) - np.array(counts)
+        recs = np.add.reduceat((reps_all == 0).astype(np.int64), starts)
+        if bool((reps_all[starts] != 0).any()) or not np.array_equal(recs, prow):
+            return None
+    except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly
+        return None
+    return LeafLevels(values, defs_all, reps_all, meta.num_values)
+
+
 def _pages_for(layout: _PageLayout, sel: _Sel) -> np.ndarray:
     """Data pages overlapping the row ranges of ``sel``."""
     fr = layout.first_rows
@@ -1898,6 +2461,8 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
     if len(plan.cols) != 1 or pf._crypto is not None:
         return None
     d = next(iter(plan.cols.values())).desc
+    if d.max_repetition_level > 0:
+        return None
     idx.load([d], column_index=False)
     layout = idx.oi.get(d.index)
     if layout is None or layout.prefix[1] > 0 or layout.num_pages < STREAM_MIN_PAGES:
@@ -1991,11 +2556,15 @@ def _read_row_group(plan: _FilePlan, rg: int, out_descs: Sequence[ColumnDescript
         rest = [d for d in out_descs if d.dotted_path != name]
         others = _read_columns(pf, rg, rest, _Sel.of_rows(absolute), idx, ex) if rest else {}
         return Table([pcol if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
-    pred_descs = [bc.desc for bc in plan.cols.values()]
+    pred_descs = [bc.desc for bc in plan.cols.values() if not bc.repeated]
     pcols = _read_columns(pf, rg, pred_descs, scan, idx, ex)
     n = rows if scan is None else scan.num_rows
     ex.rows_decoded += n
-    t, _ = evaluate(node, pcols, n)
+    env: dict[str, Any] = dict(pcols)
+    for bc in plan.cols.values():
+        if bc.repeated:
+            env[bc.name] = _read_repeated(pf, rg, bc, scan, idx, ex)
+    t, _ = evaluate(node, env, n)
     local = np.flatnonzero(t)
     ex.rows_returned += len(local)
     if len(local) == 0:
@@ -2042,7 +2611,7 @@ def read_filtered(pf: ParquetFile, columns: Sequence[str] | None = None, filters
     plan, ex, r0, b0 = _start(pf, filters)
     out_descs = pf._select(columns)
     tables = []
-    for rg in range(pf.num_row_groups):
+    for rg in _statistics_pass(plan, ex):
         t = _read_row_group(plan, rg, out_descs, ex)
         if t is not None and t.num_rows:
             tables.append(t)
@@ -2060,7 +2629,7 @@ def iter_filtered_batches(pf: ParquetFile, batch_size: int, columns: Sequence[st
     plan, ex, r0, b0 = _start(pf, filters)
     out_descs = pf._select(columns)
     try:
-        for rg in range(pf.num_row_groups):
+        for rg in _statistics_pass(plan, ex):
             t = _read_row_group(plan, rg, out_descs, ex)
             if t is None:
                 continue
@@ -2069,3 +2638,88 @@ def iter_filtered_batches(pf: ParquetFile, batch_size: int, columns: Sequence[st
     finally:
         _finish(pf, ex, r0, b0, explain, io_from_open=False)
 
+
+
+# ---------------------------------------------------------------------------
+# Public planning API: which row groups of a file can match, then read them one by one
+# (pqbloom.spark plans one Spark input partition per surviving row group with it)
+# ---------------------------------------------------------------------------
+class FilePlan:
+    """A filter bound to one open :class:`~pqbloom.reader.ParquetFile`; build it with :func:`plan_file`.
+
+    Binding (literals converted to each column's physical domain) happens once, in the
+    constructor, and fails as a filtered read would (``KeyError`` for a column the file does not
+    have, ``TypeError`` for a literal that cannot be compared with its column). The plan holds
+    the open file: use it while the file is open.
+    """
+
+    def __init__(self, pf: ParquetFile, filters: Any = None) -> None:
+        self._expr = to_expression(filters)
+        self._plan = _FilePlan(pf, self._expr)
+
+    @property
+    def file(self) -> ParquetFile:
+        """The file this plan reads."""
+        return self._plan.pf
+
+    @property
+    def expression(self) -> Expr | None:
+        """The filter as an expression (None: no filter, every row matches)."""
+        return self._expr
+
+    def row_groups(self, *, dictionaries: bool = False, explain: Explain | None = None) -> list[int]:
+        """Indexes of the non-empty row groups that footer statistics and Bloom filters (and, with
+        ``dictionaries=True``, dictionary pages) cannot rule out, in file order.
+
+        Only metadata is read: Bloom filter blocks are probed, and dictionary pages are read only
+        when ``dictionaries`` is true (they can be large, so planning leaves them off by default;
+        :meth:`read_row_group` uses them anyway). ``explain`` receives ``row_groups_total`` and
+        the ``row_groups_pruned_*`` counters of the layers used.
+        """
+        ex = explain if explain is not None else Explain()
+        plan = self._plan
+        pf = plan.pf
+        out: list[int] = []
+        if plan.node is None or plan.always_empty:
+            for rg in range(pf.num_row_groups):
+                if _rg_rows(pf, rg) == 0:
+                    continue
+                ex.row_groups_total += 1
+                if plan.node is None:
+                    out.append(rg)
+                else:
+                    ex.row_groups_pruned_statistics += 1
+            return out
+        rows, may = _statistics_verdicts(plan)
+        ex.row_groups_total += int((rows > 0).sum())
+        ex.row_groups_pruned_statistics += int(((rows > 0) & ~may).sum())
+        for rg in np.flatnonzero((rows > 0) & may).tolist():
+            pruner = _RowGroupPruner(plan, rg, ex)
+            if not pruner.verdict(True, False)[0]:
+                ex.row_groups_pruned_bloom_filter += 1
+            elif dictionaries and not pruner.verdict(True, True)[0]:
+                ex.row_groups_pruned_dictionary += 1
+            else:
+                out.append(rg)
+        return out
+
+    def read_row_group(self, row_group: int, columns: Sequence[str] | None = None, *,
+                       explain: Explain | None = None) -> Table | None:
+        """The rows of ``row_group`` where the filter is true, as a Table of ``columns`` (all when None),
+        or None when none match. Prunes and reads exactly as :func:`read_filtered` does for one row
+        group (statistics, Bloom filter, dictionary, page index, late materialization)."""
+        pf = self._plan.pf
+        if not 0 <= row_group < pf.num_row_groups:
+            raise IndexError(f"row group {row_group} out of range: the file has {pf.num_row_groups}")
+        ex = explain if explain is not None else Explain()
+        return _read_row_group(self._plan, row_group, pf._select(columns), ex)
+
+
+def plan_file(pf: ParquetFile, filters: Any = None) -> FilePlan:
+    """Bind ``filters`` (an :class:`Expr`, DNF list or None) to the open file ``pf``.
+
+    >>> with pqbloom.ParquetFile(path) as pf:
+    ...     plan = plan_file(pf, field("id") == 42)
+    ...     tables = [plan.read_row_group(rg) for rg in plan.row_groups()]
+    """
+    return FilePlan(pf, filters)

@@ -8,7 +8,9 @@ footer) has a key, so encryption is one step rather than sprinkled around.
 
 from __future__ import annotations
 
+import functools
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,10 +35,10 @@ from .encodings import (
     estimate_distinct_fraction,
 )
 from .errors import SchemaError
-from .format import T, encode
+from .format import T, encode, gc_paused
 from .io import open_sink
 from .nested import LNode, NestedColumn, build_tree, shred
-from .schema import ColumnDescriptor, Field, NestedField, Schema
+from .schema import ColumnDescriptor, Field, LogicalType, NestedField, Schema, leaves_from_thrift
 from .statistics import build_column_index, build_offset_index, compute_statistics, sort_order_for
 from .table import Column, Table
 
@@ -110,14 +112,14 @@ class WriterOptions:
     fsync: bool = False
     encryption_properties: Any = None
 
-    def validate(self, schema: Schema) -> None:
+    def validate(self, schema: Schema, leaves: list[ColumnDescriptor] | None = None) -> None:
         if self.data_page_version not in ("1.0", "2.0"):
             raise ValueError("data_page_version must be '1.0' or '2.0'")
         if self.bloom_filter_position not in ("after_row_group", "end"):
             raise ValueError("bloom_filter_position must be 'after_row_group' or 'end'")
         if self.row_group_size <= 0 or self.data_page_size <= 0:
             raise ValueError("row_group_size and data_page_size must be positive")
-        names = set(schema.names) | {d.dotted_path for d in schema.leaves()}
+        names = set(schema.names) | {d.dotted_path for d in (schema.leaves() if leaves is None else leaves)}
         for what, cols in (("bloom_filter_options", self.bloom_filter_options),
                            ("column_encoding", self.column_encoding)):
             unknown = set(cols) - names
@@ -130,6 +132,12 @@ class WriterOptions:
         for name, enc in self.column_encoding.items():
             if enc.upper() not in _ENCODINGS_BY_NAME:
                 raise ValueError(f"unknown encoding {enc!r} for column {name!r}")
+
+
+@functools.lru_cache(maxsize=256)
+def _converted_type(lt: LogicalType | None) -> int | None:
+    """The legacy ConvertedType of a logical type (one Thrift build per distinct type, not per column)."""
+    return lt.to_thrift()[1] if lt is not None else None
 
 
 def _logical_kind(f: Field) -> str | None:
@@ -147,6 +155,8 @@ class _PageIndexEntry:
     null_pages: list[bool]
     locations: list[tuple[int, int, int]]
     unencoded: list[int] | None
+    rep_histograms: list[np.ndarray] | None = None  # per page, when max_rep > 0
+    def_histograms: list[np.ndarray] | None = None  # per page, when max_def > 0
 
 
 @dataclass
@@ -190,8 +200,8 @@ class _ColumnPlan:
             self.dictionary = False
         ws = opts.write_statistics
         self.statistics = (f.name in ws or top in ws) if isinstance(ws, (list, tuple, set)) else bool(ws)
-        self.sort_order = sort_order_for(f.physical_type, _logical_kind(f),
-                                         f.logical_type.to_thrift()[1] if f.logical_type is not None else None)
+        self.logical_kind = _logical_kind(f)
+        self.sort_order = sort_order_for(f.physical_type, self.logical_kind, _converted_type(f.logical_type))
         self.bloom = BloomFilterOptions.from_user(opt(opts.bloom_filter_options))
         if self.bloom is not None and f.physical_type == PT.BOOLEAN:
             if f.name in opts.bloom_filter_options or desc is None:
@@ -215,6 +225,7 @@ class _LeafData:
     defs: np.ndarray | None
     reps: np.ndarray | None
     num_values: int
+    all_defined: bool = False  # a flat column without nulls: every definition level is the maximum
 
 
 def _check_encoding(f: Field, enc: int) -> None:
@@ -284,17 +295,22 @@ class ParquetWriter:
     """
 
     def __init__(self, where: Any, schema: Schema | Any, **options: Any) -> None:
-        if not isinstance(schema, Schema):
+        if isinstance(schema, Mapping) and schema and all(isinstance(v, str) for v in schema.values()):
+            schema = Schema.from_types(dict(schema))  # {"id": "int64", "email": "string"}
+        elif not isinstance(schema, Schema):
             schema = Table.coerce(schema).schema if not hasattr(schema, "names") else _schema_from_arrow(schema)
         unknown = set(options) - set(WriterOptions.__dataclass_fields__)
         if unknown:
             raise TypeError(f"unknown writer options: {sorted(unknown)}")
         self.options = WriterOptions(**options)
-        self.options.validate(schema)
+        # flattened once: leaves, tree, validation and the footer all use it (10,000 columns cost)
+        with gc_paused():
+            self._schema_elements = schema.to_thrift()
+            leaves = leaves_from_thrift(self._schema_elements)[0]
+            self._tree: list[LNode] = build_tree(self._schema_elements, leaves)
+        self.options.validate(schema, leaves)
         self.schema = schema
-        leaves = schema.leaves()
         self._num_leaves = len(leaves)
-        self._tree: list[LNode] = build_tree(schema.to_thrift(), leaves)
         self._plans: list[_ColumnPlan] = []
         #: for each top-level field, the plans of its leaves
         self._field_plans: list[list[_ColumnPlan]] = []
@@ -315,6 +331,9 @@ class ParquetWriter:
         #: one entry per Bloom filter written: its size, the distinct values it holds, bits per value, est. FPP
         self.bloom_filter_stats: list[dict[str, Any]] = []
         self._pending: list[_PendingChunk] = []  # chunks whose Bloom filter / page index are written at the end
+        # encoded definition levels of pages without nulls, by (entries, bit width, v2): many
+        # columns of one row group share them
+        self._full_levels: dict[tuple[int, int, bool], bytes] = {}
         self._num_rows = 0
         self._closed = False
         try:
@@ -339,7 +358,8 @@ class ParquetWriter:
             if t.num_rows == 0:
                 return
             for start in range(0, t.num_rows, size):
-                self._write_row_group(t.slice(start, start + size))
+                with gc_paused():  # a row group of many columns builds many small metadata objects
+                    self._write_row_group(t.slice(start, start + size))
         except BaseException:
             self.abort()
             raise
@@ -356,7 +376,8 @@ class ParquetWriter:
         if self._closed:
             return
         try:
-            self._finish()
+            with gc_paused():
+                self._finish()
             self._sink.commit()
         except BaseException:
             self._sink.abort()
@@ -411,7 +432,7 @@ class ParquetWriter:
                 mask = column.mask
                 defs = None if plan.max_def == 0 else (
                     np.ones(len(column), np.uint8) if mask is None else (~mask).astype(np.uint8))
-                datas = [_LeafData(column.dense(), defs, None, len(column))]
+                datas = [_LeafData(column.dense(), defs, None, len(column), mask is None)]
             for plan, data in zip(plans, datas):
                 p = self._write_column_chunk(plan, data, rg)
                 chunks.append(p.chunk)
@@ -503,8 +524,7 @@ class ParquetWriter:
                 header.crc = _crc(body)
             hbytes = self._module(5, encode(header), rg, col)
             dictionary_offset = self._sink.tell()
-            self._sink.write(hbytes)
-            self._sink.write(body)
+            _write_pair(self._sink, hbytes, body)
             total_uncompressed += len(hbytes) + len(dict_bytes)
             encodings.add(E.PLAIN)
             encoding_stats[(T.PageType.DICTIONARY_PAGE, E.PLAIN)] = 1
@@ -514,6 +534,9 @@ class ParquetWriter:
         bounds = _page_bounds(num_rows, max(per_row * n_dense / max(num_rows, 1), 0.01), opts.data_page_size)
         data_page_offset = self._sink.tell()
         pi_stats, pi_null_pages, pi_locations, pi_unencoded = [], [], [], []
+        # level histograms (SizeStatistics) per page, for every column whose max level is > 0
+        pi_rep_hist: list[np.ndarray] = []
+        pi_def_hist: list[np.ndarray] = []
         chunk_stats = None
         def_width, rep_width = bit_width_of(plan.max_def), bit_width_of(plan.max_rep)
         for page_no, (r0, r1) in enumerate(bounds):
@@ -532,7 +555,7 @@ class ParquetWriter:
             page_stats = None
             if plan.statistics and (opts.write_page_index or True):
                 page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
-                                                sort_order=plan.sort_order, logical_kind=_logical_kind(f),
+                                                sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                                 type_length=f.type_length,
                                                 max_binary_length=opts.statistics_truncate_length)
             rep_bytes = def_bytes = b""
@@ -542,7 +565,15 @@ class ParquetWriter:
             if rep_levels is not None:
                 rep_bytes = encode_lv(rep_levels[e0:e1], rep_width, 64)
             if def_levels is not None:
-                def_bytes = encode_lv(def_levels[e0:e1], def_width, 64)
+                if data.all_defined:  # the same bytes for every page of this length: encode them once
+                    key = (e1 - e0, def_width, v2)
+                    def_bytes = self._full_levels.get(key, b"")
+                    if not def_bytes:
+                        if len(self._full_levels) >= 64:
+                            self._full_levels.clear()
+                        def_bytes = self._full_levels[key] = encode_lv(def_levels[e0:e1], def_width, 64)
+                else:
+                    def_bytes = encode_lv(def_levels[e0:e1], def_width, 64)
             levels = rep_bytes + def_bytes
             if v2:
                 comp = compression_mod.compress(codec, vbytes)
@@ -574,8 +605,7 @@ class ParquetWriter:
                 page_header.crc = _crc(body)
             hbytes = self._module(4, encode(page_header), rg, col, page_no)
             offset = self._sink.tell()
-            self._sink.write(hbytes)
-            self._sink.write(body)
+            _write_pair(self._sink, hbytes, body)
             total_uncompressed += len(hbytes) + uncompressed_size
             encodings.add(value_encoding)
             encoding_stats[(ptype, value_encoding)] = encoding_stats.get((ptype, value_encoding), 0) + 1
@@ -584,11 +614,18 @@ class ParquetWriter:
             pi_null_pages.append(num_nulls == num_values)
             if isinstance(pv, BinaryArray):
                 pi_unencoded.append(pv.nbytes)
+            if rep_levels is not None:  # level 0 starts each of the page's rows
+                pi_rep_hist.append(_level_histogram(rep_levels[e0:e1], plan.max_rep, 0, r1 - r0))
+            if plan.max_def > 0:  # the top level marks each value
+                pi_def_hist.append(_level_histogram(def_levels[e0:e1] if def_levels is not None else None,
+                                                    plan.max_def, plan.max_def, num_values - num_nulls))
         if def_levels is not None or rep_levels is not None or v2:
             encodings.add(E.RLE)
-        if plan.statistics:
+        if plan.statistics and len(bounds) == 1 and pi_stats[0] is not None:
+            chunk_stats = pi_stats[0]  # one page: its statistics are the chunk's (same values, same nulls)
+        elif plan.statistics:
             chunk_stats = compute_statistics(dense, f.physical_type, null_count=n - n_dense,
-                                             sort_order=plan.sort_order, logical_kind=_logical_kind(f),
+                                             sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                              type_length=f.type_length,
                                              max_binary_length=opts.statistics_truncate_length)
         total_compressed = self._sink.tell() - data_start
@@ -599,13 +636,20 @@ class ParquetWriter:
             encoding_stats=[T.PageEncodingStats(page_type=k[0], encoding=k[1], count=v)
                             for k, v in sorted(encoding_stats.items())],
         )
-        if isinstance(dense, BinaryArray):
-            meta.size_statistics = T.SizeStatistics(unencoded_byte_array_data_bytes=dense.nbytes)
+        rep_hists = pi_rep_hist if plan.max_rep > 0 else None
+        def_hists = pi_def_hist if plan.max_def > 0 else None
+        if isinstance(dense, BinaryArray) or rep_hists is not None or def_hists is not None:
+            # histograms are omitted where the max level is 0, as the spec allows and pyarrow does
+            meta.size_statistics = T.SizeStatistics(
+                unencoded_byte_array_data_bytes=dense.nbytes if isinstance(dense, BinaryArray) else None,
+                repetition_level_histogram=_sum_histograms(rep_hists, plan.max_rep),
+                definition_level_histogram=_sum_histograms(def_hists, plan.max_def))
         chunk = T.ColumnChunk(file_offset=0, meta_data=meta)
         page_index = None
         if opts.write_page_index:
             page_index = _PageIndexEntry(pi_stats if plan.statistics else [], pi_null_pages, pi_locations,
-                                         pi_unencoded if isinstance(dense, BinaryArray) else None)
+                                         pi_unencoded if isinstance(dense, BinaryArray) else None,
+                                         rep_hists, def_hists)
         return _PendingChunk(chunk, meta, bloom, page_index, col, rg)
 
     # -- end of file ------------------------------------------------------------------
@@ -630,7 +674,9 @@ class ParquetWriter:
             if pi is None or not pi.stats or any(s is None for s in pi.stats):
                 continue
             plan = self._plans[p.column]
-            ci = build_column_index(pi.stats, pi.null_pages, plan.field.physical_type, plan.sort_order)
+            ci = build_column_index(pi.stats, pi.null_pages, plan.field.physical_type, plan.sort_order,
+                                    repetition_level_histograms=pi.rep_histograms,
+                                    definition_level_histograms=pi.def_histograms)
             if ci is None:
                 continue
             data = self._module(6, encode(ci), p.row_group, p.column)
@@ -651,15 +697,60 @@ class ParquetWriter:
             kv = [T.KeyValue(key=str(k), value=None if v is None else str(v))
                   for k, v in self.options.key_value_metadata.items()]
         fmd = T.FileMetaData(
-            version=1, schema=self.schema.to_thrift(), num_rows=self._num_rows, row_groups=self._row_groups,
+            version=1, schema=self._schema_elements, num_rows=self._num_rows, row_groups=self._row_groups,
             key_value_metadata=kv, created_by=CREATED_BY,
-            column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder()) for _ in range(self._num_leaves)])
+            column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder())] * self._num_leaves)  # encoded, never mutated
         if self._crypto is not None:
             tail = self._crypto.finish_footer(fmd, self._pending)
         else:
             footer = encode(fmd)
             tail = footer + len(footer).to_bytes(4, "little") + MAGIC
         self._sink.write(tail)
+
+
+_SMALL_WRITE = 1 << 16
+
+
+def _write_pair(sink: Any, head: bytes, body: bytes) -> None:
+    """Write a header and its body; one sink call when the body is small enough that joining
+    them costs less than a second call (many small column chunks)."""
+    if len(body) <= _SMALL_WRITE:
+        sink.write(head + body)
+    else:
+        sink.write(head)
+        sink.write(body)
+
+
+def _level_histogram(levels: np.ndarray | None, max_level: int, known_level: int, known_count: int) -> np.ndarray:
+    """How many of ``levels`` are 0..max_level, given the count of ``known_level`` (which the
+    caller has already): one ``count_nonzero`` pass per other level but the last, which is the
+    remainder; far cheaper than ``np.bincount`` for the few levels a schema has."""
+    n = len(levels) if levels is not None else known_count
+    if max_level == 1:  # the common case (a flat nullable column): the other level is the remainder
+        return np.array([n - known_count, known_count] if known_level == 1 else [known_count, n - known_count],
+                        np.int64)
+    h = np.zeros(max_level + 1, np.int64)
+    h[known_level] = known_count
+    rest = [k for k in range(max_level + 1) if k != known_level]
+    if not rest:
+        return h
+    if levels is not None:
+        for k in rest[:-1]:
+            h[k] = np.count_nonzero(levels == k)
+    h[rest[-1]] = n - int(h.sum())
+    return h
+
+
+def _sum_histograms(per_page: list[np.ndarray] | None, max_level: int) -> list[int] | None:
+    """A chunk's level histogram: the sum of its pages' (None when the column has no such levels)."""
+    if per_page is None:
+        return None
+    if len(per_page) == 1:
+        return per_page[0].tolist()
+    total = np.zeros(max_level + 1, np.int64)
+    for h in per_page:
+        total += h
+    return [int(x) for x in total]
 
 
 def _row_bytes(col: Column) -> float:

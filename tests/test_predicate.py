@@ -698,3 +698,95 @@ def test_cli_query(tmp_path, capsys):
     assert rows == [{"id": 10, "name": "n5"}, {"id": 12, "name": "n6"}]
     assert "row groups: 10 total, 1 read" in out and "Bloom filter" in out
     assert cli.main(["query", str(path), "--filter", "id >", "--explain"]) == 1
+
+
+# ---------------------------------------------------------------------------
+# Public planning API: plan_file / FilePlan
+# ---------------------------------------------------------------------------
+def _pyarrow_bloom_file(path, n=8000, rg=1000):
+    """ids 0, 2, 4, ... in random order (min/max of every row group span nearly the range, so only
+    Bloom filters prune), a dictionary-encoded string column, written by pyarrow."""
+    rng = np.random.default_rng(11)
+    ids = rng.permutation(n) * 2
+    letters = np.array(["a", "c", "e", "g"])[np.arange(n) % 4]  # every row group holds a..g, never b
+    pq.write_table(pa.table({"id": ids, "s": letters}), path, row_group_size=rg,
+                   bloom_filter_options={"id": {"ndv": rg, "fpp": 0.01}}, use_dictionary=["s"])
+    return ids
+
+
+def test_plan_file_row_groups_and_read_row_group(tmp_path):
+    from pqbloom.predicate import FilePlan, plan_file
+
+    path = str(tmp_path / "bloom.parquet")
+    ids = _pyarrow_bloom_file(path)
+    rg_of = {int(v): i // 1000 for i, v in enumerate(ids)}
+    ref = pq.ParquetFile(path)
+    with pqbloom.ParquetFile(path) as pf:
+        everything = plan_file(pf)
+        assert isinstance(everything, FilePlan) and everything.expression is None and everything.file is pf
+        assert everything.row_groups() == list(range(8))
+        for v in (ids[5], ids[4321], ids[7999]):  # present: the row group holding it always survives
+            ex = Explain()
+            plan = plan_file(pf, field("id") == int(v))
+            kept = plan.row_groups(explain=ex)
+            assert rg_of[int(v)] in kept
+            assert ex.row_groups_total == 8 and ex.row_groups_pruned_bloom_filter == 8 - len(kept)
+            got = plan.read_row_group(rg_of[int(v)], ["s", "id"])
+            want = ref.read_row_group(rg_of[int(v)], columns=["s", "id"]).filter(pc.field("id") == int(v))
+            assert got is not None and got.to_pylist() == want.to_pylist()
+            for other in kept:
+                if other != rg_of[int(v)]:  # a Bloom false positive reads nothing
+                    assert plan.read_row_group(other) is None
+        # absent (odd) keys inside every row group's min/max: only the Bloom filter prunes them
+        survivors = 0
+        for v in range(1001, 1401, 2):
+            ex = Explain()
+            kept = plan_file(pf, [("id", "==", v)]).row_groups(explain=ex)
+            assert ex.row_groups_pruned_statistics == 0
+            survivors += len(kept)
+        assert survivors <= 0.05 * 200 * 8  # fpp 0.01 per row group, with a wide margin
+        # statistics prune a key above the maximum
+        ex = Explain()
+        assert plan_file(pf, field("id") > 2 * 8000).row_groups(explain=ex) == []
+        assert ex.row_groups_pruned_statistics == 8
+        # dictionaries are opt-in at planning: "b" is inside min/max ("a".."g") but in no dictionary
+        ex = Explain()
+        assert plan_file(pf, field("s") == "b").row_groups(explain=ex) == list(range(8))
+        assert plan_file(pf, field("s") == "b").row_groups(dictionaries=True, explain=ex) == []
+        assert ex.row_groups_pruned_dictionary == 8
+        with pytest.raises(IndexError):
+            everything.read_row_group(8)
+        with pytest.raises(KeyError):
+            plan_file(pf, field("nope") == 1)
+        with pytest.raises(TypeError):
+            plan_file(pf, field("id") == "x")
+
+
+# ---------------------------------------------------------------------------
+# Datasets: every file must agree on the columns read
+# ---------------------------------------------------------------------------
+def test_dataset_schema_mismatch_names_both_files(tmp_path):
+    from pqbloom.errors import SchemaError
+
+    root = tmp_path / "ds"
+    root.mkdir()
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "s": ["a", "b"]}), root / "a.parquet")
+    # same columns in another order: fine, rows come out in the first file's column order
+    pq.write_table(pa.table({"s": ["c"], "id": pa.array([3], pa.int64())}), root / "b.parquet")
+    t = pqbloom.read_table(str(root))
+    assert t.column_names == ["id", "s"] and t.to_pydict() == {"id": [1, 2, 3], "s": ["a", "b", "c"]}
+    # a type mismatch
+    pq.write_table(pa.table({"id": pa.array([4], pa.int32()), "s": ["d"]}), root / "c.parquet")
+    with pytest.raises(SchemaError, match=r"column 'id' is int64 in .*a\.parquet but int32 in .*c\.parquet"):
+        pqbloom.read_table(str(root))
+    assert pqbloom.read_table(str(root), columns=["s"]).to_pydict() == {"s": ["a", "b", "c", "d"]}
+    (root / "c.parquet").unlink()
+    # a column only some files have: an error (not nulls), unless only common columns are read
+    pq.write_table(pa.table({"id": pa.array([5], pa.int64()), "s": ["e"], "x": [1.5]}), root / "d.parquet")
+    with pytest.raises(SchemaError, match=r"column 'x' is in .*d\.parquet but not in .*a\.parquet"):
+        pqbloom.read_table(str(root))
+    assert pqbloom.read_table(str(root), columns=["id"], filters=field("id") >= 3).to_pydict() == {"id": [3, 5]}
+    with pytest.raises(SchemaError, match=r"column 'x' is in .*d\.parquet but not in .*a\.parquet"):
+        pqbloom.read_table(str(root), columns=["x", "id"])
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        pqbloom.read_table(str(root), columns=["nope"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import decimal
 import io
+import json
 import math
 import struct
 from pathlib import Path
@@ -878,3 +879,149 @@ def test_alltypes_tiny_pages_boundary_orders_match_parquet_mr():
         checked += 1
     assert checked >= 10
 
+
+
+# ---------------------------------------------------------------------------
+# Level histograms (SizeStatistics and the ColumnIndex), against pyarrow 26
+# ---------------------------------------------------------------------------
+def _histogram_table() -> pa.Table:
+    n = 1200
+    return pa.table({
+        "id": pa.array(np.arange(n), pa.int64()),
+        "opt": pa.array([None if i % 4 == 1 else i for i in range(n)], pa.int32()),
+        "tags": pa.array([[1, None, 5], [], None, [7]] * (n // 4), pa.list_(pa.int64())),
+        "s": pa.array([{"a": 1, "b": ["x", "y"]}, None, {"a": None, "b": None}, {"a": 3, "b": []}] * (n // 4),
+                      pa.struct([("a", pa.int32()), ("b", pa.list_(pa.string()))])),
+        "m": pa.array([[("k", 1)], None, [], [("a", None), ("b", 2)]] * (n // 4), pa.map_(pa.string(), pa.int32())),
+        "ll": pa.array([[[1], [], None], None, [], [[None, 2]]] * (n // 4), pa.list_(pa.list_(pa.int16()))),
+    }, schema=pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("opt", pa.int32()),
+                         pa.field("tags", pa.list_(pa.int64())),
+                         pa.field("s", pa.struct([("a", pa.int32()), ("b", pa.list_(pa.string()))])),
+                         pa.field("m", pa.map_(pa.string(), pa.int32())),
+                         pa.field("ll", pa.list_(pa.list_(pa.int16())))]))
+
+
+def _level_index(path) -> dict:
+    """(row group, leaf path) -> (page first rows, chunk rep/def histograms, page rep/def histograms),
+    read with pqbloom's Thrift parser; an absent or empty histogram is None."""
+    import pqbloom
+
+    out = {}
+    with pqbloom.ParquetFile(str(path)) as pf:
+        data = Path(path).read_bytes()
+        for rg, g in enumerate(pf.metadata.row_groups):
+            for d, cc in zip(pf.columns, g.columns):
+                oi = decode_prefix(T.OffsetIndex, data[cc.offset_index_offset:][:cc.offset_index_length])[0]
+                ci = decode_prefix(T.ColumnIndex, data[cc.column_index_offset:][:cc.column_index_length])[0]
+                ss = cc.meta_data.size_statistics
+                out[rg, d.dotted_path] = (
+                    [p.first_row_index for p in oi.page_locations],
+                    (ss.repetition_level_histogram or None) if ss else None,
+                    (ss.definition_level_histogram or None) if ss else None,
+                    ci.repetition_level_histograms or None, ci.definition_level_histograms or None,
+                    (d.max_repetition_level, d.max_definition_level))
+    return out
+
+
+def test_level_histograms_equal_pyarrow(tmp_path):
+    """Chunk and per-page histograms of every leaf equal pyarrow's for the same pages.
+
+    pqbloom cuts each column into pages of equal row counts; pyarrow is then asked for pages of
+    that many rows (``max_rows_per_page``) so that both files hold the same pages, which the
+    OffsetIndexes confirm before the histograms are compared."""
+    import pqbloom
+
+    t = _histogram_table()
+    ours_path = tmp_path / "ours.parquet"
+    pqbloom.write_table(t, ours_path, row_group_size=600, data_page_size=300, use_dictionary=False)
+    ours = _level_index(ours_path)
+    multi_page = 0
+    for (rg, leaf), (first_rows, *hists, levels) in ours.items():
+        top = leaf.split(".")[0]
+        rows = first_rows[1] if len(first_rows) > 1 else 600
+        peer_path = tmp_path / f"peer_{top}_{rows}.parquet"
+        if not peer_path.exists():
+            pq.write_table(t.select([top]), peer_path, row_group_size=600, write_page_index=True,
+                           use_dictionary=False, data_page_size=1 << 30, max_rows_per_page=rows)
+        peer = _level_index(peer_path)[rg, leaf]
+        assert peer[0] == first_rows, (rg, leaf)
+        assert hists == list(peer[1:5]), (rg, leaf)
+        max_rep, max_def = levels
+        # present exactly where the max level is > 0 (as pyarrow writes them)
+        assert (hists[0] is not None) == (max_rep > 0) and (hists[1] is not None) == (max_def > 0)
+        if max_rep > 0:
+            assert hists[0][0] == 600  # rep level 0 starts each of the 600 rows
+            assert len(hists[2]) == len(first_rows) * (max_rep + 1)
+        multi_page += len(first_rows) > 1
+    assert multi_page >= 8
+    # the values: in pyarrow's own layout too (chunk level, pages chosen by pyarrow)
+    pq.write_table(t, tmp_path / "peer_all.parquet", row_group_size=600, write_page_index=True)
+    peer_all = _level_index(tmp_path / "peer_all.parquet")
+    assert ours[0, "tags.list.element"][1:3] == peer_all[0, "tags.list.element"][1:3] == ([600, 300], [150, 150, 150, 450])
+    assert ours[0, "s.b.list.element"][1:3] == ([600, 150], [150, 150, 150, 0, 300])
+    for key, (_, rep, dfn, *_rest) in ours.items():
+        assert (rep, dfn) == tuple(peer_all[key][1:3]), key
+
+
+def test_level_histograms_of_data_page_v2_and_dictionary_pages(tmp_path):
+    import pqbloom
+
+    t = _histogram_table()
+    p1, p2 = tmp_path / "v1.parquet", tmp_path / "v2.parquet"
+    pqbloom.write_table(t, p1, row_group_size=600)
+    pqbloom.write_table(t, p2, row_group_size=600, data_page_version="2.0", use_dictionary=False, data_page_size=512)
+    a, b = _level_index(p1), _level_index(p2)
+    for key in a:
+        assert a[key][1:3] == b[key][1:3], key
+        rep_pages, def_pages = b[key][3], b[key][4]
+        max_rep, max_def = b[key][5]
+        if def_pages is not None:  # the pages add up to the chunk
+            w = max_def + 1
+            assert [sum(def_pages[i::w]) for i in range(w)] == b[key][2]
+        if rep_pages is not None:
+            w = max_rep + 1
+            assert [sum(rep_pages[i::w]) for i in range(w)] == b[key][1]
+            assert rep_pages[0::w] == np.diff(b[key][0] + [600]).tolist()  # one rep level 0 per row
+
+
+def test_build_column_index_level_histograms():
+    st_ = [T.Statistics(min_value=b"\x01\x00\x00\x00", max_value=b"\x02\x00\x00\x00", null_count=1)] * 2
+    ci = build_column_index(st_, [False, False], PT.INT32, SortOrder.SIGNED,
+                            repetition_level_histograms=[[3, 1], [2, 0]],
+                            definition_level_histograms=[np.array([1, 0, 3]), np.array([0, 1, 1])])
+    assert ci.repetition_level_histograms == [3, 1, 2, 0]
+    assert ci.definition_level_histograms == [1, 0, 3, 0, 1, 1]
+    assert build_column_index(st_, [False, False], PT.INT32, SortOrder.SIGNED).definition_level_histograms is None
+    with pytest.raises(ValueError):
+        build_column_index(st_, [False, False], PT.INT32, SortOrder.SIGNED, definition_level_histograms=[[1, 2]])
+    with pytest.raises(ValueError):
+        build_column_index(st_, [False, False], PT.INT32, SortOrder.SIGNED,
+                           repetition_level_histograms=[[1, 2], [1, 2, 3]])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 4).flatmap(lambda m: st.tuples(
+    st.just(m), st.lists(st.integers(0, m), max_size=60), st.integers(0, m))))
+def test_level_histogram_counts_every_level(case):
+    from pqbloom.writer import _level_histogram
+
+    max_level, levels, known = case
+    arr = np.array(levels, np.int16)
+    want = np.bincount(arr, minlength=max_level + 1) if len(arr) else np.zeros(max_level + 1, np.int64)
+    got = _level_histogram(arr, max_level, known, int(want[known]))
+    assert got.tolist() == want.tolist()
+
+
+def test_inspect_shows_level_histograms_pyarrow_wrote(tmp_path, capsys):
+    from pqbloom import cli
+
+    path = tmp_path / "peer.parquet"
+    pq.write_table(_histogram_table(), path, row_group_size=600, write_page_index=True)
+    assert cli.main(["inspect", str(path), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    cols = {c["column"]: c for c in info["row_groups"][0]["columns"]}
+    assert cols["tags.list.element"]["size_statistics"]["repetition_level_histogram"] == [600, 300]
+    assert cols["tags.list.element"]["size_statistics"]["definition_level_histogram"] == [150, 150, 150, 450]
+    assert cols["opt"]["size_statistics"]["repetition_level_histogram"] is None
+    assert cli.main(["inspect", str(path)]) == 0
+    assert "definition level histogram [150, 150, 150, 450]" in capsys.readouterr().out
