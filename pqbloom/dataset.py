@@ -12,15 +12,23 @@
 * a filter is first evaluated on each file's partition values: files it rules out are never
   opened (``Explain.files_pruned_partition``); what remains is pushed into each file (statistics,
   Bloom filters, dictionaries, page index; see :mod:`pqbloom.predicate`);
-* files are read concurrently by a small thread pool; rows keep the sorted file order.
+* files are read concurrently by a small thread pool; rows keep the sorted file order;
+* every file that is opened must agree with the first one on the columns being read: the same
+  names (in any order; rows come out in the first file's column order) with the same types
+  (nullability aside). A column missing from a file, a column only some files have, or a type
+  mismatch raises :class:`~pqbloom.errors.SchemaError` naming both files and the column. Missing
+  columns are not read as nulls (Spark's ``mergeSchema``) because a typo'd or stray file would then
+  silently produce nulls; to read the columns common to evolving files, pass ``columns=``: only
+  the requested columns are checked.
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -28,13 +36,14 @@ from typing import Any
 import numpy as np
 
 from .arrays import BinaryArray
+from .errors import SchemaError
 from .format import T
 from .predicate import Const, Explain, Expr, could_be_true, read_filtered, substitute, to_expression
 from .reader import ParquetFile
 from .schema import Field, make_field
 from .table import Column, Table
 
-__all__ = ["Fragment", "discover", "read_dataset"]
+__all__ = ["Fragment", "SchemaCheck", "discover", "read_dataset"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _INT = re.compile(r"^[-+]?\d+$")
@@ -76,6 +85,55 @@ def discover(root: str | os.PathLike[str]) -> list[Fragment]:
 
     walk(root, {})
     return out
+
+
+class SchemaCheck:
+    """Checks that the files of one dataset agree on the type of every column read.
+
+    The first file :meth:`add`-ed is the reference. With ``columns`` None every file must have
+    exactly the reference's columns; otherwise only the requested ``columns`` (top-level names;
+    a dotted path checks its top-level field) must be present with the reference's type.
+    Types are compared as strings, so callers choose what "same type" means (pqbloom's
+    :attr:`~pqbloom.schema.Field.type_name`, or the Spark type the data source reports).
+    """
+
+    def __init__(self, columns: Sequence[str] | None = None) -> None:
+        self.columns = None if columns is None else list(columns)
+        self.reference: str | None = None
+        self.types: dict[str, str] = {}
+
+    def add(self, path: str, types: Mapping[str, str]) -> None:
+        """Check one file's ``{column: type}``; raises SchemaError naming both files and the column."""
+        if self.reference is None:
+            self.reference, self.types = path, dict(types)
+            return
+        ref = self.reference
+        if self.columns is None:
+            names: list[str] = list(self.types)
+            extra = [n for n in types if n not in self.types]
+            if extra:
+                raise SchemaError(f"column {extra[0]!r} is in {path} but not in {ref} (files of one dataset "
+                                  f"must have the same columns; select common ones with columns=)")
+        else:
+            names = []
+            for c in self.columns:
+                top = _top(c, self.types)
+                if top not in self.types and _top(c, types) in types:
+                    raise SchemaError(f"column {c!r} is in {path} but not in {ref} (files of one dataset must "
+                                      f"have the same columns)")
+                if top in self.types and top not in names:
+                    names.append(top)
+        for n in names:
+            if n not in types:
+                raise SchemaError(f"column {n!r} is in {ref} but not in {path} (files of one dataset must "
+                                  f"have the same columns; select common ones with columns=)")
+            if types[n] != self.types[n]:
+                raise SchemaError(f"column {n!r} is {self.types[n]} in {ref} but {types[n]} in {path}")
+
+
+def _top(column: str, types: Mapping[str, str]) -> str:
+    """The top-level field a requested column (maybe a dotted path) belongs to."""
+    return column if column in types else column.split(".", 1)[0]
 
 
 def _partition_types(frags: Sequence[Fragment]) -> dict[str, str]:
@@ -139,11 +197,16 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
             return [n for n in names if n not in pfields]
         return [c for c in columns if c not in pfields]
 
-    def read_one(item: tuple[Fragment, dict[str, Any], Expr | None]) -> tuple[Table, Explain]:
+    def read_one(item: tuple[Fragment, dict[str, Any], Expr | None]) -> tuple[Table | None, Explain,
+                                                                               dict[str, str]]:
         fr, env, e = item
         sub = Explain()
         with ParquetFile(fr.path, **kwargs) as pf:
-            t = read_filtered(pf, file_columns(pf), e, explain=sub, io_from_open=True)
+            types = {f.name: f.type_name for f in pf.table_schema if f.name not in pfields}
+            want = file_columns(pf)
+            if any(_top(c, types) not in types for c in want):
+                return None, sub, types  # a requested column is missing: the schema check reports it
+            t = read_filtered(pf, want, e, explain=sub, io_from_open=True)
         n = t.num_rows
         extra = {k: _constant_column(pfields[k], env[k], n) for k in pfields}
         names = [c.field.name for c in t.columns] + [k for k in pfields if k not in t.column_names]
@@ -151,29 +214,44 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
             names = list(columns)
         cols = {c.field.name: c for c in t.columns}
         cols.update({k: v for k, v in extra.items() if k not in cols})
-        return Table([cols[nm] for nm in names]), sub
+        return Table([cols[nm] for nm in names]), sub, types
 
     if todo:
         workers = max(1, min(max_workers, len(todo)))
         if workers == 1:
             results = [read_one(it) for it in todo]
         else:
+            # each worker runs in a copy of this context, so a read_table memory_limit (pqbloom.limits)
+            # is one budget shared by every file of the call
+            ctx = contextvars.copy_context()
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pqbloom-dataset") as pool:
-                results = list(pool.map(read_one, todo))
+                results = list(pool.map(lambda item: ctx.copy().run(read_one, item), todo))
     else:
         results = []
-    for _, sub in results:
+    check = SchemaCheck(None if columns is None else [c for c in columns if c not in pfields])
+    for (fr, _, _), (_, _, types) in zip(todo, results):
+        check.add(fr.path, types)
+    read: list[tuple[Table, Explain]] = []
+    for (fr, _, _), (t, sub, types) in zip(todo, results):
+        if t is None:  # the check passed, so no file has this column
+            missing = [c for c in columns or () if c not in pfields and _top(c, types) not in types]
+            raise KeyError(f"no column {missing[0]!r} in {fr.path}; columns are {list(types)}")
+        read.append((t, sub))
+    if columns is None and read:  # same columns, maybe in another order: use the first file's
+        order = read[0][0].column_names
+        read = [(t if t.column_names == order else t.select(order), sub) for t, sub in read]
+    for _, sub in read:
         ex.add(sub)
     ex.files_total = len(frags)
     if ex.files_pruned_partition:
         ex.notes.append(f"{ex.files_pruned_partition} file(s) skipped by partition values were not opened")
     if explain is not None:
         explain.add(ex)
-    tables = [t for t, _ in results if t.num_rows]
+    tables = [t for t, _ in read if t.num_rows]
     if tables:
         return tables[0] if len(tables) == 1 else Table.concat(tables)
-    if results:
-        return results[0][0]
+    if read:
+        return read[0][0]
     # every file pruned: an empty table with the schema of the first file (footer only)
     with ParquetFile(frags[0].path, **kwargs) as pf:
         empty = pf._empty(file_columns(pf))

@@ -8,7 +8,12 @@
 
 Reading
     The schema comes from the footer of the first data file (plus Hive ``key=value`` partition
-    columns, ``long`` when every value is an integer, else ``string``). ``pushFilters`` accepts
+    columns, ``long`` when every value is an integer, else ``string``). Planning checks every
+    file it opens against that first file: the same columns (or, with the ``columns`` option,
+    at least the requested ones) with the same Spark types, else
+    :class:`~pqbloom.errors.SchemaError` naming both files and the column. Columns missing from
+    some files are an error, not nulls (no ``mergeSchema``): read the common columns with
+    ``columns``. Files pruned by partition values are not opened, so not checked. ``pushFilters`` accepts
     ``EqualTo``, ``EqualNullSafe`` (non-null value), ``In``, ``<``/``<=``/``>``/``>=``, ``IsNull``,
     ``IsNotNull`` on top-level columns, when pqbloom can bind them to the file's column types;
     other filters are returned to Spark. Planning (``partitions()``, on the driver) evaluates the
@@ -33,8 +38,22 @@ Writing
 
     Save modes: the Python data source API only tells the writer ``overwrite`` (true/false).
     ``append`` adds part files; ``overwrite`` deletes the existing data files of the directory at
-    commit time (after the new files are written). ``error``/``errorifexists``/``ignore`` are not
-    supported by Spark for Python data sources (Spark itself rejects them; see the tests).
+    commit time (after the new files are written). ``error``/``errorifexists``/``ignore`` (and
+    so the default mode, ``errorifexists``) are rejected by Spark itself for Python data sources
+    (``UNSUPPORTED_DATA_SOURCE_SAVE_MODE``; see the tests): always call ``.mode(...)``.
+
+    Partitioned writes: Spark 4.3 rejects ``df.write.partitionBy(...)`` for a Python data source
+    before any task runs ("The provided partitioning or clustering columns do not match the
+    existing table's": the source's table has no partitioning and the API has no way to declare
+    one; ``bucketBy`` is rejected too). Use the ``partition_by`` option instead
+    (``.option("partition_by", "country,year")``): each task splits its rows by those columns'
+    values and writes one file per value combination under Hive-style ``country=FR/year=2024/``
+    directories (values as ``str(value)`` with Hive's ``%XX`` escapes; null and ``""`` as
+    ``__HIVE_DEFAULT_PARTITION__``); the partition columns are not stored in the files. Spark's
+    native reader, pyarrow and this data source read the layout back (the partition columns come
+    back as ``long`` when every value is an integer, else ``string``, and after the data columns).
+    A task keeps one open file, and up to ``row_group_size`` buffered rows, per partition value it
+    sees. ``overwrite`` replaces the whole directory, not only the partitions written.
 
 Importing this module does not need pyspark; :func:`register` does.
 """
@@ -49,7 +68,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .dataset import _partition_types, _typed, discover
+from .dataset import HIVE_NULL, SchemaCheck, _partition_types, _typed, discover
 from .errors import UnsupportedError
 from .predicate import (
     Compare,
@@ -58,11 +77,8 @@ from .predicate import (
     Expr,
     IsIn,
     IsNull,
-    _FilePlan,
-    _read_row_group,
-    _rg_rows,
-    _RowGroupPruner,
     could_be_true,
+    plan_file,
     substitute,
 )
 from .reader import ParquetFile
@@ -280,6 +296,11 @@ def _file_arrow_schema(pf: ParquetFile, columns: Sequence[str] | None) -> Any:
     return pa.schema(fields)
 
 
+def _spark_types(pf: ParquetFile, skip: Any) -> dict[str, str]:
+    """``{column: Spark DDL type}`` of the file's top-level columns (not those in ``skip``)."""
+    return {f.name: _arrow_to_ddl(f.type) for f in _file_arrow_schema(pf, None) if f.name not in skip}
+
+
 def spark_schema(path: str, options: Any = None) -> str:
     """The Spark DDL schema the data source reports for ``path`` (a file or a directory)."""
     options = options or {}
@@ -356,32 +377,9 @@ def _file_expr(expr: Expr | None, env: dict[str, Any]) -> tuple[bool, Expr | Non
 
 
 def plan_row_groups(pf: ParquetFile, expr: Expr | None, ex: Explain | None = None) -> list[int]:
-    """Row groups of ``pf`` that statistics and Bloom filters cannot rule out for ``expr``."""
-    plan = _FilePlan(pf, expr)
-    out = []
-    for rg in range(pf.num_row_groups):
-        if _rg_rows(pf, rg) == 0:
-            continue
-        if ex is not None:
-            ex.row_groups_total += 1
-        if plan.node is None:
-            out.append(rg)
-            continue
-        if isinstance(plan.node, Const) or plan.always_empty:
-            if ex is not None:
-                ex.row_groups_pruned_statistics += 1
-            continue
-        pruner = _RowGroupPruner(plan, rg, ex if ex is not None else Explain())
-        if not pruner.verdict(False, False)[0]:
-            if ex is not None:
-                ex.row_groups_pruned_statistics += 1
-            continue
-        if not pruner.verdict(True, False)[0]:
-            if ex is not None:
-                ex.row_groups_pruned_bloom_filter += 1
-            continue
-        out.append(rg)
-    return out
+    """Row groups of ``pf`` that statistics and Bloom filters cannot rule out for ``expr``
+    (:meth:`pqbloom.predicate.FilePlan.row_groups`; dictionaries are left to the read tasks)."""
+    return plan_file(pf, expr).row_groups(explain=ex)
 
 
 class RowGroupPartition(InputPartition):
@@ -442,7 +440,7 @@ class PqbloomReader(DataSourceReader):
                 ok = e is not None and all(c in self.names for c in e.columns())
                 if ok and e is not None and not (e.columns() & set(ptypes)):
                     try:  # pqbloom must be able to bind the literal to the file's column type
-                        _FilePlan(pf, e)
+                        plan_file(pf, e)
                     except Exception:
                         ok = False
                 if ok and e is not None:
@@ -454,10 +452,15 @@ class PqbloomReader(DataSourceReader):
     def partitions(self) -> list[RowGroupPartition]:  # type: ignore[override]
         """Surviving (file, row group) units. Empty when nothing can match; Spark then still runs one
         placeholder task (``InputPartition(None)``) for which :meth:`read` yields nothing."""
-        files, _ = _discover(self.path)
+        files, ptypes = _discover(self.path)
         dec = _decryption_properties(self.options)
         ex = Explain(filter=str(self.expr) if self.expr is not None else "")
         ex.files_total = len(files)
+        cols = _columns_option(self.options)
+        check = SchemaCheck(None if cols is None else [c for c in cols if c not in ptypes])
+        first = files[0][0]  # the file schema() took the schema from
+        with ParquetFile(first, decryption_properties=dec) as pf:
+            check.add(first, _spark_types(pf, ptypes))
         parts: list[RowGroupPartition] = []
         for path, env in files:
             may, e = _file_expr(self.expr, env)
@@ -465,6 +468,8 @@ class PqbloomReader(DataSourceReader):
                 ex.files_pruned_partition += 1
                 continue
             with ParquetFile(path, decryption_properties=dec) as pf:
+                if path != first:  # footers are read here anyway: check every file against the first
+                    check.add(path, _spark_types(pf, ptypes))
                 for rg in plan_row_groups(pf, e, ex):
                     parts.append(RowGroupPartition(path, rg, env, e))
         self.explain = ex
@@ -480,9 +485,7 @@ class PqbloomReader(DataSourceReader):
         with ParquetFile(p.path, decryption_properties=dec) as pf:
             file_names = [n for n in self.names if n not in p.env]
             target = _file_arrow_schema(pf, file_names)
-            plan = _FilePlan(pf, p.expr)
-            descs = pf._select(file_names)
-            t = _read_row_group(plan, p.row_group, descs, Explain())
+            t = plan_file(pf, p.expr).read_row_group(p.row_group, file_names)
             if t is None or t.num_rows == 0:
                 return
             at = t.to_arrow()
@@ -520,68 +523,57 @@ class PqbloomWriter(DataSourceArrowWriter):
         import pyarrow as pa
         from pyspark import TaskContext
 
-        from .table import Table
-        from .writer import ParquetWriter
-
         ctx = TaskContext.get()
         pid = ctx.partitionId() if ctx is not None else 0
         attempt = ctx.attemptNumber() if ctx is not None else 0
         staging = self._staging()
-        os.makedirs(staging, exist_ok=True)
         name = f"part-{pid:05d}-{self.job_id}.parquet"
-        tmp = os.path.join(staging, f"{name}.attempt{attempt}")
         opts = _write_options(self.options)
         enc = _encryption_properties(self.options)
         if enc is not None:
             opts["encryption_properties"] = enc
-        writer: Any = None
+        keys = _partition_by_option(self.options)
+        outputs: dict[str, _OutputFile] = {}  # Hive directory ("" unpartitioned) -> its file
+
+        def output(subdir: str) -> _OutputFile:
+            out = outputs.get(subdir)
+            if out is None:
+                os.makedirs(os.path.join(staging, subdir), exist_ok=True)
+                tmp = os.path.join(staging, subdir, f"{name}.attempt{attempt}")
+                out = outputs[subdir] = _OutputFile(tmp, os.path.join(self.path, subdir, name), opts)
+            return out
+
         rows = 0
-        # Spark hands over Arrow batches of spark.sql.execution.arrow.maxRecordsPerBatch rows; buffer
-        # them so each row group gets row_group_size rows (ParquetWriter cuts one per write_table)
-        rg_rows = int(opts.get("row_group_size", 1024 * 1024))
-        pending: list[Any] = []
-        buffered = 0
-
-        def flush(final: bool) -> None:
-            nonlocal writer, pending, buffered
-            if not pending:
-                return
-            table = pa.Table.from_batches(pending)
-            pending, buffered = [], 0
-            cut = table.num_rows if final else (table.num_rows // rg_rows) * rg_rows
-            if cut:
-                t = Table.from_arrow(table.slice(0, cut))
-                if writer is None:
-                    writer = ParquetWriter(tmp, t.schema, **opts)
-                writer.write_table(t)
-            if cut < table.num_rows:
-                pending = table.slice(cut).to_batches()
-                buffered = table.num_rows - cut
-
         try:
             for batch in iterator:
                 if batch.num_rows == 0:
                     continue
-                pending.append(_writable(batch))
-                buffered += batch.num_rows
+                batch = _writable(batch)
                 rows += batch.num_rows
-                if buffered >= rg_rows:
-                    flush(False)
-            flush(True)
-            if writer is None:
-                return TaskFiles([], 0)  # an empty task writes no file
-            writer.close()
-            writer = None
+                if not keys:
+                    output("").add(batch)
+                    continue
+                missing = [k for k in keys if k not in batch.schema.names]
+                if missing:
+                    raise ValueError(f"partition_by column {missing[0]!r} is not in the data "
+                                     f"(columns: {batch.schema.names})")
+                if len(keys) == batch.num_columns:
+                    raise ValueError("partition_by cannot name every column: no data would be left to write")
+                data_cols = [c for c in batch.schema.names if c not in keys]  # Hive: keys live in paths
+                for values, part in _split_by_keys(batch, keys):
+                    subdir = os.path.join(*(f"{_escape_path_name(k)}={_partition_dir_value(v)}"
+                                            for k, v in zip(keys, values)))
+                    output(subdir).add(pa.RecordBatch.from_arrays(
+                        [part.column(c) for c in data_cols], schema=pa.schema([part.schema.field(c) for c in data_cols])))
+            moves = []
+            for out in outputs.values():
+                if out.close():
+                    moves.append((out.tmp, out.final))
         except BaseException:
-            if writer is not None:
-                try:
-                    writer.close()
-                except Exception:
-                    pass
-            if os.path.exists(tmp):
-                os.remove(tmp)
+            for out in outputs.values():
+                out.discard()
             raise
-        return TaskFiles([(tmp, os.path.join(self.path, name))], rows)
+        return TaskFiles(moves, rows)  # an empty task writes no file
 
     def commit(self, messages: list[Any]) -> None:
         os.makedirs(self.path, exist_ok=True)
@@ -599,6 +591,7 @@ class PqbloomWriter(DataSourceArrowWriter):
             if m is None:
                 continue
             for src, dst in m.moves:
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
                 os.replace(src, dst)
         self._cleanup()
         with open(os.path.join(self.path, "_SUCCESS"), "w"):
@@ -620,6 +613,108 @@ class PqbloomWriter(DataSourceArrowWriter):
             os.rmdir(tmp_root)  # only when no other job is using it
         except OSError:
             pass
+
+
+class _OutputFile:
+    """One file a write task produces: Spark's Arrow batches (``spark.sql.execution.arrow.
+    maxRecordsPerBatch`` rows each) are buffered so each row group gets ``row_group_size`` rows
+    (ParquetWriter cuts one row group per ``write_table``)."""
+
+    def __init__(self, tmp: str, final: str, opts: dict[str, Any]) -> None:
+        self.tmp, self.final, self.opts = tmp, final, opts
+        self.rg_rows = int(opts.get("row_group_size", 1024 * 1024))
+        self.writer: Any = None
+        self.pending: list[Any] = []
+        self.buffered = 0
+
+    def add(self, batch: Any) -> None:
+        self.pending.append(batch)
+        self.buffered += batch.num_rows
+        if self.buffered >= self.rg_rows:
+            self._flush(False)
+
+    def _flush(self, final: bool) -> None:
+        import pyarrow as pa
+
+        from .table import Table
+        from .writer import ParquetWriter
+
+        if not self.pending:
+            return
+        table = pa.Table.from_batches(self.pending)
+        self.pending, self.buffered = [], 0
+        cut = table.num_rows if final else (table.num_rows // self.rg_rows) * self.rg_rows
+        if cut:
+            t = Table.from_arrow(table.slice(0, cut))
+            if self.writer is None:
+                self.writer = ParquetWriter(self.tmp, t.schema, **self.opts)
+            self.writer.write_table(t)
+        if cut < table.num_rows:
+            self.pending = table.slice(cut).to_batches()
+            self.buffered = table.num_rows - cut
+
+    def close(self) -> bool:
+        """Write what is buffered and close; False when no row was ever written (no file)."""
+        self._flush(True)
+        if self.writer is None:
+            return False
+        self.writer.close()
+        self.writer = None
+        return True
+
+    def discard(self) -> None:
+        if self.writer is not None:
+            try:
+                self.writer.close()
+            except Exception:
+                pass
+            self.writer = None
+        if os.path.exists(self.tmp):
+            os.remove(self.tmp)
+
+
+def _partition_by_option(options: Any) -> list[str]:
+    return [c.strip() for c in (_opt(options, "partition_by", "") or "").split(",") if c.strip()]
+
+
+def _split_by_keys(batch: Any, keys: Sequence[str]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """(key values, rows) for every distinct combination of ``keys`` in ``batch`` (vectorized:
+    one dictionary encoding per key, one stable sort)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    codes = np.zeros(batch.num_rows, np.int64)
+    dicts = []
+    for k in keys:
+        enc = pc.dictionary_encode(batch.column(k), null_encoding="encode")
+        dicts.append(enc.dictionary)
+        idx = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        codes = codes * len(enc.dictionary) + idx
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    ends = np.r_[starts[1:], len(order)]
+    taken = batch.take(pa.array(order))
+    first_rows = order[starts]
+    for s, e, r in zip(starts.tolist(), ends.tolist(), first_rows.tolist()):
+        yield tuple(batch.column(k)[r].as_py() for k in keys), taken.slice(s, e - s)
+
+
+# Characters Hive and Spark escape in partition directory names (ExternalCatalogUtils.escapePathName)
+_PATH_ESCAPE = frozenset('"#%\'*/:=?\\\x7f{[]^') | frozenset(chr(c) for c in range(0x20))
+
+
+def _escape_path_name(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" if c in _PATH_ESCAPE else c for c in text)
+
+
+def _partition_dir_value(v: Any) -> str:
+    if v is None or v == "":
+        return HIVE_NULL
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return _escape_path_name(str(v))
 
 
 def _writable(batch: Any) -> Any:

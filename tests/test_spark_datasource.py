@@ -7,6 +7,7 @@ import decimal
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import pqbloom
@@ -184,9 +185,13 @@ def test_save_modes(spark, tmp_path):
     assert read.count() == 15
     spark.range(100, 103).write.format("pqbloom").mode("overwrite").save(out)
     assert sorted(r.id for r in spark.read.format("pqbloom").load(out).collect()) == [100, 101, 102]
-    for mode in ("error", "ignore"):  # not supported for Python data sources: Spark refuses them
-        with pytest.raises(Exception, match="(?i)mode|unsupported|not support"):
-            spark.range(0, 1).write.format("pqbloom").mode(mode).save(out)
+    # Spark refuses every other mode for Python data sources before any task runs (the default
+    # mode is errorifexists): if this starts failing, Spark passes them on and the writer must handle them
+    for mode in ("error", "errorifexists", "ignore", None):
+        w = spark.range(0, 1).write.format("pqbloom")
+        with pytest.raises(Exception, match="UNSUPPORTED_DATA_SOURCE_SAVE_MODE"):
+            (w if mode is None else w.mode(mode)).save(out)
+    assert sorted(r.id for r in spark.read.format("pqbloom").load(out).collect()) == [100, 101, 102]
 
 
 def test_encrypted_write_read(spark, tmp_path):
@@ -211,3 +216,132 @@ def test_encrypted_write_read(spark, tmp_path):
     df = (spark.read.format("pqbloom").option("footer_key_hex", hexkey)
           .option("column_keys", f"email:{'ff' * 16}").load(out2))
     assert df.where("id = 8").collect()[0].email == "u4@example.com"
+
+
+PLANTED = 10_000_002  # in the middle of k's range: only Bloom filters can prune it
+
+
+def _peer_dataset(root, files=3, rgs=4, rg_rows=500):
+    """``files`` files written by pyarrow (Bloom filter on ``k``, fpp 0.001); ``k`` random, with key
+    PLANTED planted in two row groups of different files. Returns {(file, rg): set of k} from pyarrow."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    root.mkdir()
+    where = {}
+    for i in range(files):
+        k = rng.integers(1000, 10_000_000, files * rgs * rg_rows)[: rgs * rg_rows] * 2  # even
+        if i == 0:
+            k[rg_rows + 17] = PLANTED  # row group 1
+        if i == 2:
+            k[3 * rg_rows + 3] = PLANTED  # row group 3
+        path = root / f"part-{i:05d}.parquet"
+        pq.write_table(pa.table({"k": k, "v": np.arange(len(k)) * 0.5}), path, row_group_size=rg_rows,
+                       bloom_filter_options={"k": {"ndv": rg_rows, "fpp": 0.001}})
+        pf = pq.ParquetFile(path)
+        for rg in range(pf.num_row_groups):
+            where[(str(path), rg)] = set(pf.read_row_group(rg, columns=["k"]).column("k").to_pylist())
+    (root / "_SUCCESS").write_bytes(b"")
+    return where
+
+
+def test_multi_file_planning_absent_none_present_exact(spark, tmp_path):
+    from pyspark.sql.datasource import EqualTo, In
+
+    root = tmp_path / "peer"
+    where = _peer_dataset(root)
+    present = sorted(where[(str(root / "part-00001.parquet"), 2)])[:3] + [PLANTED]
+    for key in present:
+        reader, rejected = _reader(spark, root, [EqualTo(("k",), key)])
+        assert rejected == []
+        planned = [(p.path, p.row_group) for p in reader.partitions()]
+        assert planned == sorted(fr for fr, ks in where.items() if key in ks), key
+        ex = reader.explain
+        assert ex.row_groups_total == 12 and ex.row_groups_pruned == 12 - len(planned)
+        assert ex.row_groups_pruned_bloom_filter > 0  # k is random: statistics alone cannot do it
+    assert len([fr for fr, ks in where.items() if PLANTED in ks]) == 2
+    everything = set().union(*where.values())
+    for key in (4_000_001, 9_999_999, 12_345_679, 15_000_001):  # odd, inside every min/max: absent
+        assert key not in everything
+        reader, _ = _reader(spark, root, [EqualTo(("k",), key)])
+        assert reader.partitions() == []
+        assert reader.explain.files_total == 3 and reader.explain.row_groups_pruned_bloom_filter == 12
+    reader, _ = _reader(spark, root, [In(("k",), (4_000_001, PLANTED))])
+    assert len(reader.partitions()) == 2
+    df = spark.read.format("pqbloom").load(str(root))
+    native = spark.read.parquet(str(root))
+    assert df.where(f"k = {PLANTED}").count() == native.where(f"k = {PLANTED}").count() == 2
+    assert df.where("k = 4000001").collect() == []
+
+
+def test_multi_file_schema_checked_at_planning(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pqbloom.errors import SchemaError
+
+    root = tmp_path / "mixed"
+    root.mkdir()
+    pq.write_table(pa.table({"id": pa.array([1, 2], pa.int64()), "s": ["a", "b"]}), root / "a.parquet")
+    pq.write_table(pa.table({"s": ["c"], "id": pa.array([3], pa.int64())}), root / "b.parquet")  # order is free
+    df = spark.read.format("pqbloom").load(str(root))
+    assert sorted(df.collect()) == sorted(spark.read.parquet(str(root)).collect())
+    pq.write_table(pa.table({"id": pa.array([4], pa.int32()), "s": ["d"]}), root / "c.parquet")
+    reader, _ = _reader(spark, root, [])
+    with pytest.raises(SchemaError, match=r"column 'id' is long in .*a\.parquet but int in .*c\.parquet"):
+        reader.partitions()
+    with pytest.raises(Exception, match=r"SchemaError.*column 'id' is long"):
+        spark.read.format("pqbloom").load(str(root)).collect()
+    only_s = spark.read.format("pqbloom").option("columns", "s").load(str(root))
+    assert sorted(r.s for r in only_s.collect()) == ["a", "b", "c", "d"]
+    (root / "c.parquet").unlink()
+    # a column some files lack is an error, not nulls
+    pq.write_table(pa.table({"id": pa.array([5], pa.int64()), "s": ["e"], "x": [0.5]}), root / "d.parquet")
+    reader, _ = _reader(spark, root, [])
+    with pytest.raises(SchemaError, match=r"column 'x' is in .*d\.parquet but not in .*a\.parquet"):
+        reader.partitions()
+    common = spark.read.format("pqbloom").option("columns", "id,s").load(str(root))
+    assert sorted(r.id for r in common.collect()) == [1, 2, 3, 5]
+
+
+def test_partition_by_is_rejected_by_spark(spark, tmp_path):
+    df = spark.range(0, 4).selectExpr("id", "cast(id % 2 AS string) AS country")
+    out = str(tmp_path / "pb")
+    # Spark 4.3 refuses partitionBy for Python data sources (their tables declare no partitioning);
+    # if this starts failing, Spark passes the columns on and the writer should honour them
+    with pytest.raises(Exception, match="partitioning or clustering columns do not match"):
+        df.write.partitionBy("country").format("pqbloom").mode("overwrite").save(out)
+    assert not os.path.exists(os.path.join(out, "_SUCCESS"))
+
+
+def test_partition_by_option_writes_hive_directories(spark, tmp_path):
+    from pyspark.sql.datasource import EqualTo
+
+    out = tmp_path / "by_country"
+    df = spark.range(0, 3000, numPartitions=2).selectExpr(
+        "id", "CASE id % 4 WHEN 0 THEN 'FR' WHEN 1 THEN 'a/b=c' WHEN 2 THEN NULL ELSE 'DE' END AS country",
+        "cast(id % 3 AS int) AS y", "id * 0.5 AS amount")
+    (df.write.format("pqbloom").option("partition_by", "country,y").option("bloom_filter_columns", "id")
+     .option("row_group_size", "200").mode("overwrite").save(str(out)))
+    dirs = sorted(p.name for p in out.iterdir())
+    assert dirs == ["_SUCCESS", "country=DE", "country=FR", "country=__HIVE_DEFAULT_PARTITION__",
+                    "country=a%2Fb%3Dc"]
+    assert sorted(p.name for p in (out / "country=FR").iterdir()) == ["y=0", "y=1", "y=2"]
+    files = sorted(out.rglob("part-*.parquet"))
+    assert len(files) == 2 * 4 * 3  # one file per task and partition value
+    with pqbloom.ParquetFile(str(files[0])) as pf:  # the partition columns live in the paths only
+        assert [f.name for f in pf.table_schema] == ["id", "amount"]
+        assert pf.bloom_filter(0, "id") is not None
+    want = sorted(df.collect())
+    native = spark.read.parquet(str(out)).select("id", "country", "y", "amount")
+    assert sorted(native.collect()) == want
+    ours = spark.read.format("pqbloom").load(str(out))
+    assert ours.columns == ["id", "amount", "country", "y"]
+    assert sorted(ours.select("id", "country", "y", "amount").collect()) == want
+    assert sorted(r.id for r in ours.where("country = 'a/b=c' AND id < 20").collect()) == [1, 5, 9, 13, 17]
+    reader, _ = _reader(spark, out, [EqualTo(("country",), "DE"), EqualTo(("id",), 7)])
+    parts = reader.partitions()
+    assert reader.explain.files_pruned_partition == 18 and len(parts) == 1
+    with pytest.raises(Exception, match="partition_by column 'nope' is not in the data"):
+        df.write.format("pqbloom").option("partition_by", "nope").mode("overwrite").save(str(tmp_path / "x"))
