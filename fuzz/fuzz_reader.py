@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(HERE))  # run from a checkout without install
 FOOTER_KEY = b"0123456789012345"
 COL_KEY = b"1234567890123450"
 MAX_INPUT = 64 * 1024
+MEMORY_LIMIT = 256 * 1024 * 1024
 
 
 def _import_target(instrument: bool):
@@ -97,6 +98,14 @@ def _exercise_file(pf) -> None:
 def _probe_value(desc):
     from pqbloom.format import T
 
+    # a literal of the column's own logical type: the harness fuzzes files, not filter-binding misuse
+    name = desc.field.type_name
+    if name.startswith("decimal"):
+        import decimal
+
+        return decimal.Decimal(3)
+    if name == "float16":
+        return 0.5
     p = desc.physical_type
     if p == T.Type.INT96:
         return None  # deprecated timestamps: no probe value of a type every API accepts
@@ -121,7 +130,9 @@ def one_input(data: bytes) -> None:
     for kw in ({}, {"decryption_properties": props}):
         if kw and not (data.endswith(b"PARE") or b"encryption" in data or data[-4:] == b"PAR1"):
             continue
-        pf = _guard(pqbloom.ParquetFile, data, **kw)
+        # a ceiling per read: inputs may legitimately decode to gigabytes (large_string_map.brotli, 4 KB
+        # on disk, holds two 1 GiB strings); MemoryLimitError is a typed error like any other
+        pf = _guard(pqbloom.ParquetFile, data, memory_limit=MEMORY_LIMIT, **kw)
         if pf is not None:
             _exercise_file(pf)
         if not kw and not data.endswith(b"PARE") and pf is not None and pf.metadata.encryption_algorithm is None:
@@ -266,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=10, help="seconds per input before it counts as a hang")
     ap.add_argument("--corpus", default=os.path.join(HERE, "corpus"))
+    ap.add_argument("--seed-dir", action="append", default=[],
+                    help="more seed inputs (e.g. the fixture corpus); files over 64 KiB are left out")
     ap.add_argument("--crash-dir", default=os.path.join(HERE, "crashes"))
     ap.add_argument("--reproduce", metavar="FILE", help="run one input and print its traceback")
     ap.add_argument("-v", "--verbose", action="store_true")
@@ -287,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             engine = "random"
     corpus = load_corpus(args.corpus)
+    small_seeds = sorted(p for d in args.seed_dir for p in glob.glob(os.path.join(d, "**", "*.parquet"), recursive=True)
+                         if os.path.getsize(p) <= MAX_INPUT)
+    for p in small_seeds:
+        with open(p, "rb") as f:
+            corpus.append(f.read())
     if not corpus:
         raise SystemExit(f"empty corpus at {args.corpus}; run fuzz/make_corpus.py")
     if engine == "random":
@@ -298,7 +316,17 @@ def main(argv: list[str] | None = None) -> int:
     work = os.path.join(args.crash_dir, "atheris-corpus")
     os.makedirs(work, exist_ok=True)
     os.makedirs(args.crash_dir, exist_ok=True)
-    lf = [sys.argv[0], work, args.corpus, f"-seed={args.seed}", f"-timeout={args.timeout}",
+    if small_seeds:  # libFuzzer reads whole directories: give it a directory of the small seeds only
+        import shutil
+
+        seeds = os.path.join(args.crash_dir, "extra-seeds")
+        os.makedirs(seeds, exist_ok=True)
+        for i, p in enumerate(small_seeds):
+            shutil.copyfile(p, os.path.join(seeds, f"{i:04d}-{os.path.basename(p)}"))
+        extra_dirs = [seeds]
+    else:
+        extra_dirs = []
+    lf = [sys.argv[0], work, args.corpus, *extra_dirs, f"-seed={args.seed}", f"-timeout={args.timeout}",
           f"-max_len={MAX_INPUT}", "-rss_limit_mb=3072", f"-artifact_prefix={args.crash_dir}/"]
     if args.seconds:
         lf.append(f"-max_total_time={args.seconds}")

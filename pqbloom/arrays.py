@@ -17,6 +17,9 @@ import numpy as np
 __all__ = ["BinaryArray"]
 
 
+_LONG_VALUE = 256  # BinaryArray.take copies values of at least this many bytes slice by slice
+
+
 class BinaryArray:
     """``n`` byte strings stored as ``data[offsets[i]:offsets[i+1]]``."""
 
@@ -143,10 +146,25 @@ class BinaryArray:
         total = int(new_off[-1])
         if total == 0:
             return BinaryArray(new_off, np.zeros(0, np.uint8))
-        # source position of every output byte = start of its value + position within it
         starts = self.offsets[:-1][idx]
-        byte_src = np.repeat(starts - new_off[:-1], lens) + np.arange(total, dtype=np.int64)
-        return BinaryArray(new_off, self.data[byte_src])
+        long = lens >= _LONG_VALUE
+        if not long.any():
+            # source position of every output byte = start of its value + position within it
+            byte_src = np.repeat(starts - new_off[:-1], lens) + np.arange(total, dtype=np.int64)
+            return BinaryArray(new_off, self.data[byte_src])
+        # Long values are copied slice by slice: the byte-index gather above needs 16 bytes of index
+        # per output byte (a 100 MB result would need 1.6 GB), while one slice copy per value costs
+        # ~0.3 us, under 1.2 ns per byte at this length: cheaper than the gather, and no temporaries.
+        out = np.empty(total, np.uint8)
+        short = ~long
+        if short.any():
+            s_lens, s_dst, s_src = lens[short], new_off[:-1][short], starts[short]
+            within = np.arange(int(s_lens.sum()), dtype=np.int64) - np.repeat(np.cumsum(s_lens) - s_lens, s_lens)
+            out[np.repeat(s_dst, s_lens) + within] = self.data[np.repeat(s_src, s_lens) + within]
+        data = self.data
+        for d, src, n in zip(new_off[:-1][long].tolist(), starts[long].tolist(), lens[long].tolist()):
+            out[d:d + n] = data[src:src + n]
+        return BinaryArray(new_off, out)
 
     def _take_padded(self, idx: np.ndarray, all_lens: np.ndarray, w: int) -> BinaryArray:
         """take() for short values: gather rows of a zero-padded (n, w) matrix, then drop the padding."""

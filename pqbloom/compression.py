@@ -16,6 +16,7 @@ import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
 from .format import T
+from .limits import charge
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "CODEC_NAMES"]
 
@@ -222,6 +223,7 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> bytes:
         raise CorruptFileError(f"negative uncompressed page size {uncompressed_size}")
     if uncompressed_size == 0 and len(data) == 0:  # empty v2 value sections are stored as nothing at all
         return b""
+    charge(uncompressed_size, f"a {codec.name} page of {uncompressed_size:,} bytes")
     try:
         out = codec.decompress(data, uncompressed_size)
     except CorruptFileError:

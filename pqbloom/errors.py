@@ -41,6 +41,10 @@ class ChecksumError(CorruptFileError):
     """A page CRC did not match its stored bytes."""
 
 
+class MemoryLimitError(ParquetError):
+    """A read would allocate more than the ``memory_limit`` it was given (see :mod:`pqbloom.limits`)."""
+
+
 class UnsupportedError(ParquetError):
     """The file uses a feature or type this version of pqbloom does not handle."""
 

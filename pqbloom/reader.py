@@ -31,9 +31,11 @@ from .encodings import (
     decode_rle_booleans,
     take_dictionary,
 )
-from .errors import ChecksumError, CorruptFileError, ParquetError, UnsupportedError
-from .format import T, decode_at, decode_prefix
+from .encodings.rle import level_dtype
+from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetError, UnsupportedError
+from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
+from .limits import charge, current_budget, memory_budget, run_limited
 from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
 from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
 from .table import Column, Table
@@ -57,10 +59,17 @@ class _Footer:
 class ParquetFile:
     """A Parquet file opened for reading (path, bytes, or seekable binary file object).
 
-    ``verify_checksums`` checks page CRCs where the writer stored them.
+    ``verify_checksums`` checks page CRCs where the writer stored them. ``memory_limit`` (bytes) caps
+    what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
+    and decode; past it the call raises :class:`~pqbloom.errors.MemoryLimitError` before allocating
+    (see :mod:`pqbloom.limits`). None, the default, sets no ceiling.
     """
 
-    def __init__(self, source: Any, *, decryption_properties: Any = None, verify_checksums: bool = True) -> None:
+    def __init__(self, source: Any, *, decryption_properties: Any = None, verify_checksums: bool = True,
+                 memory_limit: int | None = None) -> None:
+        if memory_limit is not None and memory_limit <= 0:
+            raise ValueError("memory_limit must be a positive number of bytes (or None)")
+        self.memory_limit = memory_limit
         self._reader = source if isinstance(source, RangeReader) else RangeReader(source)
         self.verify_checksums = verify_checksums
         self._crypto: Any = None
@@ -100,7 +109,7 @@ class ParquetFile:
                                                      offset=foff)
             _check_metadata(md, foff)
             return _Footer(md, foff, flen, magic == b"PARE")
-        md, used = decode_prefix(T.FileMetaData, fbytes, offset=foff, what="file metadata")
+        md = decode_file_metadata(fbytes, offset=foff)
         if md.encryption_algorithm is not None:
             # plaintext-footer encrypted file opened without keys: plaintext columns still read
             from .crypto_io import ReaderDecryption
@@ -134,7 +143,8 @@ class ParquetFile:
     @property
     def num_rows(self) -> int:
         # some writers leave FileMetaData.num_rows at 0; the row groups are authoritative
-        return sum(rg.num_rows for rg in self.metadata.row_groups)
+        rgs = self.metadata.row_groups
+        return sum(rgs.num_rows if isinstance(rgs, RowGroupList) else (rg.num_rows for rg in rgs))
 
     @property
     def num_row_groups(self) -> int:
@@ -174,6 +184,10 @@ class ParquetFile:
         keeps only matching rows, pruning row groups and pages first (see :mod:`pqbloom.predicate`);
         pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what the read did.
         """
+        with memory_budget(self.memory_limit):
+            return self._read(columns, filters, explain)
+
+    def _read(self, columns: Sequence[str] | None, filters: Any, explain: Any) -> Table:
         if filters is not None or explain is not None:
             from .predicate import read_filtered
 
@@ -212,10 +226,12 @@ class ParquetFile:
         return total if total <= self._reader.size * 64 else None  # distrust absurd claims
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
+        """Read one row group (all columns, or the named ones) into a Table."""
         if not 0 <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         descs = self._select(columns)
-        return Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
+        with memory_budget(self.memory_limit):
+            return Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
                       else _build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *, filters: Any = None,
@@ -230,6 +246,10 @@ class ParquetFile:
         """
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
+        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns, filters, explain))
+
+    def _iter_batches(self, batch_size: int, columns: Sequence[str] | None, filters: Any,
+                      explain: Any) -> Iterator[Table]:
         if filters is not None or explain is not None:
             from .predicate import iter_filtered_batches
 
@@ -268,7 +288,7 @@ class ParquetFile:
         buf = self._reader.read(start, length, what="column chunk")
         try:
             for kind, values, present, dictionary in self._iter_pages(buf, start, meta, rg, desc):
-                yield (take_dictionary(dictionary, values) if kind == "dict" else values), present
+                yield (_DictIndices(dictionary, values) if kind == "dict" else values), present
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, rg, desc) from None
 
@@ -366,8 +386,14 @@ class ParquetFile:
                     defs_l.append(defs)
                 if reps is not None:
                     reps_l.append(reps)
+            pages = None
             pieces = _assemble(f, parts, None, dictionary, meta.num_values).pieces
-            values = _concat_values(pieces, f)
+            if len(defs_l) == len(pieces) > 1 and all(type(v) is np.ndarray for v in pieces):
+                # numeric pages stay apart: assembly scatters each into place (no concatenated copy)
+                pages = [(len(d), v) for d, v in zip(defs_l, pieces)]
+                values = None
+            else:
+                values = _concat_values(pieces, f)
             d_all = (np.concatenate(defs_l) if len(defs_l) != 1 else defs_l[0]) if desc.max_definition_level else None
             r_all = (np.concatenate(reps_l) if len(reps_l) != 1 else reps_l[0]) if desc.max_repetition_level else None
             n = meta.num_values
@@ -377,10 +403,10 @@ class ParquetFile:
             check_levels(desc, d_all, r_all, n)
             # narrow levels (in range, just checked) so that assembly moves a quarter of the bytes
             if d_all is not None and desc.max_definition_level < 128:
-                d_all = d_all.astype(np.int8)
+                d_all = d_all.astype(np.int8, copy=False)
             if r_all is not None and desc.max_repetition_level < 128:
-                r_all = r_all.astype(np.int8)
-            return LeafLevels(values, d_all, r_all, n)
+                r_all = r_all.astype(np.int8, copy=False)
+            return LeafLevels(values, d_all, r_all, n, pages)
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, rg, desc) from None
 
@@ -582,6 +608,8 @@ class ParquetFile:
                 if n is None or n < 0 or n > total_values - seen:
                     raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                            offset=base + hdr_raw_start)
+                # a few bytes of RLE runs can honestly describe 2**31 levels: count them before decoding
+                charge(n * ((max_rep > 0) + (max_def > 0)), f"the levels of a page of {n:,} values")
                 raw = compression_mod.decompress(codec, body, usize)
                 p = 0
                 reps = defs = None
@@ -590,13 +618,14 @@ class ParquetFile:
                         reps = decode_bit_packed_levels(raw, bit_width_of(max_rep), n)
                         p = (n * bit_width_of(max_rep) + 7) // 8
                     else:
-                        reps, p = decode_levels_v1(raw, bit_width_of(max_rep), n)
+                        reps, p = decode_levels_v1(raw, bit_width_of(max_rep), n, level_dtype(max_rep))
                 if max_def > 0:
                     if dp.definition_level_encoding == E.BIT_PACKED:
                         defs = decode_bit_packed_levels(memoryview(raw)[p:], bit_width_of(max_def), n)
                         p += (n * bit_width_of(max_def) + 7) // 8
                     else:
-                        defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n)
+                        defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n,
+                                                      level_dtype(max_def))
                         p += used
                     present = defs == max_def
                     page_present = present
@@ -614,11 +643,12 @@ class ParquetFile:
                 if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                         or dl + rl > len(body):
                     raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
+                charge(n * ((max_rep > 0) + (max_def > 0)), f"the levels of a page of {n:,} values")
                 reps = defs = None
                 if max_rep > 0:
-                    reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n)
+                    reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n, level_dtype(max_rep))
                 if max_def > 0:
-                    defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n)
+                    defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n, level_dtype(max_def))
                     present = defs == max_def
                     page_present = present
                     n_present = int(present.sum())
@@ -801,14 +831,32 @@ class _ChunkParts:
     num_rows: int
 
 
+def _take(dictionary: Any, idx: np.ndarray) -> Any:
+    """Expand dictionary indices, first charging the result to the read's memory budget (if any):
+    a small page of indices into long entries is where a file grows most when decoded."""
+    budget = current_budget()
+    if budget is not None and len(idx):
+        if isinstance(dictionary, BinaryArray):
+            lens = dictionary.lengths()
+            lo, hi = int(idx.min()), int(idx.max())
+            if 0 <= lo and hi < len(lens):  # take_dictionary reports bad indices
+                budget.charge(int(lens[idx].sum()) + 8 * (len(idx) + 1),
+                              f"the dictionary expansion of {len(idx):,} values")
+        else:
+            arr = np.asarray(dictionary)
+            budget.charge(len(idx) * arr.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64)),
+                          f"the dictionary expansion of {len(idx):,} values")
+    return take_dictionary(dictionary, idx)
+
+
 def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None, dictionary: Any,
               total: int) -> _ChunkParts:
     """Resolve dictionary pages and gather the presence flags of a chunk."""
     if parts and all(kind == "dict" for kind, _ in parts):
         idx = np.concatenate([v for _, v in parts]) if len(parts) > 1 else parts[0][1]
-        pieces = [take_dictionary(dictionary, idx)]
+        pieces = [_take(dictionary, idx)]
     else:
-        pieces = [take_dictionary(dictionary, v) if kind == "dict" else v for kind, v in parts]
+        pieces = [_take(dictionary, v) if kind == "dict" else v for kind, v in parts]
     if levels is None:
         return _ChunkParts(pieces, None, total)
     present = np.concatenate(levels) if len(levels) != 1 else levels[0]
@@ -825,10 +873,34 @@ def _located(exc: Exception, rg: int, desc: ColumnDescriptor) -> Exception:
     """The error to raise for a failure while decoding a chunk: typed, naming the row group and column."""
     if isinstance(exc, CorruptFileError):
         return exc if exc.column is not None else type(exc)(str(exc), row_group=rg, column=desc.dotted_path)
+    if isinstance(exc, MemoryLimitError) and not getattr(exc, "located", False):
+        located = MemoryLimitError(f"{exc} (column {desc.dotted_path!r}, row group {rg})")
+        located.located = True  # type: ignore[attr-defined]
+        return located
     if isinstance(exc, ParquetError):
         return exc
     return CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
                             row_group=rg, column=desc.dotted_path)
+
+
+class _DictIndices:
+    """A page's dictionary indices, expanded only when a batch takes them: one page of small
+    indices into long entries can decode to far more than the batch asked for."""
+
+    __slots__ = ("dictionary", "idx")
+
+    def __init__(self, dictionary: Any, idx: np.ndarray) -> None:
+        self.dictionary = dictionary
+        self.idx = idx
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    def slice(self, start: int, stop: int) -> _DictIndices:
+        return _DictIndices(self.dictionary, self.idx[start:stop])
+
+    def expand(self) -> Any:
+        return _take(self.dictionary, self.idx)
 
 
 class _RowQueue:
@@ -858,12 +930,15 @@ class _RowQueue:
                 need -= rows
                 continue
             k = need if present is None else int(np.count_nonzero(present[:need]))
-            head = dense.slice(0, k) if isinstance(dense, BinaryArray) else dense[:k]
-            tail = dense.slice(k, len(dense)) if isinstance(dense, BinaryArray) else dense[k:]
+            sliceable = isinstance(dense, (BinaryArray, _DictIndices))
+            head = dense.slice(0, k) if sliceable else dense[:k]
+            tail = dense.slice(k, len(dense)) if sliceable else dense[k:]
             taken.append(_ChunkParts([head], None if present is None else present[:need], need))
             self.pages[0] = (tail, None if present is None else present[need:])
             need = 0
         self.rows -= n
+        for part in taken:
+            part.pieces = [p.expand() if isinstance(p, _DictIndices) else p for p in part.pieces]
         return _build_column(self.f, taken)
 
 
@@ -902,6 +977,7 @@ class _ColumnBuilder:
             if self.data_bytes is None:
                 return False
             if self.data is None:
+                charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
                 self.data = np.empty(self.data_bytes, np.uint8)
                 self.offsets = np.zeros(self.num_rows + 1, np.int64)
             c = piece.compact()
@@ -914,6 +990,8 @@ class _ColumnBuilder:
             self.n += k
             return True
         if self.out is None:
+            charge(self.num_rows * piece.dtype.itemsize * int(np.prod(piece.shape[1:], dtype=np.int64)),
+                   f"the result buffer of column {self.f.name!r}")
             self.out = np.empty((self.num_rows,) + piece.shape[1:], piece.dtype)
         if self.n + k > self.num_rows or piece.dtype != self.out.dtype:
             return False
@@ -962,12 +1040,16 @@ def _concat_values(pieces: list[Any], f: Any) -> Any:
     if len(pieces) == 1:
         return pieces[0]
     if isinstance(pieces[0], BinaryArray):
+        charge(sum(p.nbytes + 8 * len(p) for p in pieces), f"joining the pages of column {f.name!r}")
         return BinaryArray.concat(pieces)
+    charge(sum(p.nbytes for p in pieces), f"joining the pages of column {f.name!r}")
     return np.concatenate(pieces)
 
 
 def _scatter(dense: Any, present: np.ndarray) -> Any:
     n = len(present)
+    row_bytes = 8 if isinstance(dense, BinaryArray) else dense.itemsize * int(np.prod(dense.shape[1:], dtype=np.int64))
+    charge(n * row_bytes, "placing nulls")
     if isinstance(dense, BinaryArray):
         lens = np.zeros(n, np.int64)
         lens[present] = dense.lengths()
@@ -984,7 +1066,14 @@ def _scatter(dense: Any, present: np.ndarray) -> Any:
 def _check_metadata(md: Any, offset: int) -> None:
     if md.schema is None or md.row_groups is None:
         raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
-    for i, rg in enumerate(md.row_groups):
+    rgs = md.row_groups
+    if isinstance(rgs, RowGroupList):
+        # row groups decode on access (and check their column chunks then); the row counts are known now
+        for i, n in enumerate(rgs.num_rows):
+            if n is None or n < 0:
+                raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=offset)
+        return
+    for i, rg in enumerate(rgs):
         # required Thrift fields may be absent in a corrupt footer; catch it here, not as a TypeError later
         if rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
             raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=offset)
@@ -995,15 +1084,18 @@ def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: An
     """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
-    explained IO includes the footer).
+    explained IO includes the footer). A filter on a leaf inside a list or map
+    (``field("tags.list.element") == 5``) keeps the rows where some element satisfies it. Other keyword arguments go to :class:`ParquetFile`
+    (``decryption_properties``, ``verify_checksums``, ``memory_limit``; one ceiling for the whole call).
     """
     import os
 
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
         from .dataset import read_dataset
 
-        return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
-    with ParquetFile(source, **kwargs) as pf:
+        with memory_budget(kwargs.get("memory_limit")):
+            return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
+    with ParquetFile(source, **kwargs) as pf, memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns)
         from .predicate import read_filtered

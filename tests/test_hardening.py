@@ -585,3 +585,263 @@ def test_one_parquetfile_read_from_8_threads(tmp_path, source):
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+# -- 5. a memory ceiling per read ---------------------------------------------------------------------
+def _peer_bytes(table, **opts) -> bytes:
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(table, buf, **opts)
+    return buf.getvalue()
+
+
+def _dictionary_bomb() -> tuple[bytes, str]:
+    """A 200 KB string repeated 20,000 times: pyarrow stores it in under 100 KB, it decodes to 4 GB."""
+    import pyarrow as pa
+
+    value = "x" * 200_000
+    strings = pa.DictionaryArray.from_arrays(pa.array(np.zeros(20_000, np.int32)), pa.array([value]))
+    data = _peer_bytes(pa.table({"id": pa.array(np.arange(20_000)), "s": strings}), compression="zstd")
+    assert len(data) < 100_000
+    return data, value
+
+
+def test_memory_limit_stops_dictionary_expansion_before_allocating(tmp_path):
+    data, _ = _dictionary_bomb()
+    tracemalloc.start()
+    try:
+        with pytest.raises(pqbloom.errors.MemoryLimitError, match=r"column 's', row group 0.*|memory_limit"):
+            pqbloom.ParquetFile(data, memory_limit=64 * MB).read()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * MB, peak
+    path = tmp_path / "bomb.parquet"
+    path.write_bytes(data)
+    with pytest.raises(pqbloom.errors.MemoryLimitError, match="memory_limit of 67,108,864"):
+        pqbloom.read_table(str(path), memory_limit=64 * MB)
+    # the ceiling is a read's, not the file's: other columns and other calls are unaffected
+    assert pqbloom.read_table(str(path), ["id"], memory_limit=64 * MB).column("id").to_pylist() == \
+        list(range(20_000))
+    with pytest.raises(pqbloom.errors.MemoryLimitError):
+        pqbloom.ParquetFile(data, memory_limit=64 * MB).read_row_group(0, ["s"])
+    with pytest.raises(pqbloom.errors.MemoryLimitError):
+        pqbloom.read_table(str(path), filters=pqbloom.field("id") >= 0, memory_limit=64 * MB)
+
+
+def test_memory_limit_lets_small_batches_through_a_bomb():
+    """Batches expand dictionary indices lazily, so a batch costs what it holds, not the whole page."""
+    data, value = _dictionary_bomb()
+    pf = pqbloom.ParquetFile(data, memory_limit=64 * MB)
+    it = pf.iter_batches(batch_size=100, columns=["s"])
+    tracemalloc.start()
+    try:
+        first = next(it)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert first.num_rows == 100 and first.column("s").to_pylist() == [value.encode()] * 100 or \
+        first.column("s").to_pylist() == [value] * 100
+    assert peak < 48 * MB, peak  # one batch is 20 MB of values
+    assert sum(b.num_rows for b in it) == 19_900
+    with pytest.raises(pqbloom.errors.MemoryLimitError):  # a batch that itself exceeds the ceiling
+        next(pf.iter_batches(batch_size=1000, columns=["s"]))
+
+
+def test_memory_limit_stops_decompression_bombs():
+    import pyarrow as pa
+
+    # 64 MB of zeros, PLAIN, zstd: a few KB on disk
+    data = _peer_bytes(pa.table({"z": pa.array(np.zeros(8 * MB, np.int64))}), compression="zstd",
+                       use_dictionary=False, data_page_size=1 << 30)
+    assert len(data) < 64 * 1024
+    tracemalloc.start()
+    try:
+        with pytest.raises(pqbloom.errors.MemoryLimitError, match="column 'z'"):
+            pqbloom.ParquetFile(data, memory_limit=16 * MB).read()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * MB, peak  # what was allocated stayed under the ceiling; 64 MB were asked for
+    assert pqbloom.ParquetFile(data, memory_limit=256 * MB).read().num_rows == 8 * MB
+    with pytest.raises(ValueError):
+        pqbloom.ParquetFile(data, memory_limit=0)
+
+
+def test_memory_limit_covers_a_whole_directory_read(tmp_path):
+    for i in range(2):
+        pqbloom.write_table({"v": np.arange(MB, dtype=np.int64)}, str(tmp_path / f"part-{i}.parquet"))
+    # each file decodes to ~16 MB (8 MB of pages + the 8 MB result); two do not fit in 24 MB
+    assert pqbloom.read_table(str(tmp_path / "part-0.parquet"), memory_limit=24 * MB).num_rows == MB
+    with pytest.raises(pqbloom.errors.MemoryLimitError):
+        pqbloom.read_table(str(tmp_path), memory_limit=24 * MB)
+    assert pqbloom.read_table(str(tmp_path), memory_limit=64 * MB).num_rows == 2 * MB
+
+
+def test_memory_budgets_of_concurrent_reads_are_independent():
+    data, _ = _dictionary_bomb()
+    small = _write({"a": np.arange(50_000, dtype=np.int64)})
+    results: dict[str, object] = {}
+    barrier = threading.Barrier(4)
+
+    def limited(k: int) -> None:
+        barrier.wait()
+        try:
+            pqbloom.ParquetFile(data, memory_limit=64 * MB).read(["s"])
+            results[f"bomb{k}"] = "read"
+        except pqbloom.errors.MemoryLimitError:
+            results[f"bomb{k}"] = "limited"
+
+    def unlimited(k: int) -> None:
+        barrier.wait()
+        for _ in range(20):
+            assert pqbloom.ParquetFile(small).read().num_rows == 50_000
+        results[f"small{k}"] = "read"
+
+    threads = [threading.Thread(target=fn, args=(k,)) for k in range(2) for fn in (limited, unlimited)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == {"bomb0": "limited", "bomb1": "limited", "small0": "read", "small1": "read"}
+
+
+# -- 6. BinaryArray.take with long values (copied slice by slice, no per-byte index) ---------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from pqbloom.arrays import BinaryArray  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=40), st.binary(min_size=250, max_size=700)), min_size=1,
+                max_size=30), st.data())
+def test_binary_take_mixed_short_and_long_values(values, data):
+    arr = BinaryArray.from_pylist(values)
+    lo = data.draw(st.integers(0, len(values) - 1))
+    hi = data.draw(st.integers(lo + 1, len(values)))
+    view = arr.slice(lo, hi)  # offsets not starting at 0
+    idx = data.draw(st.lists(st.integers(0, hi - lo - 1), max_size=80))
+    got = view.take(np.array(idx, dtype=np.int64))
+    assert got.to_pylist() == [values[lo + i] for i in idx]
+    assert got.offsets[0] == 0 and len(got.data) == got.offsets[-1]
+
+
+def test_take_of_long_values_needs_no_per_byte_index():
+    arr = BinaryArray.from_pylist([b"a" * (4 * MB), b"b" * 10])
+    idx = np.array([0, 1, 0, 0, 1])
+    tracemalloc.start()
+    try:
+        out = arr.take(idx)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.to_pylist() == [arr[i] for i in idx]
+    assert peak < 14 * MB, peak  # the 12 MB result, not 16 bytes of index per byte
+
+
+def test_writer_accepts_a_mapping_of_type_strings(tmp_path):
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "m.parquet")
+    with pqbloom.ParquetWriter(path, {"id": "int64", "email": "string"}) as w:
+        w.write_table({"id": np.arange(3, dtype=np.int64), "email": ["a", None, "c"]})
+    back = pq.read_table(path)
+    assert str(back.schema.field("id").type) == "int64" and str(back.schema.field("email").type) == "string"
+    assert back.to_pydict() == {"id": [0, 1, 2], "email": ["a", None, "c"]}
+
+
+# -- 7. files over 4 GiB: 64-bit offsets everywhere, checked by peers ------------------------------------
+_PAST_4GIB_ROWS = 67_200_000  # 8 row groups of this many int64 (537.6 MB each) end past 2**32 bytes
+
+
+def test_file_over_4gib_written_by_pqbloom_read_by_pyarrow_and_us(tmp_path):
+    """8 x 537.6 MB row groups, then a small one whose pages, Bloom filter and page index all sit past 4 GiB."""
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "big.parquet")
+    n = _PAST_4GIB_ROWS
+    with pqbloom.ParquetWriter(path, {"id": "int64"}, compression="none", use_dictionary=False, row_group_size=n,
+                               bloom_filter_options={"id": {"ndv": 100_000}}, bloom_filter_position="end") as w:
+        for g in range(8):
+            w.write_table({"id": np.arange(g * n, (g + 1) * n, dtype=np.int64)})
+        w.write_table({"id": np.arange(8 * n, 8 * n + 100_000, dtype=np.int64) * 3})
+    assert os.path.getsize(path) > 2**32
+    try:
+        pf = pqbloom.ParquetFile(path)
+        assert pf.num_row_groups == 9
+        last = pf.metadata.row_groups[8].columns[0]
+        assert min(last.meta_data.data_page_offset, last.meta_data.bloom_filter_offset,
+                   last.offset_index_offset, last.column_index_offset) > 2**32
+        expected = (np.arange(8 * n, 8 * n + 100_000, dtype=np.int64) * 3).tolist()
+        assert pf.read_row_group(8).column("id").to_pylist() == expected
+        assert pf.bloom_filter_might_contain(8, "id", 8 * n * 3 + 30)
+        ex = pqbloom.Explain()
+        hit = pf.read(filters=pqbloom.field("id") == 8 * n * 3 + 300, explain=ex)
+        assert hit.column("id").to_pylist() == [8 * n * 3 + 300]
+        # a peer agrees on the offsets and the values past 4 GiB
+        peer = pq.ParquetFile(path)
+        pmeta = peer.metadata.row_group(8).column(0)
+        assert pmeta.data_page_offset == last.meta_data.data_page_offset
+        assert pmeta.bloom_filter_offset == last.meta_data.bloom_filter_offset
+        assert peer.read_row_group(8).column("id").to_pylist() == expected
+        assert peer.read_row_group(7).column("id")[-1].as_py() == 8 * n - 1
+    finally:
+        os.unlink(path)
+
+
+def test_file_over_4gib_written_by_pyarrow_read_by_us(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "peer-big.parquet")
+    n = 1 << 26  # pyarrow's largest row group; 8 of them hold exactly 2**32 bytes of values
+    schema = pa.schema([("id", pa.int64())])
+    with pq.ParquetWriter(path, schema, compression="none", use_dictionary=False, write_page_index=True) as w:
+        for g in range(8):
+            w.write_table(pa.table({"id": np.arange(g * n, (g + 1) * n, dtype=np.int64)}), row_group_size=n)
+        w.write_table(pa.table({"id": np.arange(100_000, dtype=np.int64) - 7}))
+    assert os.path.getsize(path) > 2**32
+    try:
+        pf = pqbloom.ParquetFile(path)
+        assert pf.num_row_groups == 9 and pf.num_rows == 8 * n + 100_000
+        assert pf.metadata.row_groups[8].columns[0].meta_data.data_page_offset > 2**32
+        assert pf.read_row_group(8).column("id").to_pylist() == (np.arange(100_000) - 7).tolist()
+        assert pf.read_row_group(7, ["id"]).column("id").to_numpy()[-3:].tolist() == [8 * n - 3, 8 * n - 2,
+                                                                                     8 * n - 1]
+        ex = pqbloom.Explain()
+        hit = pf.read(filters=pqbloom.field("id") == -5, explain=ex)
+        assert hit.column("id").to_pylist() == [-5]
+    finally:
+        os.unlink(path)
+
+
+def test_memory_limit_on_large_string_map_fixture(fixtures_dir):
+    """4 KB of brotli holding two 1 GiB map keys (pyarrow cannot read it): a ceiling stops it early."""
+    path = str(fixtures_dir / "data" / "large_string_map.brotli.parquet")
+    tracemalloc.start()
+    try:
+        with pytest.raises(pqbloom.errors.MemoryLimitError, match="arr.key_value.key"):
+            pqbloom.ParquetFile(path, memory_limit=256 * MB).read()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * MB, peak  # stopped at the first page header's 1 GiB claim, before decompressing
+
+
+def test_memory_limit_counts_levels_of_an_all_null_page():
+    """Three bytes of RLE honestly encode 50M null levels: the ceiling counts them before decoding."""
+    import pyarrow as pa
+
+    data = _peer_bytes(pa.table({"n": pa.nulls(50_000_000, pa.int64())}), compression="zstd",
+                       data_page_size=1 << 30)
+    assert len(data) < 1_000_000
+    tracemalloc.start()
+    try:
+        with pytest.raises(pqbloom.errors.MemoryLimitError, match="column 'n'"):
+            pqbloom.ParquetFile(data, memory_limit=8 * MB).read()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * MB, peak

@@ -1,0 +1,110 @@
+"""A per-read memory ceiling.
+
+A read call (``ParquetFile.read``, ``read_row_group``, one batch of ``iter_batches``, ``read_table``)
+can be given ``memory_limit``: the most bytes it may decompress and decode. The decoders charge the
+budget *before* they allocate (decompressed page sizes as declared by page headers, dictionary
+expansion, preallocated result columns), so a file whose pages legitimately expand far beyond their
+stored size (a 1 MB string repeated a million times through a dictionary, zstd-compressed zeros)
+stops with :class:`~pqbloom.errors.MemoryLimitError` instead of exhausting the machine.
+
+The budget lives in a :class:`contextvars.ContextVar`, so concurrent reads in other threads (even of
+the same ``ParquetFile``) each see their own budget, and the decoders need no extra parameter.
+The count is cumulative over the call: transient buffers freed during the call still count, so set
+the ceiling to roughly twice the size of the result you expect.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from .errors import MemoryLimitError
+
+__all__ = ["MemoryBudget", "charge", "current_budget", "memory_budget", "run_limited"]
+
+T = TypeVar("T")
+
+
+class MemoryBudget:
+    """Bytes a read may still allocate."""
+
+    __slots__ = ("limit", "used")
+
+    def __init__(self, limit: int) -> None:
+        if limit <= 0:
+            raise ValueError("memory_limit must be a positive number of bytes")
+        self.limit = int(limit)
+        self.used = 0
+
+    def charge(self, nbytes: int, what: str) -> None:
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            return
+        if self.used + nbytes > self.limit:
+            raise MemoryLimitError(
+                f"reading {what} needs {nbytes:,} more bytes; the read has used {self.used:,} of its "
+                f"memory_limit of {self.limit:,} bytes"
+            )
+        self.used += nbytes
+
+    def __repr__(self) -> str:
+        return f"MemoryBudget(limit={self.limit}, used={self.used})"
+
+
+_CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("pqbloom_memory_budget",
+                                                                              default=None)
+
+
+def current_budget() -> MemoryBudget | None:
+    """The budget of the read running in this context, if it has one."""
+    return _CURRENT.get()
+
+
+def charge(nbytes: int, what: str) -> None:
+    """Count an allocation against the current read's budget (a no-op when the read has none)."""
+    budget = _CURRENT.get()
+    if budget is not None:
+        budget.charge(nbytes, what)
+
+
+@contextmanager
+def memory_budget(limit: int | None) -> Iterator[MemoryBudget | None]:
+    """Run the body under a fresh budget of ``limit`` bytes (no budget when ``limit`` is None).
+
+    Inside a call that already has a budget (``read_table`` over a directory reading each file), the
+    outer budget stays in force: the limit is per top-level read.
+    """
+    outer = _CURRENT.get()
+    if limit is None or outer is not None:
+        yield outer
+        return
+    budget = MemoryBudget(limit)
+    token = _CURRENT.set(budget)
+    try:
+        yield budget
+    finally:
+        _CURRENT.reset(token)
+
+
+def run_limited(limit: int | None, gen: Iterator[T]) -> Iterator[T]:
+    """Iterate ``gen`` giving each step (each yielded item) its own budget of ``limit`` bytes.
+
+    The generator body runs inside a private context, so the budget never leaks into the caller's
+    context between steps.
+    """
+    if limit is None:
+        yield from gen
+        return
+    budget = MemoryBudget(limit)
+    ctx = contextvars.copy_context()
+    ctx.run(_CURRENT.set, budget)
+    step: Callable[[], T] = gen.__next__
+    while True:
+        budget.used = 0
+        try:
+            item = ctx.run(step)
+        except StopIteration:
+            return
+        yield item
