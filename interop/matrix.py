@@ -231,26 +231,13 @@ PYARROW_KMS = textwrap.dedent(
     import base64, os, pickle, sys
     import pyarrow as pa, pyarrow.parquet as pq
     import pyarrow.parquet.encryption as pe
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
     from interop import cases as C
+    from interop.pyarrow_kms import in_memory_kms
     from interop.spark_support import MASTER_KEYS
 
     MASTER = {k: base64.b64decode(v) for k, v in MASTER_KEYS.items()}
 
-    class Kms(pe.KmsClient):
-        # wraps like parquet-java's InMemoryKMS: base64(nonce + AES-GCM(master, key, aad=id))
-        def __init__(self, config):
-            pe.KmsClient.__init__(self)
-
-        def wrap_key(self, key_bytes, master_key_identifier):
-            nonce = os.urandom(12)
-            ct = AESGCM(MASTER[master_key_identifier]).encrypt(nonce, key_bytes, master_key_identifier.encode())
-            return base64.b64encode(nonce + ct).decode()
-
-        def unwrap_key(self, wrapped_key, master_key_identifier):
-            blob = base64.b64decode(wrapped_key)
-            return AESGCM(MASTER[master_key_identifier]).decrypt(blob[:12], blob[12:],
-                                                                 master_key_identifier.encode())
+    Kms = in_memory_kms(MASTER)
 
     case = {c.id: c for c in C.all_cases() + list(C.golden_cases().values())}[sys.argv[1]]
     path = sys.argv[2]

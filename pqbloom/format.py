@@ -291,20 +291,20 @@ def _stats_skim_spec(size_statistics: bool) -> tuple[Any, ...]:
 _STATS_SKIM_SPECS = {False: _stats_skim_spec(False), True: _stats_skim_spec(True)}
 
 
-class RowGroupList(Sequence[Any]):
-    """``FileMetaData.row_groups`` of a footer decoded by :func:`decode_file_metadata`: each
-    ``RowGroup`` is decoded from the footer bytes on first access, then kept.
+class _LazyList(Sequence[Any]):
+    """A list of Thrift structs decoded from footer bytes on first access, then kept; all of the
+    rest at once after :data:`BULK_AFTER_MISSES` single decodes (a reader touching many items, a
+    scan or pruning, pays the eager cost once instead of a call per item).
 
-    ``num_rows`` holds every row group's row count (from the skim) without decoding any.
-    A row group whose bytes disagree with the skim, or that lacks its row count or column
-    chunks, raises :class:`~pqbloom.errors.CorruptFileError` when accessed.
+    Subclasses decode one item (:meth:`_decode_one`) and all of them (:meth:`_decode_all`).
     """
 
-    def __init__(self, footer: bytes, starts: list[int], num_rows: list[int | None], offset: int | None) -> None:
+    _noun = "items"
+
+    def __init__(self, footer: bytes, starts: list[int], offset: int | None) -> None:
         self._footer = footer
         self._starts = starts
         self._items: list[Any] = [None] * len(starts)
-        self.num_rows = num_rows
         self._offset = offset
         self._misses = 0
 
@@ -320,10 +320,10 @@ class RowGroupList(Sequence[Any]):
     def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self._items)))]
-        rg = self._items[i]  # raises IndexError like a list
-        if rg is None:
-            rg = self._decode(i if i >= 0 else i + len(self._items))
-        return rg
+        item = self._items[i]  # raises IndexError like a list
+        if item is None:
+            item = self._decode(i if i >= 0 else i + len(self._items))
+        return item
 
     def __iter__(self) -> Iterator[Any]:
         for i in range(len(self._items)):
@@ -333,21 +333,63 @@ class RowGroupList(Sequence[Any]):
         self._misses += 1
         if self._misses > BULK_AFTER_MISSES:
             self._decode_all()
+            self._misses = -(1 << 62)  # never again
             if self._items[i] is not None:
                 return self._items[i]
+        item = self._decode_one(i)  # also reports what the bulk pass left undecoded
+        self._items[i] = item
+        return item
+
+    def _at(self, start: int) -> int | None:
+        return None if self._offset is None else self._offset + start
+
+    def _decode_one(self, i: int) -> Any:
+        raise NotImplementedError
+
+    def _decode_all(self) -> None:
+        raise NotImplementedError
+
+    @property
+    def decoded(self) -> int:
+        """How many items have been decoded so far."""
+        return sum(item is not None for item in self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, _LazyList)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} {self._noun}, {self.decoded} decoded)"
+
+
+class RowGroupList(_LazyList):
+    """``FileMetaData.row_groups`` of a footer decoded by :func:`decode_file_metadata`.
+
+    ``num_rows`` holds every row group's row count (from the skim) without decoding any.
+    A row group whose bytes disagree with the skim, or that lacks its row count or column
+    chunks, raises :class:`~pqbloom.errors.CorruptFileError` when accessed.
+    """
+
+    _noun = "row groups"
+
+    def __init__(self, footer: bytes, starts: list[int], num_rows: list[int | None], offset: int | None) -> None:
+        super().__init__(footer, starts, offset)
+        self.num_rows = num_rows
+
+    def _decode_one(self, i: int) -> Any:
         start = self._starts[i]
-        at = None if self._offset is None else self._offset + start
+        at = self._at(start)
         rg, end = _read(T.RowGroup, self._footer, start, at, f"metadata of row group {i}")
         if (i + 1 < len(self._starts) and end != self._starts[i + 1]) or rg.num_rows != self.num_rows[i]:
             raise CorruptFileError("row group metadata does not match the footer skim", row_group=i, offset=at)
         if rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
             raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=at)
-        self._items[i] = rg
         return rg
 
     def _decode_all(self) -> None:
-        """Decode the rest in one pass of the C decoder: a reader touching many row groups (a scan
-        or pruning) pays the eager cost once instead of a call per row group."""
         with gc_paused():
             md = _read(T.FileMetaData, self._footer, 0, self._offset, "file metadata")[0]
         rgs = md.row_groups
@@ -356,9 +398,8 @@ class RowGroupList(Sequence[Any]):
         for i, rg in enumerate(rgs):
             if self._items[i] is None:
                 if rg.num_rows != self.num_rows[i] or rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
-                    continue  # left for _decode to report with its position
+                    continue  # left for _decode_one to report with its position
                 self._items[i] = rg
-        self._misses = -(1 << 62)  # never again
 
     def statistics_skim(self, *, size_statistics: bool = False) -> list[Any]:
         """Every row group with only what statistics pruning reads, in one pass of the C decoder.
@@ -378,77 +419,32 @@ class RowGroupList(Sequence[Any]):
             raise CorruptFileError("row groups of the footer do not match its skim", offset=self._offset)
         return list(rgs)
 
-    @property
-    def decoded(self) -> int:
-        """How many row groups have been decoded so far."""
-        return sum(rg is not None for rg in self._items)
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, RowGroupList)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"RowGroupList({len(self)} row groups, {self.decoded} decoded)"
-
-
-class ColumnChunkList(Sequence[Any]):
-    """``RowGroup.columns`` of a wide row group: each ``ColumnChunk`` is decoded from the footer
-    bytes on first access, then kept; all of them at once after :data:`BULK_AFTER_MISSES`
-    single decodes (a reader of every column pays the eager cost once).
+class ColumnChunkList(_LazyList):
+    """``RowGroup.columns`` of a wide row group, decoded chunk by chunk on access.
 
     A chunk whose bytes do not end where the next one starts raises
     :class:`~pqbloom.errors.CorruptFileError` when accessed.
     """
 
+    _noun = "column chunks"
+
     def __init__(self, footer: bytes, rg_start: int, starts: list[int], offset: int | None, row_group: int) -> None:
-        self._footer = footer
+        super().__init__(footer, starts, offset)
         self._rg_start = rg_start
-        self._starts = starts
-        self._items: list[Any] = [None] * len(starts)
-        self._offset = offset
         self._row_group = row_group
-        self._misses = 0
 
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @overload
-    def __getitem__(self, i: int) -> Any: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[Any]: ...
-
-    def __getitem__(self, i: int | slice) -> Any:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self._items)))]
-        cc = self._items[i]  # raises IndexError like a list
-        if cc is None:
-            cc = self._decode(i if i >= 0 else i + len(self._items))
-        return cc
-
-    def __iter__(self) -> Iterator[Any]:
-        for i in range(len(self._items)):
-            yield self[i]
-
-    def _decode(self, i: int) -> Any:
-        self._misses += 1
-        if self._misses > BULK_AFTER_MISSES:
-            self._decode_all()
-            return self._items[i]
+    def _decode_one(self, i: int) -> Any:
         start = self._starts[i]
-        at = None if self._offset is None else self._offset + start
+        at = self._at(start)
         cc, end = _read(T.ColumnChunk, self._footer, start, at, "column chunk metadata")
         if i + 1 < len(self._starts) and end != self._starts[i + 1]:
             raise CorruptFileError("column chunk metadata does not match the footer skim", row_group=self._row_group,
                                    offset=at)
-        self._items[i] = cc
         return cc
 
     def _decode_all(self) -> None:
-        at = None if self._offset is None else self._offset + self._rg_start
+        at = self._at(self._rg_start)
         with gc_paused():
             rg = _read(T.RowGroup, self._footer, self._rg_start, at, f"metadata of row group {self._row_group}")[0]
         if rg.columns is None or len(rg.columns) != len(self._items):
@@ -457,22 +453,6 @@ class ColumnChunkList(Sequence[Any]):
         for i, cc in enumerate(rg.columns):
             if self._items[i] is None:
                 self._items[i] = cc
-        self._misses = -(1 << 62)  # never again
-
-    @property
-    def decoded(self) -> int:
-        """How many column chunks have been decoded so far."""
-        return sum(cc is not None for cc in self._items)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (list, ColumnChunkList)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"ColumnChunkList({len(self)} column chunks, {self.decoded} decoded)"
 
 
 def _row_group_at(buf: bytes, start: int, end_hint: int, offset: int | None, index: int) -> tuple[Any, int]:

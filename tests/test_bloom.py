@@ -281,8 +281,9 @@ def test_golden_xxhash_fixture() -> None:
 
 
 def _pyarrow_filter(tmp_path: Path, arr, ndv: int, fpp: float) -> bytes:
-    pa = pytest.importorskip("pyarrow")
-    pq = pytest.importorskip("pyarrow.parquet")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     path = tmp_path / "t.parquet"
     pq.write_table(pa.table({"c": arr}), path, bloom_filter_options={"c": {"ndv": ndv, "fpp": fpp}},
                    use_dictionary=False)
@@ -293,7 +294,8 @@ def _pyarrow_filter(tmp_path: Path, arr, ndv: int, fpp: float) -> bytes:
 
 
 def _pyarrow_cases():
-    pa = pytest.importorskip("pyarrow")
+    import pyarrow as pa
+
     rng = np.random.default_rng(6)
     n = 3000
     i32 = rng.integers(-(2**31), 2**31, n).astype(np.int32)
@@ -334,7 +336,8 @@ def test_bitset_identical_to_pyarrow(tmp_path: Path, kind: str) -> None:
      (10, 1000, 0.01), (500, 1000, 0.01)],
 )
 def test_sizing_matches_pyarrow(tmp_path: Path, rows: int, ndv: int, fpp: float) -> None:
-    pa = pytest.importorskip("pyarrow")
+    import pyarrow as pa
+
     raw = _pyarrow_filter(tmp_path, pa.array(np.arange(rows, dtype=np.int64)), ndv=ndv, fpp=fpp)
     num_bytes, _ = BloomFilter.parse_header(raw)
     assert optimal_num_bytes(min(ndv, rows), fpp) == num_bytes

@@ -845,28 +845,18 @@ def test_error_types_are_parquet_errors():
 # =============================================================================================
 # interop with pyarrow (subprocess: pyarrow may std::terminate on encrypted metadata)
 
+REPO_ROOT = str(Path(__file__).resolve().parent.parent)  # subprocess scripts import interop/
+
 PYARROW_PRELUDE = textwrap.dedent(
     """
     import base64, json, os, sys
     import pyarrow as pa, pyarrow.parquet as pq
     import pyarrow.parquet.encryption as pe
-    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from interop.pyarrow_kms import in_memory_kms
 
     MASTER = {"kf": b"0123456789012345", "kc1": b"1234567890123450", "kc2": b"1234567890123451"}
 
-    class Kms(pe.KmsClient):
-        # wraps like parquet-java's InMemoryKMS, written independently of pqbloom
-        def __init__(self, config):
-            pe.KmsClient.__init__(self)
-
-        def wrap_key(self, key_bytes, master_key_identifier):
-            nonce = os.urandom(12)
-            ct = AESGCM(MASTER[master_key_identifier]).encrypt(nonce, key_bytes, master_key_identifier.encode())
-            return base64.b64encode(nonce + ct).decode()
-
-        def unwrap_key(self, wrapped_key, master_key_identifier):
-            blob = base64.b64decode(wrapped_key)
-            return AESGCM(MASTER[master_key_identifier]).decrypt(blob[:12], blob[12:], master_key_identifier.encode())
+    Kms = in_memory_kms(MASTER)  # interop/pyarrow_kms.py: parquet-java's InMemoryKMS wrapping
 
     def table_json(t):
         return {name: t.column(name).to_pylist() for name in t.column_names}
@@ -875,9 +865,8 @@ PYARROW_PRELUDE = textwrap.dedent(
 
 
 def run_pyarrow(script: str, *args: str) -> str:
-    pytest.importorskip("pyarrow.parquet.encryption")
     proc = subprocess.run([sys.executable, "-c", PYARROW_PRELUDE + textwrap.dedent(script), *args],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
