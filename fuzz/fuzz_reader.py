@@ -74,7 +74,8 @@ def _guard(fn, *args, **kw):
 def _exercise_file(pf) -> None:
     for c in pf.columns:
         _ = c.dotted_path
-    _ = pf.schema, pf.num_rows, pf.key_value_metadata
+    _ = pf.num_rows, pf.key_value_metadata
+    _guard(lambda: pf.schema)  # SchemaError for e.g. duplicate column names, which the footer may hold
     _guard(lambda: pf.table_schema)
     t = _guard(pf.read)
     if t is not None:

@@ -9,6 +9,7 @@ from a file's footer, where groups (structs, lists, maps) may appear.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from typing import Any
@@ -429,7 +430,8 @@ class Schema:
     def __init__(self, fields: list[Field]) -> None:
         names = [f.name for f in fields]
         if len(set(names)) != len(names):
-            raise SchemaError(f"duplicate column names in {names}")
+            dups = sorted(n for n, k in Counter(names).items() if k > 1)
+            raise SchemaError(f"duplicate column name(s) {', '.join(map(repr, dups))} among {len(names)} columns")
         self.fields = list(fields)
 
     @classmethod

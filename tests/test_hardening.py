@@ -20,7 +20,7 @@ import pytest
 import pqbloom
 from pqbloom import compression
 from pqbloom.bloom import BloomFilter
-from pqbloom.errors import CorruptFileError, ParquetError
+from pqbloom.errors import CorruptFileError, ParquetError, SchemaError
 from pqbloom.format import T, decode, decode_at, decode_prefix, encode
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -164,6 +164,24 @@ def test_fuzz_filtered_read_with_missing_column_chunk():
     pf = pqbloom.ParquetFile(rewrite_footer(_base(), fn))
     with pytest.raises(CorruptFileError, match="column chunks"):
         pf.read(filters=pqbloom.field("s") == "v3")
+
+
+def test_fuzz_duplicate_top_level_names(tmp_path):
+    # fuzz finding (atheris, CI): ParquetFile.schema raised for a footer with two columns named alike and the
+    # harness did not expect it. pyarrow writes such files; its dataset reader refuses them too. The footer
+    # stays readable; the schema and reads say which name is duplicated.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = str(tmp_path / "dup.parquet")
+    pq.write_table(pa.Table.from_arrays([pa.array([1, 2]), pa.array([3, 4]), pa.array(["x", "y"])],
+                                        names=["a", "a", "b"]), path)
+    pf = pqbloom.ParquetFile(path)
+    assert pf.num_rows == 2 and [c.dotted_path for c in pf.columns] == ["a", "a", "b"]
+    with pytest.raises(SchemaError, match="duplicate column name.*'a'"):
+        _ = pf.schema
+    with pytest.raises(SchemaError, match="'a'"):
+        pf.read()
 
 
 def test_fuzz_corpus_seeds_read_cleanly():
