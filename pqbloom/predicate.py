@@ -2007,6 +2007,9 @@ class _IndexCache:
         self.ci: dict[int, Any] = {}
         self.oi: dict[int, _PageLayout | None] = {}
         self.kept: dict[tuple[int, int], bytes] = {}  # byte ranges already read (dictionary pages)
+        # whole repeated-leaf chunks decoded for the filter, kept for the output assembly of the same
+        # row group so that a leaf both filtered on and returned is decoded once
+        self.levels: dict[int, Any] = {}
 
     def load(self, descs: Iterable[ColumnDescriptor], column_index: bool) -> None:
         pf, rg = self.pf, self.rg
@@ -2248,7 +2251,7 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
     from .reader import _build_column, _ChunkParts, split_nested
 
     # nested output columns (reader.NestedSelection: structs, lists, maps) are read whole by the reader
-    nested_out, descs = split_nested(pf, rg, descs, sel, ex)
+    nested_out, descs = split_nested(pf, rg, descs, sel, ex, levels=idx.levels)
 
     nrows = _rg_rows(pf, rg)
     encrypted = pf._crypto is not None
@@ -2358,7 +2361,9 @@ def _read_repeated(pf: ParquetFile, rg: int, bc: _BCol, sel: _Sel | None, idx: _
             else:
                 ex.notes.append(f"page-level read of {d.dotted_path} in row group {rg} failed; read the whole chunk")
     if lv is None:
-        lv = pf._read_leaf_levels(rg, d)
+        lv = idx.levels.get(d.index)
+        if lv is None:
+            lv = idx.levels[d.index] = pf._read_leaf_levels(rg, d)
         if layout is not None:
             ex.pages_read += layout.num_pages
         else:

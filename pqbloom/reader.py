@@ -410,14 +410,17 @@ class ParquetFile:
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, rg, desc) from None
 
-    def _read_nested(self, rg: int, sel: NestedSelection) -> Column:
-        """The nested column ``sel`` of row group ``rg``: every leaf's levels, then assembly."""
+    def _read_nested(self, rg: int, sel: NestedSelection, levels: dict[int, LeafLevels] | None = None) -> Column:
+        """The nested column ``sel`` of row group ``rg``: every leaf's levels (from ``levels`` when
+        already decoded), then assembly."""
         expected = self.metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
         data = {}
         for d in sel.leaves:
-            lv = self._read_leaf_levels(rg, d)
+            lv = levels.get(d.index) if levels else None
+            if lv is None:
+                lv = self._read_leaf_levels(rg, d)
             records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))
             if records != expected:
                 raise CorruptFileError(f"column has {records} rows but the row group has {expected}",
@@ -739,13 +742,14 @@ class ParquetFile:
         return BloomFilter.from_bitset(bitset)
 
 
-def split_nested(pf: ParquetFile, rg: int, descs: Sequence[Any], rows: Any, ex: Any = None
-                 ) -> tuple[dict[str, Column], list[Any]]:
+def split_nested(pf: ParquetFile, rg: int, descs: Sequence[Any], rows: Any, ex: Any = None,
+                 levels: dict[int, LeafLevels] | None = None) -> tuple[dict[str, Column], list[Any]]:
     """For the filtered reader (:mod:`pqbloom.predicate`): read the nested selections among
     ``descs`` for row group ``rg`` and return them (by output name) with the flat rest.
 
     ``rows`` selects rows: None (all), sorted row numbers, or an object with ``absolute`` and
-    ``num_rows`` (row ranges). Nested columns are assembled from their whole chunks.
+    ``num_rows`` (row ranges). Nested columns are assembled from their whole chunks; ``levels``
+    holds leaf chunks of this row group already decoded (by leaf index), which are reused.
     """
     out: dict[str, Column] = {}
     flat = []
@@ -753,13 +757,13 @@ def split_nested(pf: ParquetFile, rg: int, descs: Sequence[Any], rows: Any, ex: 
         if not isinstance(d, NestedSelection):
             flat.append(d)
             continue
-        col = pf._read_nested(rg, d)
+        if ex is not None and hasattr(ex, "chunks_read_whole"):
+            ex.chunks_read_whole += sum(1 for leaf in d.leaves if not levels or leaf.index not in levels)
+        col = pf._read_nested(rg, d, levels)
         if rows is not None:
             idx = rows.absolute(np.arange(rows.num_rows)) if hasattr(rows, "absolute") else np.asarray(rows)
             col = col.take(idx)
         out[d.dotted_path] = col
-        if ex is not None and hasattr(ex, "chunks_read_whole"):
-            ex.chunks_read_whole += len(d.leaves)
     return out, flat
 
 

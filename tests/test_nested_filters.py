@@ -136,6 +136,27 @@ def test_output_columns_include_the_filtered_list(tags_file):
     assert [i for b in batches for i in b.to_arrow().column("id").to_pylist()] == keep
 
 
+def test_filtered_and_returned_leaf_is_decoded_once(tags_file, monkeypatch):
+    # the leaf chunk decoded to evaluate the filter is reused to assemble the returned list column
+    expr = field(LEAF) != 12  # keeps rows in every row group: no page or row-group pruning
+    calls: list[tuple[int, str]] = []
+    real = pqbloom.ParquetFile._read_leaf_levels
+
+    def counting(self, rg, desc):
+        calls.append((rg, desc.dotted_path))
+        return real(self, rg, desc)
+
+    monkeypatch.setattr(pqbloom.ParquetFile, "_read_leaf_levels", counting)
+    ex = Explain()
+    got = pqbloom.read_table(str(tags_file), filters=expr, explain=ex).to_arrow()
+    t = pq.read_table(tags_file)
+    keep = [i for i, lst in enumerate(t.column("tags").to_pylist()) if any(x is not None and x != 12 for x in lst or [])]
+    assert got.column("id").to_pylist() == keep
+    assert got.column("tags").to_pylist() == [t.column("tags").to_pylist()[i] for i in keep]
+    assert ex.row_groups_read == 4
+    assert sorted(calls) == [(rg, LEAF) for rg in range(4)]
+
+
 # ---------------------------------------------------------------------------
 # pruning is real and sound
 # ---------------------------------------------------------------------------
