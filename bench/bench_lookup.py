@@ -46,6 +46,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from _probes import ids_inside_every_row_group  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 import pqbloom  # noqa: E402
 from pqbloom.arrays import BinaryArray  # noqa: E402
 
@@ -77,17 +79,9 @@ def make_file(path: str, rows: int, row_groups: int, layout: str, page_size: int
 
 
 def pick_ids(path: str, ids: np.ndarray, n: int) -> tuple[list[int], list[int]]:
-    with pqbloom.ParquetFile(path) as pf:
-        los, his = [], []
-        for i in range(pf.num_row_groups):
-            st = pf.column_chunk(i, "id").statistics
-            los.append(int.from_bytes(st.min_value, "little", signed=True))
-            his.append(int.from_bytes(st.max_value, "little", signed=True))
-    lo, hi = max(los), min(his)
-    rng = np.random.default_rng(7)
-    inside = ids[(ids > lo) & (ids < hi - 2)]
-    present = [int(v) for v in rng.choice(inside, n, replace=False)]
-    absent = [v + 1 for v in present]
+    inside = ids_inside_every_row_group([path], ids)
+    present = [int(v) for v in np.random.default_rng(7).choice(inside, n, replace=False)]
+    absent = [v + 1 for v in present]  # ids are even
     return present, absent
 
 

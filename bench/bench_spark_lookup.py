@@ -46,6 +46,8 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)  # interop.spark_support
 
+from _probes import ids_inside_every_row_group  # noqa: E402  (bench/ is on sys.path when run as a script)
+
 import pqbloom  # noqa: E402
 import pqbloom.spark  # noqa: E402
 from pqbloom.arrays import BinaryArray  # noqa: E402
@@ -84,16 +86,8 @@ def make_dataset(out: str, rows: int, files: int, rg_rows: int) -> np.ndarray:
 
 def pick_ids(out: str, ids: np.ndarray, n_absent: int) -> tuple[int, list[int]]:
     """A present id and ``n_absent`` absent (odd) ones, all inside every row group's id range."""
-    los, his = [], []
-    for name in sorted(os.listdir(out)):
-        with pqbloom.ParquetFile(os.path.join(out, name)) as pf:
-            for rg in range(pf.num_row_groups):
-                st = pf.column_chunk(rg, "id").statistics
-                los.append(int.from_bytes(st.min_value, "little", signed=True))
-                his.append(int.from_bytes(st.max_value, "little", signed=True))
-    lo, hi = max(los), min(his)
+    inside = ids_inside_every_row_group([os.path.join(out, n) for n in sorted(os.listdir(out))], ids)
     rng = np.random.default_rng(7)
-    inside = ids[(ids > lo) & (ids < hi - 2)]
     present = int(rng.choice(inside))
     return present, [int(v) + 1 for v in rng.choice(inside, n_absent, replace=False)]
 
