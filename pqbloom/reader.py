@@ -8,6 +8,7 @@ place that decrypts.
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,7 +33,7 @@ from .encodings import (
     take_dictionary,
 )
 from .encodings.rle import level_dtype
-from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetError, UnsupportedError
+from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetError, SchemaError, UnsupportedError
 from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
 from .limits import charge, current_budget, memory_budget, run_limited
@@ -78,6 +79,9 @@ class ParquetFile:
         self.metadata = self._footer.metadata
         self._leaves, _ = leaves_from_thrift(self.metadata.schema)
         self._by_name = {c.dotted_path: c for c in self._leaves}
+        # paths that name several leaves (a footer may repeat a name): looking them up is an error
+        self._ambiguous = {p for p, k in Counter(c.dotted_path for c in self._leaves).items() if k > 1} \
+            if len(self._by_name) != len(self._leaves) else set()
         self._tree_cache: list[LNode] | None = None
 
     # -- footer -------------------------------------------------------------------
@@ -303,10 +307,16 @@ class ParquetFile:
             if not 0 <= column < len(self._leaves):
                 raise IndexError(f"column {column} out of range")
             return self._leaves[column]
-        d = self._by_name.get(column)
+        d = self._leaf_by_path(column)
         if d is None:
             raise KeyError(f"no column {column!r}; columns are {list(self._by_name)}")
         return d
+
+    def _leaf_by_path(self, path: str) -> ColumnDescriptor | None:
+        if path in self._ambiguous:
+            raise SchemaError(f"column name {path!r} is ambiguous: the file's schema has "
+                              f"{sum(c.dotted_path == path for c in self._leaves)} columns of that name")
+        return self._by_name.get(path)
 
     def _select(self, columns: Sequence[str] | None) -> list[Any]:
         """What to read for ``columns``: a ColumnDescriptor per flat output column, a NestedSelection
@@ -322,6 +332,11 @@ class ParquetFile:
         if columns is None:
             return [self._top_selection(n) for n in tree]
         top = {n.name: n for n in tree}
+        if len(top) != len(tree):
+            for name in columns:
+                if sum(n.name == name for n in tree) > 1:
+                    raise SchemaError(f"column name {name!r} is ambiguous: the file's schema has several "
+                                      "top-level fields of that name")
         out: list[Any] = []
         pruned: dict[str, tuple[int, set[int]]] = {}
         index: dict[str, tuple[LNode, list[LNode]]] | None = None
@@ -330,7 +345,7 @@ class ParquetFile:
             if node is not None:
                 out.append(self._top_selection(node))
                 continue
-            desc = self._by_name.get(name)
+            desc = self._leaf_by_path(name)
             if desc is not None and desc.max_repetition_level == 0:
                 out.append(desc)
                 continue

@@ -182,6 +182,13 @@ def test_fuzz_duplicate_top_level_names(tmp_path):
         _ = pf.schema
     with pytest.raises(SchemaError, match="'a'"):
         pf.read()
+    # fuzz finding (atheris, seed 7): a filter on the repeated name bound to one of them (the last)
+    for call in (lambda: pf.read(filters=pqbloom.field("a") == 3), lambda: pf.read(columns=["a"]),
+                 lambda: pf.column_chunk(0, "a"), lambda: pf.bloom_filter(0, "a")):
+        with pytest.raises(SchemaError, match="'a' is ambiguous"):
+            call()
+    # the other columns stay readable
+    assert pf.read(columns=["b"], filters=pqbloom.field("b") == "y").to_pydict() == {"b": ["y"]}
 
 
 def test_fuzz_corpus_seeds_read_cleanly():
