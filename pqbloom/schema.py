@@ -8,6 +8,7 @@ from a file's footer, where groups (structs, lists, maps) may appear.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -552,6 +553,55 @@ FRT_REPEATED = T.FieldRepetitionType.REPEATED
 FRT_REQUIRED = T.FieldRepetitionType.REQUIRED
 
 
+_BYTE_ARRAY_KINDS = frozenset(("STRING", "ENUM", "JSON", "BSON"))
+_FIXED_WIDTH_KINDS = {"UUID": 16, "FLOAT16": 2, "INTERVAL": 12}
+
+
+def malformed_annotation(lt: LogicalType) -> str | None:
+    """What is wrong with the parameters of a logical annotation read from a file, or None.
+
+    Arrow C++ and parquet-java refuse such a schema too (LogicalTypes.md: INTEGER has a bit
+    width of 8, 16, 32 or 64; DECIMAL a precision of at least 1 and a scale within it)."""
+    if lt.kind == "INTEGER" and lt.bit_width not in (8, 16, 32, 64):
+        return f"INTEGER bit width {lt.bit_width} is not 8, 16, 32 or 64"
+    if lt.kind == "DECIMAL":
+        p, sc = lt.precision, lt.scale or 0
+        if p is None or p < 1 or sc < 0 or sc > p:
+            return f"DECIMAL precision {p} / scale {lt.scale} are invalid"
+    return None
+
+
+def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> bool:
+    """Whether the (well-formed) annotation ``lt`` may annotate physical type ``ptype``
+    (LogicalTypes.md), e.g. STRING only BYTE_ARRAY, DATE only INT32, DECIMAL(p) only a type
+    that holds p digits. Readers drop an annotation that does not apply and read the physical
+    values, as Arrow C++ does (parquet-java refuses the file)."""
+    k = lt.kind
+    if k in _BYTE_ARRAY_KINDS:
+        return ptype == PT.BYTE_ARRAY
+    if k in _FIXED_WIDTH_KINDS:
+        return ptype == PT.FIXED_LEN_BYTE_ARRAY and type_length == _FIXED_WIDTH_KINDS[k]
+    if k == "DATE":
+        return ptype == PT.INT32
+    if k == "TIME":
+        return ptype == (PT.INT32 if lt.unit == "ms" else PT.INT64)
+    if k == "TIMESTAMP":
+        return ptype == PT.INT64
+    if k == "INTEGER":
+        return ptype == (PT.INT64 if lt.bit_width == 64 else PT.INT32)
+    if k == "DECIMAL":
+        p = lt.precision or 0
+        if ptype == PT.INT32:
+            return p <= 9
+        if ptype == PT.INT64:
+            return p <= 18
+        if ptype == PT.FIXED_LEN_BYTE_ARRAY:
+            # n bytes hold floor((8n - 1) * log10(2)) digits; never an integer, so float is exact enough
+            return type_length is not None and type_length >= 1 and p <= int((8 * type_length - 1) * math.log10(2))
+        return ptype == PT.BYTE_ARRAY
+    return True  # UNKNOWN: any type
+
+
 def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], list[Any]]:
     """Walk the flattened schema into leaf descriptors; validate counts and types as we go."""
     if not elements:
@@ -596,7 +646,14 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
                 tl = el.type_length
                 if ptype == flba and (tl is None or tl < 0):
                     raise CorruptFileError(f"FIXED_LEN_BYTE_ARRAY column {name!r} lacks a valid type_length")
-                fld = Field(".".join(path), ptype, logical(el), rep != required, tl if ptype == flba else None,
+                lt = logical(el)
+                if lt is not None:
+                    problem = malformed_annotation(lt)
+                    if problem is not None:
+                        raise CorruptFileError(f"column {'.'.join(path)!r}: {problem}")
+                    if not annotation_applies(lt, ptype, tl):
+                        lt = None
+                fld = Field(".".join(path), ptype, lt, rep != required, tl if ptype == flba else None,
                             el.field_id)
                 leaves.append(ColumnDescriptor(path, el, dd, rr, len(leaves), fld, ancestors + [el]))
 

@@ -191,6 +191,43 @@ def test_fuzz_duplicate_top_level_names(tmp_path):
     assert pf.read(columns=["b"], filters=pqbloom.field("b") == "y").to_pydict() == {"b": ["y"]}
 
 
+ANNOTATIONS = {  # (logical type set on a column of _base(), its schema element: 1 = id int64, 2 = s string)
+    "int24": (lambda: T.LogicalType(INTEGER=T.IntType(bitWidth=24, isSigned=False)), 1),
+    "decimal_p0": (lambda: T.LogicalType(DECIMAL=T.DecimalType(scale=0, precision=0)), 1),
+    "decimal_scale_over_precision": (lambda: T.LogicalType(DECIMAL=T.DecimalType(scale=5, precision=3)), 1),
+    "string_on_int64": (lambda: T.LogicalType(STRING=T.StringType()), 1),
+    "decimal_p19_on_int64": (lambda: T.LogicalType(DECIMAL=T.DecimalType(scale=2, precision=19)), 1),
+    "uint32_on_int64": (lambda: T.LogicalType(INTEGER=T.IntType(bitWidth=32, isSigned=False)), 1),
+    "date_on_byte_array": (lambda: T.LogicalType(DATE=T.DateType()), 2),
+    "uuid_on_byte_array": (lambda: T.LogicalType(UUID=T.UUIDType()), 2),
+    "decimal_on_byte_array": (lambda: T.LogicalType(DECIMAL=T.DecimalType(scale=1, precision=5)), 2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ANNOTATIONS))
+def test_fuzz_annotations_that_do_not_fit_their_column(case):
+    # fuzz finding (atheris, seed 13): INTEGER(24) reached to_pylist and raised KeyError. Oracle: pyarrow,
+    # which refuses malformed annotation parameters and reads the physical values under an annotation
+    # that does not apply to the column's physical type.
+    import pyarrow.parquet as pq
+
+    make, i = ANNOTATIONS[case]
+
+    def fn(md):
+        md.schema[i].logicalType, md.schema[i].converted_type = make(), None
+
+    data = rewrite_footer(_base(), fn)
+    try:
+        expected = pq.read_table(io.BytesIO(data)).to_pydict()
+    except OSError as exc:
+        assert "logical type" in str(exc)
+        with pytest.raises(CorruptFileError, match=f"column '{('id', 's')[i - 1]}'"):
+            pqbloom.ParquetFile(data)
+        return
+    got = pqbloom.ParquetFile(data).read().to_pydict()
+    assert got == expected
+
+
 def test_fuzz_corpus_seeds_read_cleanly():
     files = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "*.parquet")))
     assert files
