@@ -274,7 +274,7 @@ class FieldRef:
     __slots__ = ("name",)
 
     def __init__(self, name: str) -> None:
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str):  # "" is a legal column name (pyarrow writes it)
             raise TypeError("field() takes a column name")
         self.name = name
 
