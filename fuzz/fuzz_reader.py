@@ -93,7 +93,21 @@ def _exercise_file(pf) -> None:
     flat = [d for d in pf.columns if d.max_repetition_level == 0 and _probe_value(d) is not None]
     if flat:
         d = flat[0]
+        expr = pqbloom.field(d.dotted_path) == _probe_value(d)
+        _guard(lambda: pf.read(filters=expr))
+        _guard(lambda: [b.num_rows for b in pf.iter_batches(batch_size=7, filters=expr)])
+        plan = _guard(pqbloom.plan_file, pf, pqbloom.field(d.dotted_path) != _probe_value(d))
+        if plan is not None:
+            for rg in _guard(plan.row_groups) or []:
+                _guard(plan.read_row_group, rg)
+    # a leaf inside a list or map: "some element matches" filters, page pruning of repeated leaves
+    repeated = [d for d in pf.columns if d.max_repetition_level > 0 and _probe_value(d) is not None]
+    if repeated:
+        d = repeated[0]
         _guard(lambda: pf.read(filters=pqbloom.field(d.dotted_path) == _probe_value(d)))
+        _guard(lambda: pf.read(filters=pqbloom.field(d.dotted_path).is_null()))
+    if pf.columns:  # a projection of one top-level field (nested ones pruned to one leaf)
+        _guard(lambda: pf.read(columns=[pf.columns[-1].dotted_path]))
 
 
 def _probe_value(desc):
