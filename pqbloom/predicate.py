@@ -2371,6 +2371,11 @@ def _read_repeated(pf: ParquetFile, rg: int, bc: _BCol, sel: _Sel | None, idx: _
     assert lv.reps is not None and lv.defs is not None  # a repeated leaf has both levels
     # the decoded record of each level entry, then its position in the selected rows (-1: not selected)
     rec = np.cumsum(lv.reps == 0) - 1
+    records = int(rec[-1]) + 1 if len(rec) else 0
+    want = nrows if first is None else len(first)
+    if records != want:  # a corrupt chunk: its records would land outside the row group
+        raise CorruptFileError(f"column holds {records} records where {want} rows are expected", row_group=rg,
+                               column=d.dotted_path)
     if sel is not None:
         pos = np.full(nrows, -1, np.int64)
         pos[sel.absolute(np.arange(sel.num_rows, dtype=np.int64))] = np.arange(sel.num_rows, dtype=np.int64)
