@@ -97,6 +97,7 @@ from .statistics import (
 from .table import Column, Table
 
 if TYPE_CHECKING:
+    from .nested import LeafLevels
     from .reader import ParquetFile
     from .schema import ColumnDescriptor
 
@@ -2009,7 +2010,7 @@ class _IndexCache:
         self.kept: dict[tuple[int, int], bytes] = {}  # byte ranges already read (dictionary pages)
         # whole repeated-leaf chunks decoded for the filter, kept for the output assembly of the same
         # row group so that a leaf both filtered on and returned is decoded once
-        self.levels: dict[int, Any] = {}
+        self.levels: dict[int, LeafLevels] = {}
 
     def load(self, descs: Iterable[ColumnDescriptor], column_index: bool) -> None:
         pf, rg = self.pf, self.rg
@@ -2335,8 +2336,6 @@ def _read_repeated(pf: ParquetFile, rg: int, bc: _BCol, sel: _Sel | None, idx: _
     With a usable OffsetIndex only the pages overlapping ``sel`` are read; they must begin at
     records (checked against the decoded repetition levels), else the whole chunk is read.
     """
-    from .nested import LeafLevels
-
     d = bc.desc
     nrows = _rg_rows(pf, rg)
     if sel is not None and len(sel.starts) == 1 and sel.starts[0] == 0 and sel.ends[0] == nrows:

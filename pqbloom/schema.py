@@ -407,10 +407,16 @@ def parse_type(spec: str) -> tuple[int, LogicalType | None, int | None]:
     raise SchemaError(f"unknown type {spec!r}")
 
 
+def decimal_digits(width: int) -> int:
+    """How many decimal digits a two's-complement integer of ``width`` bytes always holds:
+    floor((8 * width - 1) * log10(2)); the product is never an integer, so float is exact enough."""
+    return int((8 * width - 1) * math.log10(2))
+
+
 def decimal_flba_width(precision: int) -> int:
     """Smallest byte width whose two's complement holds ``precision`` decimal digits."""
     n = 1
-    while 10**precision - 1 >= 2 ** (8 * n - 1):
+    while decimal_digits(n) < precision:
         n += 1
     return n
 
@@ -596,8 +602,7 @@ def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> 
         if ptype == PT.INT64:
             return p <= 18
         if ptype == PT.FIXED_LEN_BYTE_ARRAY:
-            # n bytes hold floor((8n - 1) * log10(2)) digits; never an integer, so float is exact enough
-            return type_length is not None and type_length >= 1 and p <= int((8 * type_length - 1) * math.log10(2))
+            return type_length is not None and type_length >= 1 and p <= decimal_digits(type_length)
         return ptype == PT.BYTE_ARRAY
     return True  # UNKNOWN: any type
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import io
 import os
@@ -13,6 +14,7 @@ import textwrap
 import threading
 import time
 import tracemalloc
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -97,16 +99,28 @@ def _read_everything(data: bytes, **kw) -> None:
         pass
 
 
-def assert_typed_and_bounded(data: bytes, limit: int = 64 * MB, **kw) -> ParquetError:
-    """Reading ``data`` must raise a ParquetError with a tracemalloc peak below ``limit``."""
+class _Traced:
+    peak = 0
+
+
+@contextlib.contextmanager
+def traced() -> Iterator[_Traced]:
+    """``with traced() as mem: ...`` then ``mem.peak``: the tracemalloc peak inside the block."""
+    mem = _Traced()
     tracemalloc.start()
     try:
+        yield mem
+    finally:
+        mem.peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+
+
+def assert_typed_and_bounded(data: bytes, limit: int = 64 * MB, **kw) -> ParquetError:
+    """Reading ``data`` must raise a ParquetError with a tracemalloc peak below ``limit``."""
+    with traced() as mem:
         with pytest.raises(ParquetError) as info:
             _read_everything(data, **kw)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < limit, f"peak {peak / MB:.1f} MiB for a lying size"
+    assert mem.peak < limit, f"peak {mem.peak / MB:.1f} MiB for a lying size"
     return info.value
 
 
@@ -312,30 +326,22 @@ def test_decompressors_refuse_huge_claims_without_allocating():
             continue
         comp = codec.compress(payload)
         assert compression.decompress(codec, comp, len(payload)) == payload
-        tracemalloc.start()
-        try:
+        with traced() as mem:
             with pytest.raises(CorruptFileError):
                 compression.decompress(codec, comp, LIE)
             with pytest.raises(CorruptFileError):
                 compression.decompress(codec, comp, len(payload) - 1)
-            peak = tracemalloc.get_traced_memory()[1]
-        finally:
-            tracemalloc.stop()
-        assert peak < 16 * MB, (codec.name, peak)
+        assert mem.peak < 16 * MB, (codec.name, mem.peak)
 
 
 def test_lz4_legacy_frame_bomb_is_bounded():
     import cramjam
 
     bomb = bytes(cramjam.lz4.compress(b"\0" * (64 * MB)))
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         with pytest.raises(CorruptFileError):
             compression.decompress(compression.codec_by_id(T.CompressionCodec.LZ4), bomb, 100)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * MB
+    assert mem.peak < 8 * MB
 
 
 def test_lying_compressed_page_size():
@@ -381,17 +387,13 @@ def test_lying_bloom_num_bytes():
             m2.bloom_filter_offset = foff
             m2.bloom_filter_length = len(lie) + 64 if with_length else None
             f = _join(body, md2)
-            tracemalloc.start()
-            try:
+            with traced() as mem:
                 pf = pqbloom.ParquetFile(f)
                 with pytest.raises(CorruptFileError):
                     pf.bloom_filter(0, "id")
                 with pytest.raises(CorruptFileError):
                     pf.bloom_filter_might_contain(0, "id", 5)
-                peak = tracemalloc.get_traced_memory()[1]
-            finally:
-                tracemalloc.stop()
-            assert peak < 8 * MB
+            assert mem.peak < 8 * MB
     with pytest.raises(CorruptFileError):
         BloomFilter.parse(encode(h) + b"\0" * 64)
     del m
@@ -414,16 +416,12 @@ def _uvarint(n: int) -> bytes:
     bytes([0x68]) + _uvarint(1 << 40) + b"abc",  # beyond the string limit
 ], ids=["string", "schema-list", "kv-list", "huge-list", "huge-string"])
 def test_lying_thrift_lengths(raw):
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         with pytest.raises(CorruptFileError):
             decode_prefix(T.FileMetaData, raw)
         with pytest.raises(CorruptFileError):
             pqbloom.ParquetFile(b"PAR1" + raw + len(raw).to_bytes(4, "little") + b"PAR1")
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * MB
+    assert mem.peak < 8 * MB
 
 
 def test_lying_footer_length():
@@ -443,13 +441,9 @@ def test_lying_size_statistics_hint_is_distrusted():
             m.size_statistics = T.SizeStatistics()
         m.size_statistics.unencoded_byte_array_data_bytes = 1 << 40
 
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         t = pqbloom.ParquetFile(rewrite_footer(data, fn)).read()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert t.column("s").to_pylist() == ["a", "b", "c"] and peak < 8 * MB
+    assert t.column("s").to_pylist() == ["a", "b", "c"] and mem.peak < 8 * MB
 
 
 def test_fuzz_list_group_without_children():
@@ -705,14 +699,10 @@ def _dictionary_bomb() -> tuple[bytes, str]:
 
 def test_memory_limit_stops_dictionary_expansion_before_allocating(tmp_path):
     data, _ = _dictionary_bomb()
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         with pytest.raises(pqbloom.errors.MemoryLimitError, match=r"column 's', row group 0.*|memory_limit"):
             pqbloom.ParquetFile(data, memory_limit=64 * MB).read()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 16 * MB, peak
+    assert mem.peak < 16 * MB, mem.peak
     path = tmp_path / "bomb.parquet"
     path.write_bytes(data)
     with pytest.raises(pqbloom.errors.MemoryLimitError, match="memory_limit of 67,108,864"):
@@ -731,15 +721,11 @@ def test_memory_limit_lets_small_batches_through_a_bomb():
     data, value = _dictionary_bomb()
     pf = pqbloom.ParquetFile(data, memory_limit=64 * MB)
     it = pf.iter_batches(batch_size=100, columns=["s"])
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         first = next(it)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
     assert first.num_rows == 100 and first.column("s").to_pylist() == [value.encode()] * 100 or \
         first.column("s").to_pylist() == [value] * 100
-    assert peak < 48 * MB, peak  # one batch is 20 MB of values
+    assert mem.peak < 48 * MB, mem.peak  # one batch is 20 MB of values
     assert sum(b.num_rows for b in it) == 19_900
     with pytest.raises(pqbloom.errors.MemoryLimitError):  # a batch that itself exceeds the ceiling
         next(pf.iter_batches(batch_size=1000, columns=["s"]))
@@ -752,14 +738,10 @@ def test_memory_limit_stops_decompression_bombs():
     data = _peer_bytes(pa.table({"z": pa.array(np.zeros(8 * MB, np.int64))}), compression="zstd",
                        use_dictionary=False, data_page_size=1 << 30)
     assert len(data) < 64 * 1024
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         with pytest.raises(pqbloom.errors.MemoryLimitError, match="column 'z'"):
             pqbloom.ParquetFile(data, memory_limit=16 * MB).read()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 16 * MB, peak  # what was allocated stayed under the ceiling; 64 MB were asked for
+    assert mem.peak < 16 * MB, mem.peak  # what was allocated stayed under the ceiling; 64 MB were asked for
     assert pqbloom.ParquetFile(data, memory_limit=256 * MB).read().num_rows == 8 * MB
     with pytest.raises(ValueError):
         pqbloom.ParquetFile(data, memory_limit=0)
@@ -827,14 +809,10 @@ def test_binary_take_mixed_short_and_long_values(values, data):
 def test_take_of_long_values_needs_no_per_byte_index():
     arr = BinaryArray.from_pylist([b"a" * (4 * MB), b"b" * 10])
     idx = np.array([0, 1, 0, 0, 1])
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         out = arr.take(idx)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
     assert out.to_pylist() == [arr[i] for i in idx]
-    assert peak < 14 * MB, peak  # the 12 MB result, not 16 bytes of index per byte
+    assert mem.peak < 14 * MB, mem.peak  # the 12 MB result, not 16 bytes of index per byte
 
 
 def test_writer_accepts_a_mapping_of_type_strings(tmp_path):
@@ -916,14 +894,10 @@ def test_file_over_4gib_written_by_pyarrow_read_by_us(tmp_path):
 def test_memory_limit_on_large_string_map_fixture(fixtures_dir):
     """4 KB of brotli holding two 1 GiB map keys (pyarrow cannot read it): a ceiling stops it early."""
     path = str(fixtures_dir / "data" / "large_string_map.brotli.parquet")
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         with pytest.raises(pqbloom.errors.MemoryLimitError, match="arr.key_value.key"):
             pqbloom.ParquetFile(path, memory_limit=256 * MB).read()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 16 * MB, peak  # stopped at the first page header's 1 GiB claim, before decompressing
+    assert mem.peak < 16 * MB, mem.peak  # stopped at the first page header's 1 GiB claim, before decompressing
 
 
 def test_memory_limit_counts_levels_of_an_all_null_page():
@@ -933,11 +907,7 @@ def test_memory_limit_counts_levels_of_an_all_null_page():
     data = _peer_bytes(pa.table({"n": pa.nulls(50_000_000, pa.int64())}), compression="zstd",
                        data_page_size=1 << 30)
     assert len(data) < 1_000_000
-    tracemalloc.start()
-    try:
+    with traced() as mem:
         with pytest.raises(pqbloom.errors.MemoryLimitError, match="column 'n'"):
             pqbloom.ParquetFile(data, memory_limit=8 * MB).read()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert peak < 8 * MB, peak
+    assert mem.peak < 8 * MB, mem.peak
