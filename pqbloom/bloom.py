@@ -33,7 +33,7 @@ import numpy as np
 import xxhash
 
 from .arrays import BinaryArray
-from .errors import CorruptFileError, UnsupportedError
+from .errors import BloomFilterError, CorruptFileError, UnsupportedError
 from .format import T, decode_prefix, encode
 
 __all__ = [
@@ -594,34 +594,43 @@ class BloomFilter:
         return bf
 
     @staticmethod
-    def parse_header(buf: bytes | bytearray | memoryview, *, offset: int | None = None) -> tuple[int, int]:
+    def parse_header(buf: bytes | bytearray | memoryview, *, offset: int | None = None,
+                     row_group: int | None = None, column: str | None = None) -> tuple[int, int]:
         """Decode and validate a Thrift ``BloomFilterHeader`` at the start of ``buf``.
 
-        Returns ``(numBytes, header_length)``. Only the header is validated
-        (algorithm BLOCK, hash XXHASH, compression UNCOMPRESSED, numBytes a
-        positive multiple of 32 within the 128 MiB limit); the caller fetches
-        the bitset or individual 32-byte blocks after it. ``offset`` only
-        serves error messages.
+        Returns ``(numBytes, header_length)``. Only the header is validated: algorithm BLOCK, hash
+        XXHASH, compression UNCOMPRESSED, numBytes a power of two from 32 B to 128 MiB (what Arrow
+        C++ and parquet-java write; a filter outside that is not trusted). The caller checks the
+        header against the footer (:mod:`pqbloom.bloom_site`) and fetches the bitset or single
+        32-byte blocks after it. ``offset``, ``row_group`` and ``column`` only serve the
+        :class:`~pqbloom.errors.BloomFilterError` raised for a bad header.
         """
+        where: dict[str, Any] = {"offset": offset, "row_group": row_group, "column": column}
         mv = memoryview(buf).cast("B")
         try:
-            header, used = decode_prefix(T.BloomFilterHeader, mv[:_HEADER_PROBE_BYTES], offset=offset,
-                                         what="BloomFilterHeader")
-        except CorruptFileError:
-            if len(mv) <= _HEADER_PROBE_BYTES:
-                raise
-            # A header with unknown extra fields may be longer than the probe.
-            header, used = decode_prefix(T.BloomFilterHeader, mv, offset=offset, what="BloomFilterHeader")
+            try:
+                header, used = decode_prefix(T.BloomFilterHeader, mv[:_HEADER_PROBE_BYTES], offset=offset,
+                                             what="BloomFilterHeader")
+            except CorruptFileError:
+                if len(mv) <= _HEADER_PROBE_BYTES:
+                    raise
+                # A header with unknown extra fields may be longer than the probe.
+                header, used = decode_prefix(T.BloomFilterHeader, mv, offset=offset, what="BloomFilterHeader")
+        except CorruptFileError as exc:
+            raise BloomFilterError(f"Bloom filter header does not decode: {exc}", **where) from None
         if header.numBytes is None:
-            raise CorruptFileError("BloomFilterHeader has no numBytes", offset=offset)
+            raise BloomFilterError("Bloom filter header has no numBytes", **where)
         if header.algorithm is None or header.algorithm.BLOCK is None:
-            raise CorruptFileError("Bloom filter algorithm is not BLOCK (split-block)", offset=offset)
+            raise BloomFilterError("Bloom filter algorithm is not BLOCK (split-block): unknown algorithm", **where)
         if header.hash is None or header.hash.XXHASH is None:
-            raise CorruptFileError("Bloom filter hash is not XXHASH", offset=offset)
+            raise BloomFilterError("Bloom filter hash is not XXHASH: unknown hash", **where)
         if header.compression is None or header.compression.UNCOMPRESSED is None:
-            raise CorruptFileError("Bloom filter compression is not UNCOMPRESSED", offset=offset)
-        _check_num_bytes(int(header.numBytes), offset=offset)
-        return int(header.numBytes), used
+            raise BloomFilterError("Bloom filter compression is not UNCOMPRESSED: unknown compression", **where)
+        num_bytes = int(header.numBytes)
+        if not (MIN_BLOOM_FILTER_BYTES <= num_bytes <= MAX_BLOOM_FILTER_BYTES and num_bytes & (num_bytes - 1) == 0):
+            raise BloomFilterError(f"Bloom filter header says numBytes {num_bytes}, not a power of two from "
+                                   f"{MIN_BLOOM_FILTER_BYTES} to {MAX_BLOOM_FILTER_BYTES}", **where)
+        return num_bytes, used
 
     @classmethod
     def parse(cls, buf: bytes | bytearray | memoryview, *, offset: int | None = None) -> tuple[BloomFilter, int]:

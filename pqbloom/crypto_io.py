@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from .bloom import BloomFilter
+from .bloom_site import BloomFilterSite
 from .crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, ModuleType, read_module_length
 from .crypto.properties import (
     MAGIC_ENCRYPTED_FOOTER,
@@ -275,63 +276,59 @@ class ReaderDecryption:
         except AuthenticationError:
             raise error from None
 
-    def read_bloom_filter(self, range_reader: Any, offset: int, length: int | None, rg: int,
-                          desc: Any) -> BloomFilter:
-        """Read and decrypt an encrypted Bloom filter: header module (type 8), then the bitset
-        module (type 9) right after it. ``length`` (bloom_filter_length) covers both modules."""
+    def read_bloom_filter(self, range_reader: Any, site: BloomFilterSite, desc: Any) -> BloomFilter:
+        """Read and decrypt an encrypted Bloom filter: header module (type 8), then the bitset module
+        (type 9) right after it. ``site.length`` (bloom_filter_length) covers both modules. The
+        decrypted header, the bitset module's length and bloom_filter_length must agree, and the
+        filter must end before the footer (:mod:`pqbloom.bloom_site`), else
+        :class:`~pqbloom.errors.BloomFilterError`."""
+        rg = site.row_group
         key = self._key(rg, desc)
         if key is None:  # plaintext column in an encrypted file
             raise AssertionError("read_bloom_filter called for a plaintext column")
-        where = {"row_group": rg, "column": desc.dotted_path}
-        size = range_reader.size
-        if offset is None or offset < 0 or offset >= size:
-            raise CorruptFileError(f"Bloom filter offset {offset} lies outside the file", **where)
+        site.check_placement(min_length=2 * (MODULE_LENGTH_SIZE + GCM_OVERHEAD))
+        offset, length = site.offset, site.length
         if length is not None:
-            if length < 2 * (MODULE_LENGTH_SIZE + GCM_OVERHEAD) or offset + length > size:
-                raise CorruptFileError(f"bloom_filter_length {length} at offset {offset} does not fit two "
-                                       "encrypted modules in the file", offset=offset, **where)
             buf = range_reader.read(offset, length, what="encrypted Bloom filter")
-            hlen = self._module_length(buf, 0, offset, where)
-            header_module = buf[:MODULE_LENGTH_SIZE + hlen]
+            hlen = self._module_length(buf, 0, site)
             bstart = MODULE_LENGTH_SIZE + hlen
-            blen = self._module_length(buf, bstart, offset + bstart, where)
+            header_module = buf[:bstart]
+            blen = self._module_length(buf, bstart, site)
             if bstart + MODULE_LENGTH_SIZE + blen != length:
-                raise CorruptFileError(f"bloom_filter_length {length} does not match its two modules "
-                                       f"({bstart + MODULE_LENGTH_SIZE + blen} bytes)", offset=offset, **where)
+                raise site.error(f"encrypted Bloom filter header module ({bstart} bytes) and bitset module "
+                                 f"({MODULE_LENGTH_SIZE + blen} bytes) make {bstart + MODULE_LENGTH_SIZE + blen} "
+                                 f"bytes, but bloom_filter_length says {length}")
             bitset_module = buf[bstart:]
         else:
-            head = range_reader.read(offset, min(MODULE_LENGTH_SIZE, size - offset), what="Bloom filter header")
-            hlen = self._module_length(head, 0, offset, where, whole=False)
-            if hlen > _MAX_BLOOM_HEADER_MODULE or offset + MODULE_LENGTH_SIZE + hlen > size:
-                raise CorruptFileError(f"encrypted Bloom filter header module of {hlen} bytes is implausible",
-                                       offset=offset, **where)
+            head = range_reader.read(offset, min(MODULE_LENGTH_SIZE, site.footer_offset - offset),
+                                     what="Bloom filter header")
+            hlen = self._module_length(head, 0, site, whole=False)
+            if hlen > _MAX_BLOOM_HEADER_MODULE or offset + MODULE_LENGTH_SIZE + hlen > site.footer_offset:
+                raise site.error(f"an encrypted Bloom filter header module of {hlen} bytes is implausible")
             header_module = range_reader.read(offset, MODULE_LENGTH_SIZE + hlen, what="Bloom filter header")
             bstart = MODULE_LENGTH_SIZE + hlen
             bitset_module = b""  # read once the header says how big the bitset is
         assert self.ctx is not None
         header_plain = self.ctx.decrypt(key, ModuleType.BLOOM_FILTER_HEADER, header_module, rg, desc.index,
                                         what=_describe(ModuleType.BLOOM_FILTER_HEADER, desc, rg, -1))
-        num_bytes, _ = BloomFilter.parse_header(header_plain, offset=offset)
+        num_bytes, _ = BloomFilter.parse_header(header_plain, offset=offset, row_group=rg, column=site.column)
         expected = MODULE_LENGTH_SIZE + GCM_OVERHEAD + num_bytes
+        # with a length, this also proves the stored bitset module is exactly ``expected`` bytes
+        site.check_extent(bstart + expected, f"encrypted Bloom filter header module ({bstart} bytes, numBytes "
+                                             f"{num_bytes}) and a {num_bytes}-byte bitset module ({expected} bytes)")
         if length is None:
-            if offset + bstart + expected > size:
-                raise CorruptFileError("encrypted Bloom filter bitset runs past the end of the file",
-                                       offset=offset + bstart, **where)
             bitset_module = range_reader.read(offset + bstart, expected, what="Bloom filter bitset")
-        if len(bitset_module) != expected:
-            raise CorruptFileError(f"encrypted Bloom filter bitset module is {len(bitset_module)} bytes; "
-                                   f"a {num_bytes}-byte bitset needs {expected}", offset=offset + bstart, **where)
         bitset = self.ctx.decrypt(key, ModuleType.BLOOM_FILTER_BITSET, bitset_module, rg, desc.index,
                                   what=_describe(ModuleType.BLOOM_FILTER_BITSET, desc, rg, -1))
         if len(bitset) != num_bytes:
-            raise CorruptFileError(f"decrypted Bloom filter bitset has {len(bitset)} bytes, header says {num_bytes}",
-                                   offset=offset + bstart, **where)
+            raise site.error(f"the decrypted Bloom filter bitset has {len(bitset)} bytes, the header says {num_bytes}",
+                             offset=offset + bstart)
         return BloomFilter.from_bitset(bitset)
 
     @staticmethod
-    def _module_length(buf: bytes, pos: int, file_offset: int, where: dict[str, Any], *, whole: bool = True) -> int:
+    def _module_length(buf: bytes, pos: int, site: BloomFilterSite, *, whole: bool = True) -> int:
         try:
             return read_module_length(buf, pos, whole=whole)
         except CorruptFileError:
-            raise CorruptFileError("encrypted Bloom filter module length field runs past its buffer",
-                                   offset=file_offset, **where) from None
+            raise site.error("an encrypted Bloom filter module's length field runs past bloom_filter_length",
+                             offset=site.offset + pos) from None

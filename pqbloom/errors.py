@@ -41,6 +41,24 @@ class ChecksumError(CorruptFileError):
     """A page CRC did not match its stored bytes."""
 
 
+class BloomFilterError(CorruptFileError):
+    """A column chunk's Bloom filter cannot be trusted: its header disagrees with the footer or breaks the
+    spec (size, algorithm, hash, compression, placement). Filtered reads do not prune with such a filter;
+    the probe API (``ParquetFile.bloom_filter`` and ``bloom_filter_might_contain``) raises this.
+    ``reason`` is the disagreement alone (the message adds column, row group and offset)."""
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        offset: int | None = None,
+        row_group: int | None = None,
+        column: str | None = None,
+    ) -> None:
+        super().__init__(reason, offset=offset, row_group=row_group, column=column)
+        self.reason = reason
+
+
 class MemoryLimitError(ParquetError):
     """A read would allocate more than the ``memory_limit`` it was given (see :mod:`pqbloom.limits`)."""
 

@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import CorruptFileError, ParquetError
+from .errors import BloomFilterError, CorruptFileError, ParquetError
 from .format import RowGroupList, T, decode_prefix
 from .io import read_ranges
 from .statistics import (
@@ -1352,7 +1352,9 @@ class Explain:
     """What a (filtered) read did. Pass one as ``explain=`` to be filled in; ``str()`` renders it.
 
     Row groups are pruned by the cheapest layer that can: statistics, then Bloom filters, then
-    dictionaries, then the page index (every page run excluded). Page counts cover chunks whose
+    dictionaries, then the page index (every page run excluded). A Bloom filter that cannot be read or
+    trusted (its header disagrees with the footer: :mod:`pqbloom.bloom_site`) prunes nothing; it counts
+    in ``bloom_filters_unused`` and a note names column, row group and reason. Page counts cover chunks whose
     OffsetIndex is known; ``chunks_read_whole`` counts chunks decoded without page selection.
     ``rows_decoded`` counts rows the predicate was evaluated on. ``requests``/``bytes_read`` are
     every read the call made (including the footer when the call opened the file).
@@ -1369,6 +1371,7 @@ class Explain:
     row_groups_pruned_page_index: int = 0
     row_groups_read: int = 0
     bloom_filter_probes: int = 0
+    bloom_filters_unused: int = 0  # chunks whose filter was unreadable or untrustworthy (a note says why)
     dictionaries_read: int = 0
     pages_total: int = 0
     pages_read: int = 0
@@ -1411,7 +1414,8 @@ class Explain:
                          f"{self.files_pruned_metadata} pruned by metadata")
         lines.append(f"row groups: {self.row_groups_total} total, {self.row_groups_read} read; pruned by "
                      f"statistics {self.row_groups_pruned_statistics}, Bloom filter "
-                     f"{self.row_groups_pruned_bloom_filter} ({self.bloom_filter_probes} probes), dictionary "
+                     f"{self.row_groups_pruned_bloom_filter} ({self.bloom_filter_probes} probes, "
+                     f"{self.bloom_filters_unused} not used), dictionary "
                      f"{self.row_groups_pruned_dictionary} ({self.dictionaries_read} read), page index "
                      f"{self.row_groups_pruned_page_index}")
         lines.append(f"pages: {self.pages_read} read, {self.pages_skipped} skipped (of {self.pages_total} in "
@@ -1849,6 +1853,7 @@ class _RowGroupPruner:
         self.plan, self.pf, self.rg, self.ex = plan, plan.pf, rg, ex
         self.stats: dict[str, _Stats] = {}
         self.bloom_cache: dict[tuple[int, Any], bool] = {}
+        self.bloom_unused: set[int] = set()  # columns whose filter failed: not tried again in this row group
         self.dicts: dict[str, Any] = {}
         self.leaf_verdict: dict[int, tuple[bool, bool]] = {}
         self.kept: dict[tuple[int, int], bytes] = {}  # dictionary pages already read
@@ -1893,6 +1898,8 @@ class _RowGroupPruner:
         if not probes:
             return False
         pf, rg = self.pf, self.rg
+        if bc.desc.index in self.bloom_unused:
+            return True
         try:
             if len(probes) > BLOOM_WHOLE_FILTER_PROBES:
                 bf = pf.bloom_filter(rg, bc.desc.index)
@@ -1912,7 +1919,13 @@ class _RowGroupPruner:
                     return True
             return False
         except ParquetError as exc:
-            note = f"Bloom filter of {bc.name} in row group {rg} unreadable ({exc}); not used"
+            # never prune with a filter that cannot be read or trusted: it could call present values absent
+            self.bloom_unused.add(bc.desc.index)
+            self.ex.bloom_filters_unused += 1
+            if isinstance(exc, BloomFilterError):
+                note = f"Bloom filter of {bc.name} in row group {rg} not used: {exc.reason}"
+            else:
+                note = f"Bloom filter of {bc.name} in row group {rg} unreadable ({exc}); not used"
             if note not in self.ex.notes:
                 self.ex.notes.append(note)
             return True

@@ -18,6 +18,7 @@ import numpy as np
 from . import compression as compression_mod
 from .arrays import BinaryArray
 from .bloom import BloomFilter, hash_scalar
+from .bloom_site import BloomFilterSite
 from .encodings import (
     bit_width_of,
     decode_bit_packed_levels,
@@ -706,54 +707,76 @@ class ParquetFile:
         raise UnsupportedError(f"encoding {name} is not supported for {f.type_name}")
 
     # -- Bloom filters ------------------------------------------------------------------
+    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: Any) -> BloomFilterSite | None:
+        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.bloom_site`."""
+        off = meta.bloom_filter_offset
+        if off is None:
+            return None
+        chunk = None
+        if meta.num_values:  # empty chunks may carry zero offsets
+            try:
+                start, length = self._chunk_range(meta, row_group, desc)
+                chunk = (start, start + length)
+            except CorruptFileError:
+                pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
+        return BloomFilterSite(int(off), None if meta.bloom_filter_length is None else int(meta.bloom_filter_length),
+                               self._footer.footer_offset, chunk, row_group, desc.dotted_path)
+
     def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
         """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
 
         For a plaintext filter this reads the header and the single 32-byte block the value maps to
         (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
-        GCM module can only be authenticated in full.
+        GCM module can only be authenticated in full. A filter whose header disagrees with the
+        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.bloom_site`).
         """
         desc = self._column(column)
         meta = self._chunk_meta(row_group, desc)
-        off = meta.bloom_filter_offset
-        if off is None:
+        site = self._bloom_site(row_group, desc, meta)
+        if site is None:
             return None
         if self._crypto is not None and self._crypto.column_encrypted(desc):
             bf = self.bloom_filter(row_group, column)
             return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
-        head = self._reader.read(off, min(64, self._reader.size - off), what="Bloom filter header")
-        num_bytes, hlen = BloomFilter.parse_header(head, offset=off)
-        if off + hlen + num_bytes > self._footer.footer_offset + self._footer.footer_length:
-            raise CorruptFileError("Bloom filter runs past the end of the file", offset=off,
-                                   row_group=row_group, column=desc.dotted_path)
+        site.check_placement()
+        num_bytes, hlen = self._bloom_header(site, 64)
         h = hash_scalar(value, desc.physical_type, desc.type_length)
         block = int(BloomFilter.block_index(h, num_bytes // 32))
-        words = self._reader.read(off + hlen + 32 * block, 32, what="Bloom filter block")
+        words = self._reader.read(site.offset + hlen + 32 * block, 32, what="Bloom filter block")
         return BloomFilter.check_block(words, h)
 
+    def _bloom_header(self, site: BloomFilterSite, probe: int) -> tuple[int, int]:
+        """Read (at most ``probe`` bytes, never into the footer) and check a plaintext filter's header."""
+        room = site.footer_offset - site.offset if site.length is None else site.length
+        head = self._reader.read(site.offset, min(probe, room), what="Bloom filter header")
+        num_bytes, hlen = BloomFilter.parse_header(head, offset=site.offset, row_group=site.row_group,
+                                                   column=site.column)
+        site.check_extent(hlen + num_bytes, f"Bloom filter header ({hlen} bytes, numBytes {num_bytes}) and bitset")
+        return num_bytes, hlen
+
     def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
-        """The column chunk's Bloom filter, or None when it has none."""
+        """The column chunk's Bloom filter, or None when it has none.
+
+        Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
+        footer or the spec (see :mod:`pqbloom.bloom_site`): such a filter can report present values absent.
+        """
         desc = self._column(column)
         meta = self._chunk_meta(row_group, desc)
-        off = meta.bloom_filter_offset
-        if off is None:
+        site = self._bloom_site(row_group, desc, meta)
+        if site is None:
             return None
-        length = meta.bloom_filter_length
         if self._crypto is not None and self._crypto.column_encrypted(desc):
-            return self._crypto.read_bloom_filter(self._reader, off, length, row_group, desc)
-        if length is not None:
-            if length < 0:
-                raise CorruptFileError("negative bloom_filter_length", row_group=row_group, column=desc.dotted_path)
-            data = self._reader.read(off, length, what="Bloom filter")
-            bf, _ = BloomFilter.parse(data)
-            return bf
+            return self._crypto.read_bloom_filter(self._reader, site, desc)
+        site.check_placement()
+        if site.length is not None:  # one read: header and bitset
+            data = self._reader.read(site.offset, site.length, what="Bloom filter")
+            num_bytes, hlen = BloomFilter.parse_header(data, offset=site.offset, row_group=row_group,
+                                                       column=site.column)
+            site.check_extent(hlen + num_bytes, f"Bloom filter header ({hlen} bytes, numBytes {num_bytes}) and bitset")
+            return BloomFilter.from_bitset(memoryview(data)[hlen:])
         # no length (older parquet-java): a bounded header read, then the bitset
-        head = self._reader.read(off, min(256, self._reader.size - off), what="Bloom filter header")
-        num_bytes, hlen = BloomFilter.parse_header(head)
-        if off + hlen + num_bytes > self._reader.size:
-            raise CorruptFileError("Bloom filter runs past the end of the file", offset=off,
-                                   row_group=row_group, column=desc.dotted_path)
-        bitset = self._reader.read(off + hlen, num_bytes, what="Bloom filter bitset")
+        num_bytes, hlen = self._bloom_header(site, 256)
+        bitset = self._reader.read(site.offset + hlen, num_bytes, what="Bloom filter bitset")
         return BloomFilter.from_bitset(bitset)
 
 

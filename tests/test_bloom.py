@@ -27,7 +27,7 @@ from pqbloom.bloom import (
     xxh64_binary,
     xxh64_fixed,
 )
-from pqbloom.errors import CorruptFileError, UnsupportedError
+from pqbloom.errors import BloomFilterError, CorruptFileError, UnsupportedError
 from pqbloom.format import T
 
 PT = T.Type
@@ -430,13 +430,18 @@ def test_header_encoding() -> None:
 
 def test_roundtrip() -> None:
     rng = np.random.default_rng(8)
-    bf = BloomFilter(32 * 7)
+    bf = BloomFilter(32 * 8)
     bf.insert(rng.integers(0, 1000, 50).astype(np.int32), PT.INT32)
     data = bf.to_bytes() + b"trailing"
     back, used = BloomFilter.parse(data)
     assert back == bf and used == len(data) - len(b"trailing")
     assert BloomFilter.from_bitset(bf.bitset()) == bf
     assert BloomFilter.from_bitset(memoryview(bf.bitset())) == bf
+    # in memory any multiple of 32 bytes works; a stored filter must have a power-of-two size
+    odd = BloomFilter(32 * 7)
+    assert BloomFilter.from_bitset(odd.bitset()) == odd
+    with pytest.raises(BloomFilterError, match="power of two"):
+        BloomFilter.parse(odd.to_bytes())
 
 
 def _assert_corrupt_without_allocation(buf: bytes) -> None:
@@ -480,12 +485,15 @@ def test_parse_header_alone() -> None:
     """parse_header validates the size itself: a reader may fetch single blocks after it."""
     big = _header(MAX_BLOOM_FILTER_BYTES)
     assert BloomFilter.parse_header(big) == (MAX_BLOOM_FILTER_BYTES, len(big))
-    assert BloomFilter.parse_header(_header(96) + b"junk") == (96, 16)
-    for bad in (0, -32, 1000, MAX_BLOOM_FILTER_BYTES + 32):
-        with pytest.raises(CorruptFileError):
+    assert BloomFilter.parse_header(_header(128) + b"junk") == (128, 16)
+    assert BloomFilter.parse_header(_header(32)) == (32, 15)
+    for bad in (0, -32, 16, 96, 1000, 3 << 20, MAX_BLOOM_FILTER_BYTES + 32, 2 * MAX_BLOOM_FILTER_BYTES):
+        with pytest.raises(BloomFilterError):
             BloomFilter.parse_header(_header(bad))
-    with pytest.raises(CorruptFileError):
-        BloomFilter.parse_header(_header(1024, algorithm=b"\x2c\x00\x00"))
+    with pytest.raises(BloomFilterError) as info:
+        BloomFilter.parse_header(_header(1024, algorithm=b"\x2c\x00\x00"), offset=7, row_group=2, column="a.b")
+    assert (info.value.offset, info.value.row_group, info.value.column) == (7, 2, "a.b")
+    assert "algorithm" in info.value.reason and "row group 2" in str(info.value)
 
 
 @HYP
