@@ -5,8 +5,10 @@ What is measured, and how:
 * **Time.** Every contender of a case is built first (its factory imports its library, opens
   connections, builds its native input), so no import or setup runs inside a timer. Each contender
   is then called once to warm up (and to check it returns the expected number of rows), then the
-  contenders run in interleaved rounds, A, B, C, A, B, C, ..., ``repeat`` rounds (at least 5), so
-  a burst of load on a shared machine hits all of them alike. ``gc.collect()`` runs before every
+  contenders run in interleaved rounds, ``repeat`` of them (at least 5), so a burst of load on a
+  shared machine hits all of them alike; each round starts one contender later (A B C, B C A,
+  C A B, ...) so that none always runs right after the same one (whose freed memory, caches and
+  page-cache state it would inherit). ``gc.collect()`` runs before every
   call, outside the timer; the timer covers the call and the construction of its result, and the
   result is dropped before the next call. The figure reported is the median; min and max are
   printed too (``spread`` = (max - min) / median, a noise gauge).
@@ -197,8 +199,10 @@ def run_case(case: Case, repeat: int, memory: bool, out: Any = sys.stdout) -> Ca
             o.error = _fmt_err(e)
             calls.append(None)
     gc.collect()
-    for _ in range(repeat):
-        for fn, o in zip(calls, outcomes):
+    n = len(calls)
+    for r in range(repeat):
+        for i in range(n):  # round r starts at contender r: none always runs right after the same one
+            fn, o = calls[(r + i) % n], outcomes[(r + i) % n]
             if fn is None:
                 continue
             gc.collect()

@@ -63,8 +63,8 @@ TARGETS = [
            ("default",), 1.2),
     Target("corpus files over 1 MiB: pqbloom+to_arrow / pyarrow use_threads=False", "corpus", SINGLE, ("1",), 2.0),
     Target("write emails + URLs: pqbloom / pyarrow", "write", SINGLE, ("n/a",), 1.0),
-    Target("peak memory of pqbloom's native reads / result size", "read", ("1", "default", "n/a"), ("1",), 1.5,
-           memory=True, variants=("",)),
+    Target("peak memory of pqbloom's native reads / result size", "read", ("1", "default", "n/a"),
+           ("1", "default"), 1.5, memory=True, variants=("",)),
 ]
 
 
