@@ -13,7 +13,8 @@ pqbloom contender with threads ``n/a``; DuckDB and polars with their defaults (t
 
 from __future__ import annotations
 
-import importlib.util
+import functools
+import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -51,18 +52,23 @@ def pqbloom_threads_note() -> str:
         for op, ok in t.items()))
 
 
+@functools.cache
 def available(name: str) -> bool:
-    return importlib.util.find_spec(name) is not None
+    """Whether the optional peer ``name`` imports (a missing or broken install skips its column)."""
+    try:
+        importlib.import_module(name)
+    except Exception:
+        return False
+    return True
 
 
 def peers_note() -> str:
     notes = []
     for name in ("duckdb", "polars"):
         if available(name):
-            mod = __import__(name)
-            notes.append(f"{name} {mod.__version__}")
+            notes.append(f"{name} {importlib.import_module(name).__version__}")
         else:
-            notes.append(f"{name} not installed: its column is skipped")
+            notes.append(f"{name} not installed (or does not import): its column is skipped")
     return "peers: " + "; ".join(notes)
 
 
