@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from .errors import MemoryLimitError
 
-__all__ = ["MemoryBudget", "charge", "current_budget", "memory_budget", "run_limited"]
+__all__ = ["MemoryBudget", "charge", "current_budget", "memory_budget", "out_of_memory", "run_limited"]
 
 T = TypeVar("T")
 
@@ -57,6 +57,13 @@ _CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("
                                                                               default=None)
 
 
+def out_of_memory(exc: MemoryError, what: str = "this read") -> MemoryLimitError:
+    """The typed error for an allocation the machine refused: it says memory, never corruption."""
+    detail = f": {exc}" if str(exc) else ""
+    return MemoryLimitError(f"the machine could not allocate the memory {what} needs (MemoryError{detail}); "
+                            "the file is not known to be damaged, set memory_limit or free memory")
+
+
 def current_budget() -> MemoryBudget | None:
     """The budget of the read running in this context, if it has one."""
     return _CURRENT.get()
@@ -78,12 +85,17 @@ def memory_budget(limit: int | None) -> Iterator[MemoryBudget | None]:
     """
     outer = _CURRENT.get()
     if limit is None or outer is not None:
-        yield outer
+        try:
+            yield outer
+        except MemoryError as exc:  # wherever numpy or a codec ran out, the read says so in its own type
+            raise out_of_memory(exc) from exc
         return
     budget = MemoryBudget(limit)
     token = _CURRENT.set(budget)
     try:
         yield budget
+    except MemoryError as exc:
+        raise out_of_memory(exc) from exc
     finally:
         _CURRENT.reset(token)
 
@@ -95,7 +107,10 @@ def run_limited(limit: int | None, gen: Iterator[T]) -> Iterator[T]:
     context between steps.
     """
     if limit is None:
-        yield from gen
+        try:
+            yield from gen
+        except MemoryError as exc:
+            raise out_of_memory(exc) from exc
         return
     budget = MemoryBudget(limit)
     ctx = contextvars.copy_context()
@@ -107,4 +122,6 @@ def run_limited(limit: int | None, gen: Iterator[T]) -> Iterator[T]:
             item = ctx.run(step)
         except StopIteration:
             return
+        except MemoryError as exc:
+            raise out_of_memory(exc) from exc
         yield item

@@ -82,7 +82,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import CorruptFileError, ParquetError
+from .errors import CorruptFileError, MemoryLimitError, ParquetError
 from .format import RowGroupList, T, decode_prefix
 from .io import read_ranges
 from .statistics import (
@@ -2305,6 +2305,8 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
                 meta.num_values = want
                 got = pf._decode_chunk(b"".join(pieces), p.ranges[0][0], meta, rg, d)
                 parts = got if got.num_rows == want else None
+            except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+                raise
             except Exception:  # noqa: BLE001 - fall back to the whole chunk
                 parts = None
             if parts is not None:
@@ -2320,6 +2322,8 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
             try:
                 got = pf._decode_chunk(pieces[0], p.ranges[0][0], pf._chunk_meta(rg, d), rg, d)
                 parts = got if got.num_rows == nrows else None
+            except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+                raise
             except Exception:  # noqa: BLE001 - the checked path below re-reads and reports properly
                 parts = None
         if parts is None:
@@ -2437,6 +2441,8 @@ def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: 
         recs = np.add.reduceat((reps_all == 0).astype(np.int64), starts)
         if bool((reps_all[starts] != 0).any()) or not np.array_equal(recs, prow):
             return None
+    except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+        raise
     except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly
         return None
     return LeafLevels(values, defs_all, reps_all, meta.num_values)
@@ -2493,6 +2499,8 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
             meta = copy.copy(meta0)
             meta.num_values = count
             parts = pf._decode_chunk(buf, layout.offsets[q], meta, rg, d)
+        except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+            raise
         except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly
             return None
         if parts.num_rows != count:

@@ -36,7 +36,7 @@ from .encodings.rle import level_dtype
 from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetError, SchemaError, UnsupportedError
 from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
-from .limits import charge, current_budget, memory_budget, run_limited
+from .limits import charge, current_budget, memory_budget, out_of_memory, run_limited
 from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
 from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
 from .table import Column, Table
@@ -884,12 +884,17 @@ def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | N
     return _ChunkParts(pieces, present, total)
 
 
-# what numpy and the codecs raise on garbage; turned into CorruptFileError naming the chunk
+# what numpy and the codecs raise on garbage, turned into CorruptFileError naming the chunk; and
+# MemoryError, which is the machine's limit, not the file's fault (MemoryLimitError)
 _DECODE_FAILURES = (ValueError, IndexError, TypeError, OverflowError, MemoryError)
 
 
 def _located(exc: Exception, rg: int, desc: ColumnDescriptor) -> Exception:
     """The error to raise for a failure while decoding a chunk: typed, naming the row group and column."""
+    if isinstance(exc, MemoryError):
+        exc = out_of_memory(exc, f"column {desc.dotted_path!r} of row group {rg}")
+        exc.located = True  # type: ignore[attr-defined]
+        return exc
     if isinstance(exc, CorruptFileError):
         return exc if exc.column is not None else type(exc)(str(exc), row_group=rg, column=desc.dotted_path)
     if isinstance(exc, MemoryLimitError) and not getattr(exc, "located", False):

@@ -8,16 +8,24 @@ peers (pyarrow, DuckDB) say what a file holds or whether it is readable at all.
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 
+import cramjam
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 import pqbloom
-from pqbloom import cli
-from pqbloom.errors import SchemaError, UnsupportedError
+from pqbloom import cli, compression
+from pqbloom import format as format_mod
+from pqbloom import reader as reader_mod
+from pqbloom.errors import CorruptFileError, MemoryLimitError, SchemaError, UnsupportedError
+from pqbloom.format import T
+
+from .test_hardening import LIE, MB, rebuild, single_chunk, traced
 
 #: pyarrow's default schema_depth_limit: levels counting the root (DuckDB reads up to 500)
 PYARROW_DEPTH_LIMIT = 100
@@ -127,3 +135,152 @@ def test_writing_a_schema_deeper_than_readable_is_a_schema_error(tmp_path):
     with pytest.raises(SchemaError, match="levels deep"):
         pqbloom.write_table({"c": table.column("c").to_pylist()}, str(tmp_path / "y.parquet"))
     assert not list(tmp_path.iterdir())
+
+
+# -- 8. an allocation failure is not corruption ----------------------------------------------------------
+
+
+def _snappy_file(tmp_path) -> str:
+    path = str(tmp_path / "snappy.parquet")
+    pq.write_table(pa.table({"id": np.arange(1000, dtype=np.int64), "s": [f"v{i}" for i in range(1000)]}), path,
+                   compression="snappy")
+    return path
+
+
+def _assert_memory_not_corrupt(fn) -> None:
+    with pytest.raises(MemoryLimitError) as info:
+        fn()
+    assert "orrupt" not in str(info.value) and "MemoryError" in str(info.value), info.value
+    assert not isinstance(info.value, CorruptFileError)
+
+
+@pytest.mark.parametrize("where", ["decompressor", "decoder", "dictionary", "footer"])
+def test_allocation_failure_is_a_memory_error_not_corruption(tmp_path, monkeypatch, where):
+    path = _snappy_file(tmp_path)
+    pf = pqbloom.ParquetFile(path)
+
+    def no_memory(*a, **k):
+        raise MemoryError()
+
+    if where == "decompressor":
+        monkeypatch.setattr(cramjam.snappy, "decompress_raw", no_memory)
+    elif where == "decoder":
+        monkeypatch.setattr(reader_mod, "decode_plain", no_memory)
+    elif where == "dictionary":
+        monkeypatch.setattr(reader_mod, "take_dictionary", no_memory)
+    else:
+        monkeypatch.setattr(format_mod._thread_protocol(), "_fast_decode", no_memory)
+    if where == "footer":
+        _assert_memory_not_corrupt(lambda: pqbloom.ParquetFile(path))
+        return
+    _assert_memory_not_corrupt(pf.read)
+    _assert_memory_not_corrupt(lambda: pf.read_row_group(0))
+    _assert_memory_not_corrupt(lambda: list(pf.iter_batches(batch_size=100)))
+    _assert_memory_not_corrupt(lambda: pqbloom.read_table(path, filters=pqbloom.field("id") == 5))
+    _assert_memory_not_corrupt(lambda: pqbloom.read_table(path, columns=["s"], filters=pqbloom.field("id") >= 5))
+
+
+def test_allocation_failure_in_legacy_lz4_is_not_corruption(monkeypatch):
+    data = _legacy_lz4_file(np.arange(1000, dtype=np.int64))
+    assert pqbloom.ParquetFile(data).read().column("v").to_pylist() == list(range(1000))
+
+    def no_memory(*a, **k):
+        raise MemoryError()
+
+    monkeypatch.setattr(cramjam.lz4, "decompress_block_into", no_memory)
+    monkeypatch.setattr(cramjam.lz4, "decompress_into", no_memory)
+    _assert_memory_not_corrupt(pqbloom.ParquetFile(data).read)
+
+
+_OOM_SCRIPT = """
+import resource, sys
+import pqbloom
+from pqbloom.errors import MemoryLimitError
+path = sys.argv[1]
+pf = pqbloom.ParquetFile(path)
+with open("/proc/self/status") as f:
+    vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (vm + (256 << 20), resource.RLIM_INFINITY))
+try:
+    pf.read()
+except MemoryLimitError as exc:
+    print("MemoryLimitError:", exc)
+except BaseException as exc:
+    print("OTHER:", type(exc).__name__, exc)
+else:
+    print("READ")
+"""
+
+
+def test_real_allocation_failure_under_an_address_space_limit(tmp_path):
+    # a sound 1 GiB column of zeros (a few MB of zstd) read in a process that can only map 256 MiB more
+    path = str(tmp_path / "zeros.parquet")
+    pq.write_table(pa.table({"z": pa.array(np.zeros(128 * MB, np.int64))}), path, compression="zstd",
+                   use_dictionary=False)
+    proc = subprocess.run([sys.executable, "-c", _OOM_SCRIPT, path], capture_output=True, text=True, timeout=300)
+    out = proc.stdout.strip()
+    assert out.startswith("MemoryLimitError:"), (out, proc.stderr[-2000:])
+    assert "orrupt" not in out
+
+
+# -- 14. the legacy LZ4 codec is bounded by what its input can hold -------------------------------------
+
+def _hadoop_frame(raw: bytes) -> bytes:
+    block = bytes(cramjam.lz4.compress_block(raw, store_size=False))
+    return len(raw).to_bytes(4, "big") + len(block).to_bytes(4, "big") + block
+
+
+def _legacy_lz4_file(values, *, layout: str = "hadoop", claim: int | None = None) -> bytes:
+    """One uncompressed v1 page per chunk recompressed with the deprecated LZ4 codec (as parquet-cpp
+    wrote it: Hadoop framing; or a raw block or an LZ4 frame, as other writers did). ``claim`` replaces the
+    uncompressed size the page header states."""
+    pages, md = single_chunk({"v": values}, compression="none", use_dictionary=False)
+    for page in pages:
+        h, raw = page
+        if layout == "hadoop":
+            body = _hadoop_frame(raw)
+        elif layout == "raw":
+            body = bytes(cramjam.lz4.compress_block(raw, store_size=False))
+        else:
+            body = bytes(cramjam.lz4.compress(raw))
+        page[1] = body
+        h.compressed_page_size = len(body)
+        if claim is not None:
+            h.uncompressed_page_size = claim
+    md.row_groups[0].columns[0].meta_data.codec = T.CompressionCodec.LZ4
+    return rebuild(pages, md)
+
+
+@pytest.mark.parametrize("layout", ["hadoop", "raw", "frame"])
+def test_legacy_lz4_layouts_read(layout):
+    values = np.arange(5000, dtype=np.int64) % 7
+    data = _legacy_lz4_file(values, layout=layout)
+    assert pqbloom.ParquetFile(data).read().column("v").to_pylist() == values.tolist()
+
+
+@pytest.mark.parametrize("layout", ["hadoop", "raw", "frame"])
+def test_legacy_lz4_huge_claim_allocates_nothing_without_a_limit(layout):
+    # before the fix a ~100-byte page claiming 2 GiB made the frame fallback allocate 2 GiB + 1
+    data = _legacy_lz4_file(np.zeros(8, np.int64), layout=layout, claim=LIE)
+    assert len(data) < 1000
+    with traced() as mem:
+        with pytest.raises(CorruptFileError, match="LZ4"):
+            pqbloom.ParquetFile(data).read()
+    assert mem.peak < 4 * MB, mem.peak
+
+
+def test_legacy_lz4_bound_direct():
+    # the codec itself: an input of n bytes cannot hold more than ~255 n bytes in any LZ4 layout
+    body = _hadoop_frame(bytes(64))
+    for size in (LIE, 255 * len(body) + 65, 1 << 30):
+        with traced() as mem:
+            with pytest.raises(CorruptFileError):
+                compression.decompress(compression.codec_by_id(T.CompressionCodec.LZ4), body, size)
+        assert mem.peak < MB, (size, mem.peak)
+
+
+def test_legacy_lz4_fixtures_still_read(fixtures_dir):
+    for name in ("hadoop_lz4_compressed.parquet", "hadoop_lz4_compressed_larger.parquet",
+                 "non_hadoop_lz4_compressed.parquet"):
+        path = str(fixtures_dir / "data" / name)
+        assert pqbloom.read_table(path).to_arrow().equals(pq.read_table(path)), name
