@@ -1,16 +1,22 @@
 """A per-read memory ceiling.
 
 A read call (``ParquetFile.read``, ``read_row_group``, one batch of ``iter_batches``, ``read_table``)
-can be given ``memory_limit``: the most bytes it may decompress and decode. The decoders charge the
-budget *before* they allocate (decompressed page sizes as declared by page headers, dictionary
-expansion, preallocated result columns), so a file whose pages legitimately expand far beyond their
-stored size (a 1 MB string repeated a million times through a dictionary, zstd-compressed zeros)
-stops with :class:`~pqbloom.errors.MemoryLimitError` instead of exhausting the machine.
+can be given ``memory_limit``: the most bytes it may decompress and decode. Every allocation whose
+size a file can choose is charged to the budget *before* it is made: decompressed page sizes as
+declared by page headers, levels, presence flags, dictionary indices and their expansion, RLE
+booleans, PLAIN / DELTA / BYTE_STREAM_SPLIT values, filter evaluation over the rows, and the
+preallocated result columns. So a file whose pages legitimately expand far beyond their stored size
+(a 1 MB string repeated a million times through a dictionary, zstd-compressed zeros, a five-byte RLE
+run of 2**31 values) stops with :class:`~pqbloom.errors.MemoryLimitError` instead of exhausting the
+machine, required columns as much as nullable ones.
 
 The budget lives in a :class:`contextvars.ContextVar`, so concurrent reads in other threads (even of
 the same ``ParquetFile``) each see their own budget, and the decoders need no extra parameter.
 The count is cumulative over the call: transient buffers freed during the call still count, so set
-the ceiling to roughly twice the size of the result you expect.
+the ceiling to two or three times the size of the result you expect.
+
+A ``MemoryError`` raised inside a read (the machine refused an allocation) becomes a
+:class:`~pqbloom.errors.MemoryLimitError` too (:func:`out_of_memory`), never a corruption report.
 """
 
 from __future__ import annotations

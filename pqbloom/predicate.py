@@ -85,6 +85,7 @@ from .arrays import BinaryArray
 from .errors import CorruptFileError, MemoryLimitError, ParquetError
 from .format import RowGroupList, T, decode_prefix
 from .io import read_ranges
+from .limits import charge
 from .statistics import (
     ChunkStats,
     SortOrder,
@@ -1192,6 +1193,12 @@ def evaluate(node: _BNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarray,
     ``cols`` maps a column name to its :class:`Column` over the ``n`` rows, or for a repeated leaf
     to a :class:`_RepCol`.
     """
+    # the truth masks of the nodes, key arrays and the caller's row numbers of the matches: a page of
+    # a few bytes can stand for millions of rows, so the read's memory budget counts them first
+    # (comparing byte strings gathers by byte: a word per byte of the values)
+    value_bytes = sum(int(v.offsets[-1] - v.offsets[0]) for v in (getattr(c, "values", None) for c in cols.values())
+                      if isinstance(v, BinaryArray))
+    charge(16 * n + 8 * value_bytes, f"evaluating the filter over {n:,} rows")
     cache: dict[str, Any] = {}
 
     def go(x: _BNode) -> tuple[np.ndarray, np.ndarray]:

@@ -626,8 +626,6 @@ class ParquetFile:
                 if n is None or n < 0 or n > total_values - seen:
                     raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                            offset=base + hdr_raw_start)
-                # a few bytes of RLE runs can honestly describe 2**31 levels: count them before decoding
-                charge(n * ((max_rep > 0) + (max_def > 0)), f"the levels of a page of {n:,} values")
                 raw = compression_mod.decompress(codec, body, usize)
                 p = 0
                 reps = defs = None
@@ -645,6 +643,7 @@ class ParquetFile:
                         defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n,
                                                       level_dtype(max_def))
                         p += used
+                    charge(n, f"the presence flags of a page of {n:,} values")
                     present = defs == max_def
                     page_present = present
                     n_present = int(present.sum())
@@ -661,12 +660,12 @@ class ParquetFile:
                 if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                         or dl + rl > len(body):
                     raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
-                charge(n * ((max_rep > 0) + (max_def > 0)), f"the levels of a page of {n:,} values")
                 reps = defs = None
                 if max_rep > 0:
                     reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n, level_dtype(max_rep))
                 if max_def > 0:
                     defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n, level_dtype(max_def))
+                    charge(n, f"the presence flags of a page of {n:,} values")
                     present = defs == max_def
                     page_present = present
                     n_present = int(present.sum())

@@ -22,6 +22,7 @@ import pqbloom
 from pqbloom import cli, compression
 from pqbloom import format as format_mod
 from pqbloom import reader as reader_mod
+from pqbloom.encodings import encode_delta_binary_packed
 from pqbloom.errors import CorruptFileError, MemoryLimitError, SchemaError, UnsupportedError
 from pqbloom.format import T
 
@@ -284,3 +285,159 @@ def test_legacy_lz4_fixtures_still_read(fixtures_dir):
                  "non_hadoop_lz4_compressed.parquet"):
         path = str(fixtures_dir / "data" / name)
         assert pqbloom.read_table(path).to_arrow().equals(pq.read_table(path)), name
+
+
+# -- 13. memory_limit bounds every allocation of a read ---------------------------------------------------
+
+def _uvarint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _rle_run(count: int, value: int, bit_width: int) -> bytes:
+    """One RLE run of the hybrid: ``count`` copies of ``value`` in a few bytes."""
+    return _uvarint(count << 1) + value.to_bytes((bit_width + 7) // 8, "little")
+
+
+def _dbp(values: np.ndarray) -> bytes:
+    return encode_delta_binary_packed(values, block_size=65536, miniblocks=8)
+
+
+def _hostile(kind: str, n: int, *, version: str = "1.0", nullable: bool = False, nested: bool = False) -> bytes:
+    """A one-page file whose page honestly encodes ``n`` values in a few bytes, with the chunk, row
+    group and file counts saying ``n`` too (every claim agrees; only the expansion is large).
+
+    ``nested``: the values are the elements of one list (a single row), levels as RLE runs."""
+    if nested:
+        return _hostile_list(kind, n, version=version)
+    if kind in ("dict", "dict0"):
+        table = {"v": np.zeros(100, np.int32)}  # enough repeats for the writer to choose a dictionary
+    elif kind == "bool":
+        table = {"v": np.zeros(1, bool)}
+    elif kind == "delta":
+        table = {"v": np.zeros(1, np.int64)}
+    else:
+        table = {"v": ["abcd"]}
+    schema = pqbloom.Schema([pqbloom.schema.Field("v", {"dict": T.Type.INT32, "dict0": T.Type.INT32,
+                                                        "bool": T.Type.BOOLEAN,
+                                                        "delta": T.Type.INT64}.get(kind, T.Type.BYTE_ARRAY),
+                                                  None if kind in ("dict", "dict0", "bool", "delta") else
+                                                  pqbloom.schema.LogicalType("STRING"), nullable)])
+    pages, md = single_chunk(table, schema=schema, compression="none", data_page_version=version,
+                             use_dictionary=kind.startswith("dict"))
+    assert (pages[0][0].type == T.PageType.DICTIONARY_PAGE) == kind.startswith("dict")
+    defs = _rle_run(n, 1, 1) if nullable else b""
+    values, enc = _hostile_values(kind, n)
+    _set_page(pages, md, n, version, defs, values, enc, nullable)
+    return rebuild(pages, md)
+
+
+def _hostile_values(kind: str, n: int) -> tuple[bytes, int]:
+    if kind == "dict":
+        values, enc = b"\x01" + _rle_run(n, 0, 1), T.Encoding.RLE_DICTIONARY
+    elif kind == "dict0":  # bit width 0: an RLE run header alone stands for any number of index 0
+        values, enc = b"\x00" + _rle_run(n, 0, 0), T.Encoding.RLE_DICTIONARY
+    elif kind == "bool":
+        run = _rle_run(n, 1, 1)
+        values, enc = len(run).to_bytes(4, "little") + run, T.Encoding.RLE
+    elif kind == "delta":  # zero deltas in blocks of 65,536: 9 bytes a block
+        values, enc = _dbp(np.zeros(n, np.int64)), T.Encoding.DELTA_BINARY_PACKED
+    else:  # DELTA_BYTE_ARRAY: a 255-byte value, then n - 1 values repeating it whole (prefix 255, suffix "")
+        prefix = np.full(n, 255, np.int32)
+        prefix[0] = 0
+        suffix = np.zeros(n, np.int32)
+        suffix[0] = 255
+        values, enc = _dbp(prefix) + _dbp(suffix) + b"x" * 255, T.Encoding.DELTA_BYTE_ARRAY
+    return values, enc
+
+
+def _set_page(pages, md, n: int, version: str, defs: bytes, values: bytes, enc: int, nullable: bool,
+              reps: bytes = b"", rows: int | None = None) -> None:
+    h, _ = pages[-1]
+    rows = n if rows is None else rows
+    if version == "1.0":
+        lv = b"".join(len(x).to_bytes(4, "little") + x for x in (reps, defs) if x)
+        body = lv + values
+        h.data_page_header.num_values = n
+        h.data_page_header.encoding = enc
+    else:
+        body = reps + defs + values
+        dp = h.data_page_header_v2
+        dp.num_values, dp.num_rows = n, rows
+        dp.num_nulls = 0
+        dp.encoding = enc
+        dp.definition_levels_byte_length = len(defs)
+        dp.repetition_levels_byte_length = len(reps)
+        dp.is_compressed = False
+    pages[-1][1] = body
+    h.compressed_page_size = h.uncompressed_page_size = len(body)
+    h.crc = None
+    md.row_groups[0].columns[0].meta_data.num_values = n
+    md.row_groups[0].columns[0].meta_data.encodings = [enc]
+    md.row_groups[0].num_rows = md.num_rows = rows
+
+
+def _hostile_list(kind: str, n: int, *, version: str) -> bytes:
+    """One row holding a list of ``n`` elements (levels and values a few bytes of RLE runs)."""
+    assert kind in ("dict", "dict0", "bool")
+    ptype = "bool" if kind == "bool" else "int32"
+    schema = pqbloom.Schema.from_types({"v": f"list<{ptype}>"})
+    elem = [False] * 100 if kind == "bool" else [0] * 100
+    pages, md = single_chunk({"v": [elem]}, schema=schema, compression="none", data_page_version=version,
+                             use_dictionary=kind.startswith("dict"))
+    reps = _rle_run(1, 0, 1) + _rle_run(n - 1, 1, 1)
+    defs = _rle_run(n, 3, 2)
+    values, enc = _hostile_values(kind, n)
+    _set_page(pages, md, n, version, defs, values, enc, True, reps=reps, rows=1)
+    return rebuild(pages, md)
+
+
+LIMIT = 8 * MB
+_EXPECTED = {"dict": 0, "dict0": 0, "bool": True, "delta": 0, "dba": "x" * 255}
+_HOSTILE = [("dict", False, False), ("dict", True, False), ("dict0", False, False), ("bool", False, False),
+            ("bool", True, False), ("delta", False, False), ("dba", False, False), ("dba", True, False),
+            ("dict", False, True), ("dict0", False, True), ("bool", False, True)]
+
+
+def _reads(data: bytes, kind: str, nested: bool):
+    pf = pqbloom.ParquetFile(data, memory_limit=LIMIT)
+    leaf = "v.list.element" if nested else "v"
+    return [("read", pf.read), ("read_row_group", lambda: pf.read_row_group(0)),
+            ("iter_batches", lambda: [b.num_rows for b in pf.iter_batches(batch_size=65536)]),
+            ("filtered", lambda: pf.read(filters=pqbloom.field(leaf) == _EXPECTED[kind]))]
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+@pytest.mark.parametrize("kind,nullable,nested", _HOSTILE)
+def test_memory_limit_bounds_every_allocation_of_hostile_pages(kind, nullable, nested, version):
+    # the builder makes valid files: pyarrow reads a small one as we do
+    small = _hostile(kind, 1000, version=version, nullable=nullable, nested=nested)
+    expected = pq.read_table(pa.BufferReader(small))
+    want = [[_EXPECTED[kind]] * 1000] if nested else [_EXPECTED[kind]] * 1000
+    assert expected.column("v").to_pylist() == want
+    assert pqbloom.ParquetFile(small).read().column("v").to_pylist() == want
+    sizes = [LIMIT // 16, LIMIT // 2, 2 * LIMIT]
+    if kind in ("dict", "dict0", "bool"):
+        sizes += [1 << 27, LIE]  # 2**31 - 1 values: 8 GiB of int32 indices before the fix
+    if kind == "dba":
+        sizes = [s // 64 for s in sizes]  # each value is 255 bytes
+    for n in sizes:
+        data = _hostile(kind, n, version=version, nullable=nullable, nested=nested)
+        assert len(data) < 1_000_000
+        for name, op in _reads(data, kind, nested):
+            with traced() as mem:
+                try:
+                    op()
+                    outcome = "read"
+                except MemoryLimitError:
+                    outcome = "refused"
+            assert mem.peak < 2 * LIMIT, (kind, n, name, mem.peak / MB)
+            if n >= 2 * LIMIT:
+                assert outcome == "refused", (kind, n, name)
