@@ -39,6 +39,7 @@ from .io import RangeReader
 from .limits import charge, current_budget, memory_budget, out_of_memory, run_limited
 from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
 from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
+from .statistics import parse_created_by
 from .table import Column, Table
 
 __all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
@@ -563,6 +564,7 @@ class ParquetFile:
         seen = 0
         pos = 0
         page_ordinal = 0
+        v2_always_compressed = _v2_flag_ignored(self.created_by)
         while seen < total_values:
             if pos >= len(buf):
                 if not extended:
@@ -656,6 +658,13 @@ class ParquetFile:
                 if dp2 is None:
                     raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
                 n = dp2.num_values
+                rows = dp2.num_rows
+                if max_rep == 0 and n is not None and n > total_values - seen and rows is not None \
+                        and 0 <= rows <= total_values - seen:
+                    # a flat column holds one value per row: where num_values claims more than the
+                    # chunk has left but num_rows fits, the rows are what the chunk, the row group and
+                    # pyarrow and DuckDB (which read by rows) go by (parquet-go wrote such pages)
+                    n = rows
                 dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
                 if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                         or dl + rl > len(body):
@@ -672,7 +681,7 @@ class ParquetFile:
                 else:
                     n_present = n
                 rest = body[rl + dl:]
-                if dp2.is_compressed is None or dp2.is_compressed:
+                if dp2.is_compressed is None or dp2.is_compressed or v2_always_compressed:
                     rest = compression_mod.decompress(codec, rest, usize - rl - dl)
                 enc = dp2.encoding
                 values_buf = memoryview(rest)
@@ -1084,6 +1093,14 @@ def _scatter(dense: Any, present: np.ndarray) -> Any:
     out = np.zeros(shape, dense.dtype)
     out[present] = dense
     return out
+
+
+def _v2_flag_ignored(created_by: str | None) -> bool:
+    """ARROW-10353: parquet-cpp before 2.0.0 (Arrow before 3.0) compressed the values of every v2 data
+    page with the column's codec yet stored ``is_compressed = false``; Arrow decompresses those pages
+    whatever the flag says, keyed on this writer version, and so do we (for no other writer)."""
+    writer = parse_created_by(created_by)
+    return writer is not None and writer[0] == "parquet-cpp" and writer[1] < (2, 0, 0)
 
 
 def _check_metadata(md: Any, offset: int) -> None:

@@ -441,3 +441,73 @@ def test_memory_limit_bounds_every_allocation_of_hostile_pages(kind, nullable, n
             assert mem.peak < 2 * LIMIT, (kind, n, name, mem.peak / MB)
             if n >= 2 * LIMIT:
                 assert outcome == "refused", (kind, n, name)
+
+
+# -- 10. v2 data pages of parquet-cpp before 2.0.0 (ARROW-10353) and v2 pages that overstate num_values ---
+
+def _v2_flag_cleared(created_by: str | None, table, **opts) -> bytes:
+    """pqbloom's v2 snappy pages with ``is_compressed = false``, as parquet-cpp < 2.0.0 wrote them."""
+    pages, md = single_chunk(table, compression="snappy", data_page_version="2.0", **opts)
+    for h, _ in pages:
+        if h.type == T.PageType.DATA_PAGE_V2:
+            assert h.data_page_header_v2.is_compressed is not False
+            h.data_page_header_v2.is_compressed = False
+    md.created_by = created_by
+    return rebuild(pages, md)
+
+
+@pytest.mark.parametrize("created_by", ["parquet-cpp version 1.5.1-SNAPSHOT", "parquet-cpp version 1.9.9",
+                                        "parquet-cpp version 2.0.0", "parquet-cpp-arrow version 2.0.0",
+                                        "parquet-cpp-arrow version 4.0.0", "parquet-mr version 1.12.0", None])
+@pytest.mark.parametrize("case", ["plain", "nullable", "dictionary", "strings"])
+def test_v2_pages_of_parquet_cpp_before_2_read_as_pyarrow_reads_them(created_by, case):
+    # Arrow decompresses these pages whatever is_compressed says when the writer is parquet-cpp < 2.0.0
+    # (its fix for ARROW-10353); for every other writer the flag holds and the page is refused
+    rng = np.random.default_rng(5)
+    if case == "strings":
+        table = {"v": [f"s{i % 37}" * (i % 5) for i in range(2000)]}
+    elif case == "nullable":
+        table = {"v": np.ma.masked_array(np.arange(2000, dtype=np.int64), rng.random(2000) < 0.3)}
+    else:
+        table = {"v": np.arange(2000, dtype=np.int64) % 13}
+    data = _v2_flag_cleared(created_by, table, use_dictionary=case == "dictionary")
+    try:
+        expected = pq.read_table(pa.BufferReader(data))
+    except (OSError, pa.ArrowException):
+        expected = None
+    old_cpp = created_by is not None and created_by.startswith("parquet-cpp version 1.")
+    assert (expected is not None) == old_cpp
+    if expected is None:
+        with pytest.raises(CorruptFileError):
+            pqbloom.ParquetFile(data).read()
+        return
+    pf = pqbloom.ParquetFile(data)
+    assert pf.read().to_arrow().equals(expected)
+    assert pa.concat_tables([b.to_arrow() for b in pf.iter_batches(batch_size=300)]).equals(expected)
+
+
+def test_v2_page_whose_num_values_exceeds_its_chunk_reads_its_rows(fixtures_dir):
+    # parquet-go's malformed/num_values_exceeds_data.parquet: the page of 'id' says num_values 7,732,
+    # num_rows 500; the chunk, the row group, the 4,000 PLAIN bytes and the statistics all say 500.
+    # pyarrow and DuckDB read by rows and return ids 0..499; we read the same.
+    path = str(fixtures_dir.parent / "real-world" / "parquet-go-parquet-go" / "testdata" / "malformed" /
+               "num_values_exceeds_data.parquet")
+    expected = pq.read_table(path)
+    assert expected.column("id").to_pylist() == list(range(500))
+    assert duckdb.sql(f"select count(*), max(id) from '{path}'").fetchall() == [(500, 499)]
+    assert pqbloom.read_table(path).to_arrow().equals(expected)
+    assert pqbloom.read_table(path, filters=pqbloom.field("id") == 499).to_pylist() == [
+        {"id": 499, "name": "name-0499"}]
+
+
+@pytest.mark.parametrize("version_rows", [(7732, None), (7732, 7732), (7732, 600)])
+def test_v2_page_overstating_num_values_without_fitting_rows_is_refused(version_rows):
+    # the exception above is narrow: without a num_rows that fits the chunk, the page stays refused
+    n_values, n_rows = version_rows
+    pages, md = single_chunk({"id": np.arange(500, dtype=np.int64)}, compression="none",
+                             data_page_version="2.0", use_dictionary=False)
+    dp = pages[-1][0].data_page_header_v2
+    dp.num_values, dp.num_rows = n_values, n_rows
+    data = rebuild(pages, md)
+    with pytest.raises(CorruptFileError, match="v2 data page header is inconsistent"):
+        pqbloom.ParquetFile(data).read()
