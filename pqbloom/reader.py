@@ -559,6 +559,10 @@ class ParquetFile:
         total_values = meta.num_values
         if total_values is None or total_values < 0:
             raise CorruptFileError("negative value count in column metadata")
+        rows = self.metadata.row_groups[rg].num_rows
+        if max_rep == 0 and rows is not None and total_values > rows:
+            # one value per row: more is impossible, and a few bytes of RLE could make it gigabytes
+            raise CorruptFileError(f"column chunk claims {total_values:,} values for a row group of {rows:,} rows")
         max_def = desc.max_definition_level
         dictionary = None
         seen = 0

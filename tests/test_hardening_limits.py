@@ -26,7 +26,7 @@ from pqbloom.encodings import encode_delta_binary_packed
 from pqbloom.errors import CorruptFileError, MemoryLimitError, SchemaError, UnsupportedError
 from pqbloom.format import T
 
-from .test_hardening import LIE, MB, rebuild, single_chunk, traced
+from .test_hardening import LIE, MB, rebuild, rewrite_footer, single_chunk, traced
 
 #: pyarrow's default schema_depth_limit: levels counting the root (DuckDB reads up to 500)
 PYARROW_DEPTH_LIMIT = 100
@@ -511,3 +511,22 @@ def test_v2_page_overstating_num_values_without_fitting_rows_is_refused(version_
     data = rebuild(pages, md)
     with pytest.raises(CorruptFileError, match="v2 data page header is inconsistent"):
         pqbloom.ParquetFile(data).read()
+
+
+@pytest.mark.parametrize("kind", ["dict", "dict0", "bool"])
+def test_impossible_value_counts_allocate_nothing_without_a_limit(kind):
+    # no memory_limit: an RLE run of 2**31 - 1 values is legitimate in a row group that has that many
+    # rows, but a flat chunk cannot hold more values than its row group has rows; before the fix the
+    # page was decoded (8 GiB of indices) and only then compared with the row count
+    def fn(md):
+        md.row_groups[0].num_rows = md.num_rows = 10
+
+    data = rewrite_footer(_hostile(kind, LIE), fn)
+    with traced() as mem:
+        with pytest.raises(CorruptFileError, match="claims 2,147,483,647 values for a row group of 10 rows"):
+            pqbloom.ParquetFile(data).read()
+        with pytest.raises(CorruptFileError):
+            list(pqbloom.ParquetFile(data).iter_batches())
+        with pytest.raises(CorruptFileError):
+            pqbloom.ParquetFile(data).read(filters=pqbloom.field("v") == _EXPECTED[kind])
+    assert mem.peak < 4 * MB, mem.peak
