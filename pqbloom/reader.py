@@ -663,11 +663,12 @@ class ParquetFile:
                     raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
                 n = dp2.num_values
                 rows = dp2.num_rows
-                if max_rep == 0 and n is not None and n > total_values - seen and rows is not None \
-                        and 0 <= rows <= total_values - seen:
-                    # a flat column holds one value per row: where num_values claims more than the
-                    # chunk has left but num_rows fits, the rows are what the chunk, the row group and
-                    # pyarrow and DuckDB (which read by rows) go by (parquet-go wrote such pages)
+                if max_rep == 0 and max_def == 0 and n is not None and n > total_values - seen \
+                        and rows is not None and 0 <= rows <= total_values - seen:
+                    # a required flat column holds one value per row and its page has no levels to
+                    # count: where num_values claims more than the chunk has left but num_rows fits,
+                    # the rows are what the chunk and the row group say, and what pyarrow and DuckDB
+                    # read (by rows); parquet-go wrote such pages. With levels, pyarrow refuses too.
                     n = rows
                 dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
                 if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \

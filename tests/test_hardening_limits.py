@@ -500,15 +500,31 @@ def test_v2_page_whose_num_values_exceeds_its_chunk_reads_its_rows(fixtures_dir)
         {"id": 499, "name": "name-0499"}]
 
 
-@pytest.mark.parametrize("version_rows", [(7732, None), (7732, 7732), (7732, 600)])
-def test_v2_page_overstating_num_values_without_fitting_rows_is_refused(version_rows):
-    # the exception above is narrow: without a num_rows that fits the chunk, the page stays refused
-    n_values, n_rows = version_rows
-    pages, md = single_chunk({"id": np.arange(500, dtype=np.int64)}, compression="none",
+def _overstated_v2(num_values: int, num_rows: int | None, required: bool) -> bytes:
+    schema = pqbloom.Schema.from_types({"id": "int64"}, not_null=["id"] if required else [])
+    pages, md = single_chunk({"id": np.arange(500, dtype=np.int64)}, schema=schema, compression="none",
                              data_page_version="2.0", use_dictionary=False)
     dp = pages[-1][0].data_page_header_v2
-    dp.num_values, dp.num_rows = n_values, n_rows
-    data = rebuild(pages, md)
+    dp.num_values, dp.num_rows = num_values, num_rows
+    return rebuild(pages, md)
+
+
+def test_v2_page_overstating_num_values_of_a_required_column_reads_as_pyarrow():
+    data = _overstated_v2(7732, 500, True)
+    expected = pq.read_table(pa.BufferReader(data))
+    assert expected.column("id").to_pylist() == list(range(500))
+    assert pqbloom.ParquetFile(data).read().to_arrow().equals(expected)
+
+
+@pytest.mark.parametrize("num_values,num_rows,required", [(7732, None, True), (7732, 7732, True),
+                                                          (7732, 600, True), (7732, 500, False)])
+def test_v2_page_overstating_num_values_otherwise_is_refused(num_values, num_rows, required):
+    # the exception above is narrow: without a num_rows that fits the chunk, or with levels to count
+    # (which pyarrow checks against num_values), the page stays refused
+    data = _overstated_v2(num_values, num_rows, required)
+    if not required:
+        with pytest.raises(OSError, match="do not match num_values"):
+            pq.read_table(pa.BufferReader(data))
     with pytest.raises(CorruptFileError, match="v2 data page header is inconsistent"):
         pqbloom.ParquetFile(data).read()
 
