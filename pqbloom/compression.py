@@ -16,7 +16,7 @@ import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
 from .format import T
-from .limits import charge
+from .limits import charge, out_of_memory
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "CODEC_NAMES"]
 
@@ -116,8 +116,14 @@ def _lz4_raw_decompress(data: Buffer, size: int) -> bytes:
 
 
 def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
-    """Deprecated LZ4 codec: Hadoop framing (BE sizes) in practice, raw blocks from some writers."""
+    """Deprecated LZ4 codec: Hadoop framing (BE sizes) in practice, raw blocks or LZ4 frames from some writers.
+
+    Whatever the layout, LZ4 cannot expand its input more than 255 times, so a size claim beyond that
+    is refused before any buffer is made (the frame fallback used to allocate the claim whole).
+    """
     raw = bytes(data)
+    if size > _LZ4_MAX_RATIO * len(raw) + 64:
+        raise CorruptFileError(f"LZ4 page of {len(raw)} bytes cannot inflate to the {size} bytes its header claims")
     try:
         out = bytearray()
         pos = 0
@@ -133,15 +139,21 @@ def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
             pos += clen
         if len(out) == size:
             return bytes(out)
+    except MemoryError:
+        raise
     except Exception:  # not Hadoop-framed; try the other historical layouts
         pass
     try:
         return _check_size(_lz4_raw_decompress(raw, size), size, "LZ4")
+    except MemoryError:
+        raise
     except Exception:
         pass
     try:  # LZ4 frame format, bounded to one byte past the promise (frames can be bombs)
         buf = bytearray(size + 1)
         n = cramjam.lz4.decompress_into(raw, buf)
+    except MemoryError:
+        raise
     except Exception as exc:
         raise CorruptFileError(f"LZ4 page cannot be decompressed: {exc}") from None
     if n != size:
@@ -228,6 +240,8 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> bytes:
         out = codec.decompress(data, uncompressed_size)
     except CorruptFileError:
         raise
+    except MemoryError as exc:  # the machine's limit, not the file's fault
+        raise out_of_memory(exc, f"a {codec.name} page of {uncompressed_size:,} bytes") from exc
     except Exception as exc:
         raise CorruptFileError(f"{codec.name} page cannot be decompressed: {exc.__class__.__name__}: {exc}") from None
     return _check_size(out, uncompressed_size, codec.name)

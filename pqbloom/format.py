@@ -27,6 +27,7 @@ from thrift.transport import TTransport
 
 from ._thrift import ttypes as T
 from .errors import CorruptFileError
+from .limits import out_of_memory
 
 __all__ = ["T", "decode", "decode_prefix", "decode_at", "decode_file_metadata", "encode", "RowGroupList",
            "ColumnChunkList", "ACCELERATED", "gc_paused"]
@@ -100,6 +101,8 @@ def _read(cls: type[S], buf: bytes | bytearray | memoryview, pos: int, offset: i
             obj.read(prot)  # type: ignore[attr-defined]
     except CorruptFileError:
         raise
+    except MemoryError as exc:  # the machine's limit, not a sign of a damaged file
+        raise out_of_memory(exc, f"decoding {what or cls.__name__}") from exc
     except Exception as exc:  # the Thrift runtime raises many types on garbage
         name = what or cls.__name__
         raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None

@@ -1,16 +1,22 @@
 """A per-read memory ceiling.
 
 A read call (``ParquetFile.read``, ``read_row_group``, one batch of ``iter_batches``, ``read_table``)
-can be given ``memory_limit``: the most bytes it may decompress and decode. The decoders charge the
-budget *before* they allocate (decompressed page sizes as declared by page headers, dictionary
-expansion, preallocated result columns), so a file whose pages legitimately expand far beyond their
-stored size (a 1 MB string repeated a million times through a dictionary, zstd-compressed zeros)
-stops with :class:`~pqbloom.errors.MemoryLimitError` instead of exhausting the machine.
+can be given ``memory_limit``: the most bytes it may decompress and decode. Every allocation whose
+size a file can choose is charged to the budget *before* it is made: decompressed page sizes as
+declared by page headers, levels, presence flags, dictionary indices and their expansion, RLE
+booleans, PLAIN / DELTA / BYTE_STREAM_SPLIT values, filter evaluation over the rows, and the
+preallocated result columns. So a file whose pages legitimately expand far beyond their stored size
+(a 1 MB string repeated a million times through a dictionary, zstd-compressed zeros, a five-byte RLE
+run of 2**31 values) stops with :class:`~pqbloom.errors.MemoryLimitError` instead of exhausting the
+machine, required columns as much as nullable ones.
 
 The budget lives in a :class:`contextvars.ContextVar`, so concurrent reads in other threads (even of
 the same ``ParquetFile``) each see their own budget, and the decoders need no extra parameter.
 The count is cumulative over the call: transient buffers freed during the call still count, so set
-the ceiling to roughly twice the size of the result you expect.
+the ceiling to two or three times the size of the result you expect.
+
+A ``MemoryError`` raised inside a read (the machine refused an allocation) becomes a
+:class:`~pqbloom.errors.MemoryLimitError` too (:func:`out_of_memory`), never a corruption report.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import TypeVar
 
 from .errors import MemoryLimitError
 
-__all__ = ["MemoryBudget", "charge", "current_budget", "memory_budget", "run_limited"]
+__all__ = ["MemoryBudget", "charge", "current_budget", "memory_budget", "out_of_memory", "run_limited"]
 
 T = TypeVar("T")
 
@@ -57,6 +63,13 @@ _CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("
                                                                               default=None)
 
 
+def out_of_memory(exc: MemoryError, what: str = "this read") -> MemoryLimitError:
+    """The typed error for an allocation the machine refused: it says memory, never corruption."""
+    detail = f": {exc}" if str(exc) else ""
+    return MemoryLimitError(f"the machine could not allocate the memory {what} needs (MemoryError{detail}); "
+                            "the file is not known to be damaged, set memory_limit or free memory")
+
+
 def current_budget() -> MemoryBudget | None:
     """The budget of the read running in this context, if it has one."""
     return _CURRENT.get()
@@ -78,12 +91,17 @@ def memory_budget(limit: int | None) -> Iterator[MemoryBudget | None]:
     """
     outer = _CURRENT.get()
     if limit is None or outer is not None:
-        yield outer
+        try:
+            yield outer
+        except MemoryError as exc:  # wherever numpy or a codec ran out, the read says so in its own type
+            raise out_of_memory(exc) from exc
         return
     budget = MemoryBudget(limit)
     token = _CURRENT.set(budget)
     try:
         yield budget
+    except MemoryError as exc:
+        raise out_of_memory(exc) from exc
     finally:
         _CURRENT.reset(token)
 
@@ -95,7 +113,10 @@ def run_limited(limit: int | None, gen: Iterator[T]) -> Iterator[T]:
     context between steps.
     """
     if limit is None:
-        yield from gen
+        try:
+            yield from gen
+        except MemoryError as exc:
+            raise out_of_memory(exc) from exc
         return
     budget = MemoryBudget(limit)
     ctx = contextvars.copy_context()
@@ -107,4 +128,6 @@ def run_limited(limit: int | None, gen: Iterator[T]) -> Iterator[T]:
             item = ctx.run(step)
         except StopIteration:
             return
+        except MemoryError as exc:
+            raise out_of_memory(exc) from exc
         yield item

@@ -32,7 +32,7 @@ import numpy as np
 from .arrays import BinaryArray
 from .errors import CorruptFileError, SchemaError
 from .format import T
-from .schema import ColumnDescriptor, Field, NestedField, nested_field
+from .schema import MAX_SCHEMA_DEPTH, ColumnDescriptor, Field, NestedField, nested_field
 from .table import Column
 
 __all__ = ["LNode", "NestedColumn", "build_tree", "assemble", "shred", "column_from_pylist",
@@ -826,9 +826,13 @@ def looks_nested(values: Any) -> bool:
     return False
 
 
-def infer_field(name: str, values: Sequence[Any]) -> Field:
+def infer_field(name: str, values: Sequence[Any], _depth: int = 2) -> Field:
     """The type of a Python column: dicts give structs, lists give lists (maps need a schema)."""
     from .table import _infer_field
+
+    if _depth > MAX_SCHEMA_DEPTH:  # the values nest deeper than a file may (and than recursion goes)
+        raise SchemaError(f"column {name!r} is nested more than {MAX_SCHEMA_DEPTH} levels deep; pqbloom reads "
+                          f"and writes at most {MAX_SCHEMA_DEPTH}")
 
     nonnull = [v for v in values if v is not None]
     if nonnull and all(isinstance(v, Mapping) for v in nonnull):
@@ -839,10 +843,10 @@ def infer_field(name: str, values: Sequence[Any]) -> Field:
             if not isinstance(k, str):
                 raise SchemaError(f"column {name!r}: struct member names must be strings (use a map<...> schema "
                                   f"for other keys)")
-        return nested_field(name, "struct", [infer_field(k, [v.get(k) for v in nonnull]) for k in keys])
+        return nested_field(name, "struct", [infer_field(k, [v.get(k) for v in nonnull], _depth + 1) for k in keys])
     if nonnull and all(_is_listlike(v) for v in nonnull):
         flat = list(itertools.chain.from_iterable(nonnull))
-        return nested_field(name, "list", [infer_field("element", flat)])
+        return nested_field(name, "list", [infer_field("element", flat, _depth + 2)])
     if any(_is_listlike(v) or isinstance(v, Mapping) for v in nonnull):
         raise SchemaError(f"column {name!r} mixes nested and plain values")
     return _infer_field(name, values if not isinstance(values, np.ndarray) else values)
@@ -910,6 +914,26 @@ def is_arrow_nested(t: Any) -> bool:
     return bool(pat.is_struct(t) or pat.is_list(t) or pat.is_large_list(t) or pat.is_map(t)
                 or pat.is_fixed_size_list(t) or (hasattr(pat, "is_list_view") and (pat.is_list_view(t)
                                                                                     or pat.is_large_list_view(t))))
+
+
+def arrow_type_depth(t: Any) -> int:
+    """Schema levels (the root not counted) an Arrow type is written as; a loop, not recursion."""
+    import pyarrow as pa
+
+    deepest = 0
+    todo = [(t, 1)]
+    while todo:
+        u, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if isinstance(u, pa.StructType):
+            todo.extend((u.field(i).type, depth + 1) for i in range(u.num_fields))
+        elif isinstance(u, pa.MapType):
+            todo.extend([(u.key_type, depth + 2), (u.item_type, depth + 2)])
+        elif hasattr(u, "value_type") and is_arrow_nested(u):
+            todo.append((u.value_type, depth + 2))
+        elif isinstance(u, pa.DictionaryType):
+            todo.append((u.value_type, depth))
+    return deepest
 
 
 def column_from_arrow(arr: Any, name: str, nullable: bool = True) -> Column:

@@ -82,9 +82,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import BloomFilterError, CorruptFileError, ParquetError
+from .errors import BloomFilterError, CorruptFileError, MemoryLimitError, ParquetError
 from .format import RowGroupList, T, decode_prefix
 from .io import read_ranges
+from .limits import charge
 from .statistics import (
     ChunkStats,
     SortOrder,
@@ -1192,6 +1193,12 @@ def evaluate(node: _BNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarray,
     ``cols`` maps a column name to its :class:`Column` over the ``n`` rows, or for a repeated leaf
     to a :class:`_RepCol`.
     """
+    # the truth masks of the nodes, key arrays and the caller's row numbers of the matches: a page of
+    # a few bytes can stand for millions of rows, so the read's memory budget counts them first
+    # (comparing byte strings gathers by byte: a word per byte of the values)
+    value_bytes = sum(int(v.offsets[-1] - v.offsets[0]) for v in (getattr(c, "values", None) for c in cols.values())
+                      if isinstance(v, BinaryArray))
+    charge(16 * n + 8 * value_bytes, f"evaluating the filter over {n:,} rows")
     cache: dict[str, Any] = {}
 
     def go(x: _BNode) -> tuple[np.ndarray, np.ndarray]:
@@ -2318,6 +2325,8 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
                 meta.num_values = want
                 got = pf._decode_chunk(b"".join(pieces), p.ranges[0][0], meta, rg, d)
                 parts = got if got.num_rows == want else None
+            except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+                raise
             except Exception:  # noqa: BLE001 - fall back to the whole chunk
                 parts = None
             if parts is not None:
@@ -2333,6 +2342,8 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
             try:
                 got = pf._decode_chunk(pieces[0], p.ranges[0][0], pf._chunk_meta(rg, d), rg, d)
                 parts = got if got.num_rows == nrows else None
+            except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+                raise
             except Exception:  # noqa: BLE001 - the checked path below re-reads and reports properly
                 parts = None
         if parts is None:
@@ -2450,6 +2461,8 @@ def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: 
         recs = np.add.reduceat((reps_all == 0).astype(np.int64), starts)
         if bool((reps_all[starts] != 0).any()) or not np.array_equal(recs, prow):
             return None
+    except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+        raise
     except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly
         return None
     return LeafLevels(values, defs_all, reps_all, meta.num_values)
@@ -2506,6 +2519,8 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
             meta = copy.copy(meta0)
             meta.num_values = count
             parts = pf._decode_chunk(buf, layout.offsets[q], meta, rg, d)
+        except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+            raise
         except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly
             return None
         if parts.num_rows != count:

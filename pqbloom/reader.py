@@ -37,9 +37,10 @@ from .encodings.rle import level_dtype
 from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetError, SchemaError, UnsupportedError
 from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
-from .limits import charge, current_budget, memory_budget, run_limited
+from .limits import charge, current_budget, memory_budget, out_of_memory, run_limited
 from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
 from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
+from .statistics import parse_created_by
 from .table import Column, Table
 
 __all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
@@ -559,11 +560,16 @@ class ParquetFile:
         total_values = meta.num_values
         if total_values is None or total_values < 0:
             raise CorruptFileError("negative value count in column metadata")
+        rows = self.metadata.row_groups[rg].num_rows
+        if max_rep == 0 and rows is not None and total_values > rows:
+            # one value per row: more is impossible, and a few bytes of RLE could make it gigabytes
+            raise CorruptFileError(f"column chunk claims {total_values:,} values for a row group of {rows:,} rows")
         max_def = desc.max_definition_level
         dictionary = None
         seen = 0
         pos = 0
         page_ordinal = 0
+        v2_always_compressed = _v2_flag_ignored(self.created_by)
         while seen < total_values:
             if pos >= len(buf):
                 if not extended:
@@ -627,8 +633,6 @@ class ParquetFile:
                 if n is None or n < 0 or n > total_values - seen:
                     raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                            offset=base + hdr_raw_start)
-                # a few bytes of RLE runs can honestly describe 2**31 levels: count them before decoding
-                charge(n * ((max_rep > 0) + (max_def > 0)), f"the levels of a page of {n:,} values")
                 raw = compression_mod.decompress(codec, body, usize)
                 p = 0
                 reps = defs = None
@@ -646,6 +650,7 @@ class ParquetFile:
                         defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n,
                                                       level_dtype(max_def))
                         p += used
+                    charge(n, f"the presence flags of a page of {n:,} values")
                     present = defs == max_def
                     page_present = present
                     n_present = int(present.sum())
@@ -658,23 +663,31 @@ class ParquetFile:
                 if dp2 is None:
                     raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
                 n = dp2.num_values
+                rows = dp2.num_rows
+                if max_rep == 0 and max_def == 0 and n is not None and n > total_values - seen \
+                        and rows is not None and 0 <= rows <= total_values - seen:
+                    # a required flat column holds one value per row and its page has no levels to
+                    # count: where num_values claims more than the chunk has left but num_rows fits,
+                    # the rows are what the chunk and the row group say, and what pyarrow and DuckDB
+                    # read (by rows); parquet-go wrote such pages. With levels, pyarrow refuses too.
+                    n = rows
                 dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
                 if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                         or dl + rl > len(body):
                     raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
-                charge(n * ((max_rep > 0) + (max_def > 0)), f"the levels of a page of {n:,} values")
                 reps = defs = None
                 if max_rep > 0:
                     reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n, level_dtype(max_rep))
                 if max_def > 0:
                     defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n, level_dtype(max_def))
+                    charge(n, f"the presence flags of a page of {n:,} values")
                     present = defs == max_def
                     page_present = present
                     n_present = int(present.sum())
                 else:
                     n_present = n
                 rest = body[rl + dl:]
-                if dp2.is_compressed is None or dp2.is_compressed:
+                if dp2.is_compressed is None or dp2.is_compressed or v2_always_compressed:
                     rest = compression_mod.decompress(codec, rest, usize - rl - dl)
                 enc = dp2.encoding
                 values_buf = memoryview(rest)
@@ -907,12 +920,17 @@ def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | N
     return _ChunkParts(pieces, present, total)
 
 
-# what numpy and the codecs raise on garbage; turned into CorruptFileError naming the chunk
+# what numpy and the codecs raise on garbage, turned into CorruptFileError naming the chunk; and
+# MemoryError, which is the machine's limit, not the file's fault (MemoryLimitError)
 _DECODE_FAILURES = (ValueError, IndexError, TypeError, OverflowError, MemoryError)
 
 
 def _located(exc: Exception, rg: int, desc: ColumnDescriptor) -> Exception:
     """The error to raise for a failure while decoding a chunk: typed, naming the row group and column."""
+    if isinstance(exc, MemoryError):
+        exc = out_of_memory(exc, f"column {desc.dotted_path!r} of row group {rg}")
+        exc.located = True  # type: ignore[attr-defined]
+        return exc
     if isinstance(exc, CorruptFileError):
         return exc if exc.column is not None else type(exc)(str(exc), row_group=rg, column=desc.dotted_path)
     if isinstance(exc, MemoryLimitError) and not getattr(exc, "located", False):
@@ -1103,6 +1121,14 @@ def _scatter(dense: Any, present: np.ndarray) -> Any:
     out = np.zeros(shape, dense.dtype)
     out[present] = dense
     return out
+
+
+def _v2_flag_ignored(created_by: str | None) -> bool:
+    """ARROW-10353: parquet-cpp before 2.0.0 (Arrow before 3.0) compressed the values of every v2 data
+    page with the column's codec yet stored ``is_compressed = false``; Arrow decompresses those pages
+    whatever the flag says, keyed on this writer version, and so do we (for no other writer)."""
+    writer = parse_created_by(created_by)
+    return writer is not None and writer[0] == "parquet-cpp" and writer[1] < (2, 0, 0)
 
 
 def _check_metadata(md: Any, offset: int) -> None:

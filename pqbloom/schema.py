@@ -19,7 +19,7 @@ from .errors import CorruptFileError, SchemaError, UnsupportedError
 from .format import T, gc_paused
 
 __all__ = ["LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
-           "nested_field", "decimal_flba_width", "PHYSICAL_NAMES"]
+           "nested_field", "decimal_flba_width", "PHYSICAL_NAMES", "MAX_SCHEMA_DEPTH", "check_field_depth"]
 
 PT = T.Type
 CT = T.ConvertedType
@@ -421,9 +421,24 @@ def decimal_flba_width(precision: int) -> int:
     return n
 
 
+def _check_bracket_depth(name: str, spec: str) -> None:
+    """Refuse a type string nested deeper than a file may be before parsing it (the parser recurses)."""
+    depth = deepest = 0
+    for ch in spec:
+        if ch == "<":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ">":
+            depth -= 1
+    if deepest + 2 > MAX_SCHEMA_DEPTH:  # each bracket is a level below the root; the leaf is one more
+        raise SchemaError(_too_deep(deepest + 2, f"column {name!r}"))
+
+
 def make_field(name: str, type_spec: str, *, nullable: bool = True, field_id: int | None = None) -> Field:
     """A field from a type string; ``list<T>``, ``map<K, V>`` and ``struct<a: T, b: U not null>`` give a
     :class:`NestedField` (members may end in ``not null``; a list element is nullable unless marked)."""
+    if "<" in type_spec:
+        _check_bracket_depth(name, type_spec)
     nf = _parse_nested(name, type_spec, nullable, field_id)
     if nf is not None:
         return nf
@@ -476,6 +491,7 @@ class Schema:
         """
         out = [T.SchemaElement(name="schema", num_children=len(self.fields))]
         for f in self.fields:
+            check_field_depth(f)
             _emit_thrift(f, out, None)
         return out
 
@@ -607,8 +623,17 @@ def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> 
     return True  # UNKNOWN: any type
 
 
+#: The deepest schema pqbloom reads or writes, in levels counting the root (pyarrow's default
+#: ``schema_depth_limit``; DuckDB stops at 500). The schema walks recurse once or twice per level, so
+#: this bound is what keeps every one of them far from Python's recursion limit.
+MAX_SCHEMA_DEPTH = 100
+
+
 def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], list[Any]]:
-    """Walk the flattened schema into leaf descriptors; validate counts and types as we go."""
+    """Walk the flattened schema into leaf descriptors; validate counts, types and depth as we go.
+
+    A schema deeper than :data:`MAX_SCHEMA_DEPTH` raises :class:`~pqbloom.errors.UnsupportedError`.
+    """
     if not elements:
         raise CorruptFileError("file schema is empty")
     root = elements[0]
@@ -622,9 +647,17 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
     flba = PT.FIXED_LEN_BYTE_ARRAY
     logical = LogicalType.from_thrift
 
-    def walk(n_children: int, prefix: tuple[str, ...], d: int, r: int, ancestors: list[Any]) -> None:
-        nonlocal pos
-        for _ in range(n_children):
+    nroot = root.num_children if root.num_children is not None else len(elements) - 1
+    # an explicit stack of open groups (children still to see, path, levels, ancestors): a footer may
+    # nest groups far deeper than Python recursion goes; its depth is checked before anything else
+    stack: list[tuple[list[int], tuple[str, ...], int, int, list[Any]]] = [([nroot], (), 0, 0, [])]
+    with gc_paused():  # a wide schema builds tens of thousands of objects
+        while stack:
+            left, prefix, d, r, ancestors = stack[-1]
+            if not left[0]:
+                stack.pop()
+                continue
+            left[0] -= 1
             if pos >= n_elements:
                 raise CorruptFileError("schema ends before all declared children were seen")
             el = elements[pos]
@@ -638,34 +671,75 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
             dd = d + 1 if rep == optional or rep == repeated else d
             rr = r + 1 if rep == repeated else r
             path = prefix + (name,)
+            if len(path) >= MAX_SCHEMA_DEPTH:
+                raise UnsupportedError(_too_deep(_schema_depth(elements), "the file's schema"))
             ptype = el.type
             nc = el.num_children
             if nc is not None and nc > 0 or ptype is None:
                 nc = nc or 0
                 if nc < 0 or nc > n_elements:
                     raise CorruptFileError(f"schema group {name!r} claims {nc} children")
-                walk(nc, path, dd, rr, ancestors + [el])
-            else:
-                if ptype not in types:
-                    raise CorruptFileError(f"schema element {name!r} has invalid physical type {ptype}")
-                tl = el.type_length
-                if ptype == flba and (tl is None or tl < 0):
-                    raise CorruptFileError(f"FIXED_LEN_BYTE_ARRAY column {name!r} lacks a valid type_length")
-                lt = logical(el)
-                if lt is not None:
-                    problem = malformed_annotation(lt)
-                    if problem is not None:
-                        raise CorruptFileError(f"column {'.'.join(path)!r}: {problem}")
-                    if not annotation_applies(lt, ptype, tl):
-                        lt = None
-                fld = Field(".".join(path), ptype, lt, rep != required, tl if ptype == flba else None,
-                            el.field_id)
-                leaves.append(ColumnDescriptor(path, el, dd, rr, len(leaves), fld, ancestors + [el]))
-
-    nroot = root.num_children if root.num_children is not None else len(elements) - 1
-    with gc_paused():  # a wide schema builds tens of thousands of objects
-        walk(nroot, (), 0, 0, [])
+                stack.append(([nc], path, dd, rr, ancestors + [el]))
+                continue
+            if ptype not in types:
+                raise CorruptFileError(f"schema element {name!r} has invalid physical type {ptype}")
+            tl = el.type_length
+            if ptype == flba and (tl is None or tl < 0):
+                raise CorruptFileError(f"FIXED_LEN_BYTE_ARRAY column {name!r} lacks a valid type_length")
+            lt = logical(el)
+            if lt is not None:
+                problem = malformed_annotation(lt)
+                if problem is not None:
+                    raise CorruptFileError(f"column {'.'.join(path)!r}: {problem}")
+                if not annotation_applies(lt, ptype, tl):
+                    lt = None
+            fld = Field(".".join(path), ptype, lt, rep != required, tl if ptype == flba else None,
+                        el.field_id)
+            leaves.append(ColumnDescriptor(path, el, dd, rr, len(leaves), fld, ancestors + [el]))
     return leaves, elements
+
+
+def _schema_depth(elements: list[Any]) -> int:
+    """Levels of a flattened schema, counting the root (a plain loop: no recursion, no validation)."""
+    deepest = 0
+    open_groups: list[int] = []
+    for el in elements:
+        while open_groups and open_groups[-1] == 0:
+            open_groups.pop()
+        if open_groups:
+            open_groups[-1] -= 1
+        nc = el.num_children if isinstance(el.num_children, int) else 0
+        if nc > 0 or el is elements[0]:
+            open_groups.append(max(nc, 0))
+            deepest = max(deepest, len(open_groups))
+        else:
+            deepest = max(deepest, len(open_groups) + 1)
+    return deepest
+
+
+def _too_deep(depth: int, what: str) -> str:
+    return (f"{what} is nested {depth:,} levels deep; pqbloom reads and writes at most {MAX_SCHEMA_DEPTH} "
+            "(as pyarrow does by default)")
+
+
+def field_depth(f: Field) -> int:
+    """Schema levels ``f`` is written as, the root not counted (lists and maps add a repeated group)."""
+    deepest = 0
+    todo: list[tuple[Field, int]] = [(f, 1)]
+    while todo:
+        g, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if isinstance(g, NestedField):
+            below = depth + (1 if g.kind == "struct" else 2)
+            todo.extend((c, below) for c in g.children)
+    return deepest
+
+
+def check_field_depth(f: Field) -> None:
+    """Refuse (SchemaError) a field nested deeper than a file may be (:data:`MAX_SCHEMA_DEPTH`)."""
+    depth = field_depth(f) + 1
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(_too_deep(depth, f"column {f.name!r}"))
 
 
 def flat_schema_from_leaves(leaves: list[ColumnDescriptor]) -> Schema:

@@ -19,7 +19,7 @@ import numpy as np
 
 from .arrays import BinaryArray
 from .errors import SchemaError
-from .schema import Field, NestedField, Schema, make_field
+from .schema import MAX_SCHEMA_DEPTH, Field, NestedField, Schema, make_field
 
 __all__ = ["Column", "Table"]
 
@@ -702,9 +702,12 @@ def _column_from_arrow(afield: Any, chunked: Any) -> Column:
 
     arr = chunked.combine_chunks() if hasattr(chunked, "combine_chunks") else chunked
     t = arr.type
-    from .nested import column_from_arrow, is_arrow_nested
+    from .nested import arrow_type_depth, column_from_arrow, is_arrow_nested
 
     if is_arrow_nested(t) or pa.types.is_null(t):
+        if arrow_type_depth(t) + 1 > MAX_SCHEMA_DEPTH:  # conversion recurses once per level
+            raise SchemaError(f"column {afield.name!r} is nested {arrow_type_depth(t) + 1:,} levels deep; "
+                              f"pqbloom reads and writes at most {MAX_SCHEMA_DEPTH}")
         return column_from_arrow(arr, afield.name, afield.nullable)
     name = afield.name
     nullable = afield.nullable

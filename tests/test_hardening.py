@@ -750,10 +750,11 @@ def test_memory_limit_stops_decompression_bombs():
 def test_memory_limit_covers_a_whole_directory_read(tmp_path):
     for i in range(2):
         pqbloom.write_table({"v": np.arange(MB, dtype=np.int64)}, str(tmp_path / f"part-{i}.parquet"))
-    # each file decodes to ~16 MB (8 MB of pages + the 8 MB result); two do not fit in 24 MB
-    assert pqbloom.read_table(str(tmp_path / "part-0.parquet"), memory_limit=24 * MB).num_rows == MB
+    # each file decodes to ~24 MB (8 MB of pages, their 8 MB of decoded values, the 8 MB result); two
+    # do not fit in 32 MB
+    assert pqbloom.read_table(str(tmp_path / "part-0.parquet"), memory_limit=32 * MB).num_rows == MB
     with pytest.raises(pqbloom.errors.MemoryLimitError):
-        pqbloom.read_table(str(tmp_path), memory_limit=24 * MB)
+        pqbloom.read_table(str(tmp_path), memory_limit=32 * MB)
     assert pqbloom.read_table(str(tmp_path), memory_limit=64 * MB).num_rows == 2 * MB
 
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..errors import CorruptFileError
 from ..format import T
+from ..limits import charge
 from .rle import Buffer, as_u8
 
 __all__ = ["encode_byte_stream_split", "decode_byte_stream_split"]
@@ -58,6 +59,7 @@ def decode_byte_stream_split(buf: Buffer, ptype: int, count: int,
     need = count * w
     if len(u8) < need:
         raise CorruptFileError(f"BYTE_STREAM_SPLIT: {count} values need {need} bytes, only {len(u8)} available")
+    charge(need, f"{count:,} BYTE_STREAM_SPLIT values")
     mat = np.ascontiguousarray(u8[:need].reshape(w, count).T)
     if ptype in _DTYPES:
         native = _DTYPES[ptype].newbyteorder("=")

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
+from ..limits import charge
 from .dictionary import padded_rows
 from .rle import Buffer, _bit_pack_u8, _unpack_groups, as_u8, read_uleb128, uleb128
 
@@ -204,6 +205,9 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
             raise CorruptFileError("DELTA_BINARY_PACKED: miniblock data truncated")
         pos = end
     first = _unzigzag_u64(zfirst)
+    # blocks of bit width 0 hold 65,536 values in a few bytes: count the result, the unpacked deltas and
+    # their block minimums before making them
+    charge(24 * count, f"{count:,} DELTA_BINARY_PACKED values")
     out = np.empty(max(count, 1), np.uint64)
     out[0] = first
     if need:
@@ -247,6 +251,7 @@ def decode_delta_length_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray
     lens, used = decode_delta_binary_packed(buf if isinstance(buf, bytes) else u8, count, np.int32)
     if len(lens) and int(lens.min()) < 0:
         raise CorruptFileError("DELTA_LENGTH_BYTE_ARRAY: negative value length")
+    charge(8 * (len(lens) + 1), f"the offsets of {len(lens):,} DELTA_LENGTH_BYTE_ARRAY values")
     offsets = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=offsets[1:])
     total = int(offsets[-1])
@@ -350,6 +355,7 @@ def decode_delta_byte_array(buf: Buffer, count: int, type_length: int | None = N
     suffixes, used2 = decode_delta_length_byte_array(u8[used:], count)
     used += used2
     n = len(prefix)
+    charge(32 * n, f"the lengths of {n:,} DELTA_BYTE_ARRAY values")
     p = prefix.astype(np.int64)
     slen = suffixes.lengths()
     lens = p + slen
@@ -362,6 +368,9 @@ def decode_delta_byte_array(buf: Buffer, count: int, type_length: int | None = N
     np.cumsum(lens, out=offsets[1:])
     if type_length is not None and n and bool((lens != type_length).any()):
         raise CorruptFileError(f"DELTA_BYTE_ARRAY: value length differs from type length {type_length}")
+    if n and bool(p.any()):
+        # inherited prefixes are where a small page grows most: n copies of one long value
+        charge(2 * int(offsets[-1]) + 2 * n, f"{n:,} DELTA_BYTE_ARRAY values of {int(offsets[-1]):,} bytes")
     if n == 0 or not bool(p.any()):
         result = suffixes
     else:

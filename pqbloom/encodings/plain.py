@@ -15,6 +15,7 @@ import numpy as np
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format import T
+from ..limits import charge
 from .rle import Buffer, as_u8
 
 __all__ = ["encode_plain", "decode_plain", "fixed_width_dtype", "value_width", "encode_plain_byte_array",
@@ -120,6 +121,7 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
     if ptype == T.Type.BOOLEAN:
         need = (count + 7) // 8
         _need(u8, need, count, "BOOLEAN")
+        charge(count, f"{count:,} PLAIN booleans")  # a byte per bit
         return np.unpackbits(u8[:need], bitorder="little", count=count).view(bool), need
     if ptype == T.Type.BYTE_ARRAY:
         return decode_plain_byte_array(u8, count)
@@ -128,6 +130,7 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
         raise ValueError(f"unknown physical type {ptype}")
     need = count * width
     _need(u8, need, count, T.Type._VALUES_TO_NAMES.get(ptype, str(ptype)))
+    charge(need, f"{count:,} PLAIN values")
     if ptype in _NUMERIC:
         return u8[:need].copy().view(_NUMERIC[ptype]).astype(_NATIVE[ptype], copy=False), need
     return u8[:need].copy().reshape(count, width), need
@@ -155,6 +158,8 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     if 4 * count > size:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
                                f"only {size} available")
+    # offsets, the value bytes, and the general path's prefix positions and mask
+    charge(8 * (count + 1) + size + 8 * count + size, f"{count:,} PLAIN BYTE_ARRAY values")
     first = int.from_bytes(u8[:4].tobytes(), "little")
     stride = 4 + first
     if stride * count <= size:

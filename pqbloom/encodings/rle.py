@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CorruptFileError
+from ..limits import charge
 
 __all__ = [
     "as_u8",
@@ -452,6 +453,8 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -
     count = _check_count(count, "RLE/bit-packed hybrid")
     dt = _out_dtype(bit_width, dtype)
     if bit_width == 0 or count == 0:
+        # no bytes needed at all: the count alone sizes the result, so it is charged first
+        charge(count * dt.itemsize, f"{count:,} RLE/bit-packed values")
         return np.zeros(count, dt), 0
     u8 = as_u8(buf)
     b = buf if isinstance(buf, bytes) else u8.tobytes()
@@ -460,6 +463,7 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -
     heads, pos, got, ok = _chase(b, bit_width, count, 0, 0, _PROBE_RUNS)
     if ok and got >= count and len(heads) == 1 and pos <= len(b):
         # a single run (the levels of a small page, or of one without nulls): no numpy run scan
+        charge(count * dt.itemsize, f"{count:,} RLE/bit-packed values")
         if not b[0] & 1:
             v = int.from_bytes(b[pos - (bit_width + 7) // 8:pos], "little")
             if dt != np.dtype(np.int32) and v >> bit_width:
@@ -481,6 +485,9 @@ def _decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -
             runs = _finish_runs(u8, np.array(heads, np.int64), bit_width, count)
     if runs is None:  # malformed: the plain loop says precisely what is wrong
         runs = _scan_runs_loop(b, bit_width, count)
+    # a few bytes of runs can honestly hold 2**31 values: count what they expand to (the values, and
+    # the mask placing bit-packed runs among RLE runs) before making it
+    charge(count * (dt.itemsize + 1), f"{count:,} RLE/bit-packed values")
     return _materialize(u8, runs, bit_width, count, dt), runs[5]
 
 
@@ -787,11 +794,13 @@ def decode_bit_packed_levels(buf: Buffer, bit_width: int, count: int) -> np.ndar
         raise CorruptFileError(f"bit width {bit_width} out of range 0..32")
     count = _check_count(count, "BIT_PACKED levels")
     if bit_width == 0:
+        charge(4 * count, f"{count:,} BIT_PACKED levels")
         return np.zeros(count, np.int32)
     u8 = as_u8(buf)
     need = (count * bit_width + 7) // 8
     if len(u8) < need:
         raise CorruptFileError(f"BIT_PACKED levels truncated: need {need} bytes, have {len(u8)}")
+    charge(count * (bit_width + 8 + 8 + 4), f"{count:,} BIT_PACKED levels")  # bits, weights product, result
     bits = np.unpackbits(u8[:need], bitorder="big", count=count * bit_width).reshape(count, bit_width)
     weights = np.int64(1) << np.arange(bit_width - 1, -1, -1, dtype=np.int64)
     vals = bits.astype(np.int64) @ weights
@@ -805,5 +814,5 @@ def encode_rle_booleans(values: np.ndarray) -> bytes:
 
 def decode_rle_booleans(buf: Buffer, count: int) -> tuple[np.ndarray, int]:
     """Decode RLE booleans; return (bool array, bytes consumed)."""
-    vals, used = decode_levels_v1(buf, 1, count)
-    return vals.astype(bool), used
+    vals, used = decode_levels_v1(buf, 1, count, np.int8)  # 0 or 1 (checked): a bool view, no int32 detour
+    return vals.view(bool), used
