@@ -10,6 +10,7 @@ hold the old and the new file's keys while the new file is renamed into place. p
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import random
@@ -145,8 +146,6 @@ def test_external_key_material_is_only_committed_with_its_own_file(tmp_path):
     props = props_for(tmp_path / "a.parquet")
     with pytest.raises(EncryptionError, match="a.parquet"):
         pqbloom.write_table(table(1, 10), tmp_path / "b.parquet", encryption_properties=props)
-    import io
-
     with pytest.raises(EncryptionError, match="a.parquet"):
         pqbloom.write_table(table(1, 10), io.BytesIO(), encryption_properties=props)
     assert os.listdir(tmp_path) == []
