@@ -33,7 +33,10 @@ KMS configuration file (``--kms-config``), JSON; only ``master_keys`` is needed 
 
 Master keys live in an :class:`pqbloom.InMemoryKms`; each file gets fresh data keys, wrapped
 into its key metadata exactly as parquet-java's ``PropertiesDrivenCryptoFactory`` does, so the
-same master keys read the file back in pyarrow or Spark. Key values are never printed.
+same master keys read the file back in pyarrow or Spark. Key values are never printed. With
+``"internal_key_material": false`` the keys go to ``_KEY_MATERIAL_FOR_<output>.json``, committed
+together with the output (:mod:`pqbloom.crypto.key_material`): a conversion that fails leaves an
+older output and its keys as they were.
 """
 
 from __future__ import annotations

@@ -326,7 +326,9 @@ class ParquetWriter:
             from .crypto_io import WriterEncryption  # encryption is wired in its own module
 
             self._crypto = WriterEncryption(self.options.encryption_properties, schema)
-        self._sink = open_sink(where, fsync=self.options.fsync)
+        # external key material (a sidecar) is committed together with the file, never before it
+        self._sink = open_sink(where, fsync=self.options.fsync,
+                               companion=getattr(self.options.encryption_properties, "key_material", None))
         self._row_groups: list[Any] = []
         #: one entry per Bloom filter written: its size, the distinct values it holds, bits per value, est. FPP
         self.bloom_filter_stats: list[dict[str, Any]] = []

@@ -56,6 +56,7 @@ from pqbloom.errors import (
     KeyNotFoundError,
 )
 from pqbloom.format import T, decode, decode_prefix, encode
+from pqbloom.io import AtomicFileSink
 
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "parquet-testing" / "data"
 
@@ -400,6 +401,13 @@ def _file_with_footer(ctx, columns: list[list[str]]) -> tuple[bytes, T.FileMetaD
     fmd = T.FileMetaData(version=2, schema=[T.SchemaElement(name="schema", num_children=0)], num_rows=10,
                          row_groups=[T.RowGroup(columns=chunks, total_byte_size=0, num_rows=10, ordinal=0)])
     return ctx.magic + ctx.footer_tail(fmd), fmd
+
+
+def _commit(path: Path, data: bytes, props: FileEncryptionProperties) -> None:
+    """Publish hand-built file bytes as the writer does: external key material is committed with them."""
+    sink = AtomicFileSink(path, companion=props.key_material)
+    sink.write(data)
+    sink.commit()
 
 
 def _split_tail(data: bytes) -> tuple[bytes, bytes]:
@@ -926,15 +934,23 @@ def test_crypto_factory_roundtrip(tmp_path, double_wrapping, internal):
         assert column_md["masterKeyID"] == "kc2"
         assert not Path(key_material_path(file_path)).exists()
     else:
-        assert footer_md == {"keyMaterialType": "PKMT1", "internalStorage": False, "keyReference": "footerKey"}
+        gen = props.key_material.generation  # this write's own key ids: footerKey.<gen>, columnKey<i>.<gen>
+        assert len(gen) == 16 and int(gen, 16) >= 0
+        assert footer_md == {"keyMaterialType": "PKMT1", "internalStorage": False,
+                             "keyReference": f"footerKey.{gen}"}
+        assert not Path(key_material_path(file_path)).exists()  # written only with the file
+    ctx = props.new_file_context()
+    data, _ = _file_with_footer(ctx, [["a"], ["b", "c"], ["d"], ["e"]])
+    _commit(file_path, data, props)
+    if not internal:
         sidecar = json.loads(Path(key_material_path(file_path)).read_text())
-        assert set(sidecar) == {"footerKey", "columnKey0", "columnKey1", "columnKey2"}
-        assert json.loads(sidecar["footerKey"])["isFooterKey"] is True
-        assert "internalStorage" not in json.loads(sidecar["columnKey0"])
+        assert set(sidecar) == {f"{k}.{gen}" for k in ("footerKey", "columnKey0", "columnKey1", "columnKey2")}
+        assert json.loads(sidecar[f"footerKey.{gen}"])["isFooterKey"] is True
+        assert "internalStorage" not in json.loads(sidecar[f"columnKey0.{gen}"])
     if double_wrapping:
         assert kms.wraps == 3  # one KEK per master key, reused for every DEK
         material = footer_md if internal else json.loads(
-            json.loads(Path(key_material_path(file_path)).read_text())["footerKey"])
+            json.loads(Path(key_material_path(file_path)).read_text())[f"footerKey.{gen}"])
         assert len(base64.b64decode(material["keyEncryptionKeyID"])) == 16
     else:
         assert kms.wraps == 4  # every DEK goes to the KMS
@@ -952,8 +968,6 @@ def test_crypto_factory_roundtrip(tmp_path, double_wrapping, internal):
     assert reader_kms.unwraps == (3 if double_wrapping else 4)  # KEKs cached by id
 
     # end to end through the module layer
-    ctx = props.new_file_context()
-    data, _ = _file_with_footer(ctx, [["a"], ["b", "c"], ["d"], ["e"]])
     fmd, dctx = read_footer(*_split_tail(data), dprops)
     assert dctx.column_meta_data(fmd.row_groups[0].columns[2], 0, 2).statistics.max_value == b"\x09"
 
@@ -1123,7 +1137,7 @@ def test_our_key_metadata_unwraps_in_pyarrow(tmp_path, double_wrapping, internal
     fcm.key_metadata = props.footer_key_metadata
     new_region = encode(fcm) + region[used:]
     body = data[: len(data) - 8 - len(region)]
-    path.write_bytes(body + new_region + struct.pack("<I", len(new_region)) + b"PARE")
+    _commit(path, body + new_region + struct.pack("<I", len(new_region)) + b"PARE", props)
     # our reader agrees first
     dprops = factory.file_decryption_properties(KmsConnectionConfig(), file_path=path)
     assert read_footer(*_split_tail(path.read_bytes()), dprops)[0].num_rows == 20

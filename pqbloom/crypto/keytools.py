@@ -5,7 +5,8 @@ Every file gets random data keys (DEKs). A DEK is wrapped by a KMS master key, e
 (single wrapping) or through a key-encryption key (KEK) that is itself wrapped by the KMS
 (double wrapping, the default). The wrapped material is the PKMT1 JSON format, stored in the
 file's key_metadata (internal storage) or in a sidecar ``_KEY_MATERIAL_FOR_<file name>.json``
-next to the file (external storage), with key_metadata then holding only a reference.
+next to the file (external storage), with key_metadata then holding only a reference; the
+sidecar is committed together with the file (:mod:`pqbloom.crypto.key_material`).
 
 Local wrapping (KEK wrapping a DEK, and the in-memory KMS) is
 ``base64(nonce(12) || AES-GCM ciphertext || tag(16))`` with an AAD: the raw KEK id bytes for a
@@ -20,7 +21,6 @@ import base64
 import binascii
 import json
 import os
-import tempfile
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -34,6 +34,15 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ..errors import AuthenticationError, DecryptionError, EncryptionError, KeyNotFoundError
 from .ciphers import AES_GCM_V1, ALGORITHMS, NONCE_LENGTH, check_key
+from .key_material import (
+    KEY_MATERIAL_FILE_PREFIX,
+    ExternalKeyMaterial,
+    commit_lock,
+    key_material_path,
+    new_generation,
+    read_key_material,
+    replace_key_material,
+)
 from .properties import FileDecryptionProperties, FileEncryptionProperties, column_path
 
 __all__ = [
@@ -50,8 +59,6 @@ __all__ = [
 ]
 
 KEY_MATERIAL_TYPE = "PKMT1"
-KEY_MATERIAL_FILE_PREFIX = "_KEY_MATERIAL_FOR_"
-KEY_MATERIAL_FILE_SUFFIX = ".json"
 FOOTER_KEY_REFERENCE = "footerKey"
 COLUMN_KEY_REFERENCE_PREFIX = "columnKey"
 KEK_LENGTH = 16
@@ -213,13 +220,6 @@ class DecryptionConfiguration:
 # key material
 
 
-def key_material_path(file_path: str | os.PathLike[str]) -> str:
-    """Path of the external key-material sidecar of a Parquet file."""
-    path = os.fspath(file_path)
-    directory, name = os.path.split(path)
-    return os.path.join(directory, KEY_MATERIAL_FILE_PREFIX + name + KEY_MATERIAL_FILE_SUFFIX)
-
-
 def _dumps(obj: Mapping[str, Any]) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
@@ -304,8 +304,10 @@ class CryptoFactory:
     ) -> FileEncryptionProperties:
         """Fresh random data keys for one file, wrapped into PKMT1 key metadata.
 
-        With ``internal_key_material=False`` the key material is written right away to
-        ``_KEY_MATERIAL_FOR_<name>.json`` next to ``file_path``.
+        With ``internal_key_material=False`` the key material goes to ``_KEY_MATERIAL_FOR_<name>.json``
+        beside ``file_path``, but only when the file written with these properties is committed
+        (``properties.key_material``, see :mod:`pqbloom.crypto.key_material`); the properties serve
+        that path only. The key ids are this write's own (``footerKey.<generation>``...).
         """
         cfg = encryption_config
         if not cfg.footer_key:
@@ -326,6 +328,7 @@ class CryptoFactory:
         client = self._client(kms_connection_config, lifetime)
         dek_length = cfg.data_key_length_bits // 8
         external: dict[str, str] = {}
+        generation = new_generation()
 
         def material(dek: bytes, master_id: str, is_footer: bool, reference: str) -> bytes:
             mat = self._wrap(client, kms_connection_config, dek, master_id, is_footer, cfg.double_wrapping,
@@ -337,7 +340,7 @@ class CryptoFactory:
             return _dumps(ref).encode("utf-8")
 
         footer_dek = os.urandom(dek_length)
-        footer_metadata = material(footer_dek, cfg.footer_key, True, FOOTER_KEY_REFERENCE)
+        footer_metadata = material(footer_dek, cfg.footer_key, True, f"{FOOTER_KEY_REFERENCE}.{generation}")
         column_keys: dict[str, bytes] = {}
         column_metadata: dict[str, bytes] = {}
         index = 0
@@ -347,12 +350,10 @@ class CryptoFactory:
                     raise EncryptionError(f"column {col!r} is listed under more than one master key")
                 dek = os.urandom(dek_length)
                 column_keys[col] = dek
-                column_metadata[col] = material(dek, master_id, False, f"{COLUMN_KEY_REFERENCE_PREFIX}{index}")
+                column_metadata[col] = material(dek, master_id, False,
+                                                f"{COLUMN_KEY_REFERENCE_PREFIX}{index}.{generation}")
                 index += 1
-        if not cfg.internal_key_material:
-            assert file_path is not None
-            _write_atomically(key_material_path(file_path), _dumps(external))
-        return FileEncryptionProperties(
+        props = FileEncryptionProperties(
             footer_dek,
             column_keys or None,
             algorithm=algorithm,
@@ -360,6 +361,10 @@ class CryptoFactory:
             footer_key_metadata=footer_metadata,
             column_key_metadata=column_metadata or None,
         )
+        if not cfg.internal_key_material:
+            assert file_path is not None
+            props.key_material = ExternalKeyMaterial(file_path, generation, external)
+        return props
 
     def _wrap(self, client: KmsClient, config: KmsConnectionConfig, dek: bytes, master_id: str, is_footer: bool,
               double: bool, lifetime: float, *, internal: bool) -> dict[str, Any]:
@@ -387,6 +392,42 @@ class CryptoFactory:
             mat[_WRAPPED_DEK] = client.wrap_key(dek, master_id)
             mat[_DOUBLE] = False
         return mat
+
+    # -- key rotation ------------------------------------------------------------------------
+
+    def rotate_master_keys(
+        self,
+        kms_connection_config: KmsConnectionConfig,
+        file_path: str | os.PathLike[str],
+        *,
+        double_wrapping: bool = True,
+        cache_lifetime: timedelta | float = timedelta(minutes=10),
+    ) -> None:
+        """Rewrap the keys in a file's key-material sidecar with the KMS's current master keys.
+
+        Like pyarrow's ``CryptoFactory.rotate_master_keys`` and parquet-java's
+        ``KeyToolkit.rotateMasterKeys``, for files with external key material; unlike them it also
+        takes pqbloom's per-write key ids (``footerKey.<generation>``), telling footer keys by their
+        ``isFooterKey`` field rather than by the id. The data keys, and so the file, do not change;
+        the sidecar is replaced atomically, under the same lock as pqbloom's writes to the file.
+        """
+        lifetime = _seconds(cache_lifetime)
+        path = os.path.abspath(os.fspath(file_path))
+        unwrapper = _KeyUnwrapper(self, kms_connection_config, lifetime, path)
+        self._write_keks.clear()  # new KEKs: the cached ones are wrapped with the old master keys
+        with commit_lock(path):
+            store = read_key_material(key_material_path(path))
+            client = self._client(kms_connection_config, lifetime)
+            rotated: dict[str, str] = {}
+            for key_id, text in store.items():
+                if not isinstance(text, str):
+                    raise KeyNotFoundError(f"key material file entry {key_id!r} is not a string")
+                material = _parse_json_object(text, f"key material {key_id!r}")
+                dek = unwrapper.unwrap(material)
+                rotated[key_id] = _dumps(self._wrap(
+                    client, kms_connection_config, dek, material[_MASTER], bool(material.get(_IS_FOOTER)),
+                    double_wrapping, lifetime, internal=False))
+            replace_key_material(path, rotated)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -426,13 +467,9 @@ class _KeyUnwrapper:
         if self.file_path is None:
             raise KeyNotFoundError("key material is stored outside the file; the file path is needed to find it")
         with self._lock:
-            if self._external is None:
-                path = key_material_path(self.file_path)
-                try:
-                    with open(path, "rb") as fh:
-                        self._external = _parse_json_object(fh.read(), f"key material file {path!r}")
-                except OSError as exc:
-                    raise KeyNotFoundError(f"cannot read key material file {path!r}: {exc.strerror}") from None
+            if self._external is None or reference not in self._external:
+                # first use, or an id the sidecar read earlier lacks: the file was rewritten since
+                self._external = read_key_material(key_material_path(self.file_path))
             store = self._external
         text = store.get(reference)
         if not isinstance(text, str):
@@ -453,9 +490,10 @@ class _KeyUnwrapper:
             material = self._external_material(reference)
         else:
             raise KeyNotFoundError("key metadata lacks a boolean internalStorage field")
-        return self._unwrap(material)
+        return self.unwrap(material)
 
-    def _unwrap(self, mat: Mapping[str, Any]) -> bytes:
+    def unwrap(self, mat: Mapping[str, Any]) -> bytes:
+        """The data key of one PKMT1 key material object."""
         if mat.get(_TYPE, KEY_MATERIAL_TYPE) != KEY_MATERIAL_TYPE:
             raise KeyNotFoundError(f"key material type {mat.get(_TYPE)!r} is not {KEY_MATERIAL_TYPE!r}")
         master_id, wrapped_dek = mat.get(_MASTER), mat.get(_WRAPPED_DEK)
@@ -489,17 +527,3 @@ class _KeyUnwrapper:
             self.factory._read_keks.put(cache_key, kek, self.lifetime)
         return decrypt_key_locally(wrapped_dek, kek, kek_id)
 
-
-def _write_atomically(path: str, text: str) -> None:
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix="_TMP", suffix=KEY_MATERIAL_FILE_SUFFIX, dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

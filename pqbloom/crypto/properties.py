@@ -17,6 +17,7 @@ import os
 import struct
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..errors import AuthenticationError, CryptoError, DecryptionError, EncryptionError, KeyNotFoundError
 from ..format import T, decode, decode_prefix, encode
@@ -32,6 +33,9 @@ from .ciphers import (
     check_key,
     redact,
 )
+
+if TYPE_CHECKING:
+    from ..io import CommitCompanion
 
 __all__ = [
     "AAD_FILE_UNIQUE_LENGTH",
@@ -148,6 +152,9 @@ class FileEncryptionProperties:
                 metadata[name] = md
         self.column_key_metadata = metadata
         self._counter = InvocationCounter(invocation_limit)
+        #: key material stored outside the file, which the writer commits together with the file
+        #: (set by :meth:`pqbloom.crypto.CryptoFactory.file_encryption_properties`)
+        self.key_material: CommitCompanion | None = None
 
     # -- queries ---------------------------------------------------------------------------
 
