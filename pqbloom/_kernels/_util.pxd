@@ -1,0 +1,60 @@
+# Shared inline helpers of the kernels (cimported; no module of their own).
+#
+# Byte loads go through memcpy: unaligned access is fine on every platform the wheels target, and
+# the compiler turns a fixed-size memcpy into one load. Parquet is little-endian on disk, so a
+# big-endian host swaps bytes after loading.
+
+from libc.stdint cimport int64_t, uint8_t, uint32_t, uint64_t
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    static inline uint64_t pqb_load_le64(const uint8_t *p) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        v = __builtin_bswap64(v);
+    #endif
+        return v;
+    }
+    static inline uint32_t pqb_load_le32(const uint8_t *p) {
+        uint32_t v;
+        memcpy(&v, p, 4);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        v = __builtin_bswap32(v);
+    #endif
+        return v;
+    }
+    """
+    uint64_t load_le64 "pqb_load_le64"(const uint8_t *p) noexcept nogil
+    uint32_t load_le32 "pqb_load_le32"(const uint8_t *p) noexcept nogil
+
+
+cdef inline const uint8_t *u8_ptr(const uint8_t[::1] view) noexcept nogil:
+    """The first byte of a (possibly empty) byte view; NULL when empty (never dereferenced then)."""
+    if view.shape[0] == 0:
+        return NULL
+    return &view[0]
+
+
+cdef inline uint8_t *u8_mut(uint8_t[::1] view) noexcept nogil:
+    """:func:`u8_ptr` of a writable view."""
+    if view.shape[0] == 0:
+        return NULL
+    return &view[0]
+
+
+cdef inline int64_t check_offsets(const int64_t *off, int64_t n, int64_t size) noexcept nogil:
+    """0 when ``off[0..n]`` (n + 1 entries) are non-decreasing and within ``0..size``, else -1.
+
+    Every kernel over offsets + data calls this first, so its inner loops may slice ``data`` by
+    any two consecutive offsets without a further check.
+    """
+    cdef int64_t i
+    if off[0] < 0 or off[n] > size:
+        return -1
+    for i in range(n):
+        if off[i + 1] < off[i]:
+            return -1
+    return 0
