@@ -58,6 +58,11 @@ def _load_extension() -> tuple[Any, Any, Any, Any] | None:
 
 
 _ext = _load_extension()
+# the compiled modules (Any: they have no stubs); only used while COMPILED, so never None then
+_binary: Any
+_decimals: Any
+_hybrid: Any
+_levels: Any
 _binary, _decimals, _hybrid, _levels = _ext if _ext is not None else (None, None, None, None)
 
 #: the compiled extension could be imported
