@@ -24,6 +24,7 @@ The kernels:
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
@@ -49,20 +50,16 @@ __all__ = [
 ]
 
 
-def _load_extension() -> tuple[Any, Any, Any, Any] | None:
+def _load_extension() -> tuple[Any, ...] | None:
     try:
-        from ._kernels import binary, decimals, hybrid, levels
-    except ImportError:
+        return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
+                     for name in ("binary", "decimals", "hybrid", "levels"))
+    except ImportError:  # not built (no C compiler at install time, or a source checkout)
         return None
-    return binary, decimals, hybrid, levels
 
 
 _ext = _load_extension()
-# the compiled modules (Any: they have no stubs); only used while COMPILED, so never None then
-_binary: Any
-_decimals: Any
-_hybrid: Any
-_levels: Any
+# the compiled modules (no stubs: Any); used only while COMPILED, so never None then
 _binary, _decimals, _hybrid, _levels = _ext if _ext is not None else (None, None, None, None)
 
 #: the compiled extension could be imported

@@ -18,6 +18,12 @@ cdef extern from *:
     #endif
         return v;
     }
+    static inline uint64_t pqb_bswap64(uint64_t v) {
+        /* portable byte swap (compilers turn it into one instruction) */
+        return ((v & 0xFFULL) << 56) | ((v & 0xFF00ULL) << 40) | ((v & 0xFF0000ULL) << 24)
+             | ((v & 0xFF000000ULL) << 8) | ((v >> 8) & 0xFF000000ULL) | ((v >> 24) & 0xFF0000ULL)
+             | ((v >> 40) & 0xFF00ULL) | (v >> 56);
+    }
     static inline uint32_t pqb_load_le32(const uint8_t *p) {
         uint32_t v;
         memcpy(&v, p, 4);
@@ -29,6 +35,7 @@ cdef extern from *:
     """
     uint64_t load_le64 "pqb_load_le64"(const uint8_t *p) noexcept nogil
     uint32_t load_le32 "pqb_load_le32"(const uint8_t *p) noexcept nogil
+    uint64_t bswap64 "pqb_bswap64"(uint64_t v) noexcept nogil
 
 
 cdef inline const uint8_t *u8_ptr(const uint8_t[::1] view) noexcept nogil:

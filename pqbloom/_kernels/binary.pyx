@@ -7,11 +7,11 @@ data) and every length prefix against the bytes left, so no read or write leaves
 are int64; a sum that could overflow is checked before it is made.
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.string cimport memcmp, memcpy, memmove
 
-from pqbloom._kernels._util cimport check_offsets, load_le32, u8_mut, u8_ptr
+from pqbloom._kernels._util cimport bswap64, check_offsets, load_le32, load_le64, u8_mut, u8_ptr
 
 # error codes (negative returns); details in ``info``
 PREFIX_PAST_END = -1  # info: the value whose length prefix is cut off
@@ -311,21 +311,35 @@ cdef inline int _cmp(const uint8_t *a, int64_t la, const uint8_t *b, int64_t lb)
     return (la > lb) - (la < lb)
 
 
+cdef inline uint64_t _key(const uint8_t *v, int64_t ln, int64_t room) noexcept nogil:
+    """The first 8 bytes of a value (zero-padded) as a big-endian word: comparing keys compares
+    the values' first 8 bytes. ``room``: bytes readable from ``v`` (8-byte loads stay inside)."""
+    cdef uint64_t k = 0
+    cdef int64_t j
+    if ln >= 8 and room >= 8:
+        return bswap64(load_le64(v))
+    for j in range(ln if ln < 8 else 8):
+        k |= <uint64_t>v[j] << (56 - 8 * j)
+    return k
+
+
 cdef int64_t _argminmax(const int64_t *off, int64_t n, const uint8_t *src, int64_t size,
                         int64_t *result) noexcept nogil:
     cdef int64_t i, lo = 0, hi = 0, ln, lo_len, hi_len
+    cdef uint64_t key, lo_key, hi_key
     if check_offsets(off, n, size):
         return E_BAD_OFFSETS
     lo_len = hi_len = off[1] - off[0]
+    lo_key = hi_key = _key(src + off[0], lo_len, size - off[0])
     for i in range(1, n):
         ln = off[i + 1] - off[i]
-        # strict comparisons keep the first of equal values, as the numpy reference does
-        if _cmp(src + off[i], ln, src + off[lo], lo_len) < 0:
-            lo = i
-            lo_len = ln
-        elif _cmp(src + off[i], ln, src + off[hi], hi_len) > 0:
-            hi = i
-            hi_len = ln
+        key = _key(src + off[i], ln, size - off[i])
+        # the first 8 bytes decide most comparisons; equal keys fall back to the whole values.
+        # Strict comparisons keep the first of equal values, as the numpy reference does.
+        if key < lo_key or (key == lo_key and _cmp(src + off[i], ln, src + off[lo], lo_len) < 0):
+            lo, lo_len, lo_key = i, ln, key
+        elif key > hi_key or (key == hi_key and _cmp(src + off[i], ln, src + off[hi], hi_len) > 0):
+            hi, hi_len, hi_key = i, ln, key
     result[0] = lo
     result[1] = hi
     return 0

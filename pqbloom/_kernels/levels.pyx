@@ -11,7 +11,7 @@ Every write into an output is within the sizes checked on entry; a dense input w
 than the levels say is detected before it is read past.
 """
 
-from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy, memset
 
 from pqbloom._kernels._util cimport u8_mut, u8_ptr
@@ -31,24 +31,28 @@ ctypedef fused level_t:
     uint8_t  # a presence mask (numpy bool viewed as uint8): max_level 1
 
 
-cdef inline void _copy_item(uint8_t *dst, const uint8_t *src, int64_t w) noexcept nogil:
-    # the common sizes become single loads and stores
-    if w == 8:
-        memcpy(dst, src, 8)
-    elif w == 4:
-        memcpy(dst, src, 4)
-    elif w == 2:
-        memcpy(dst, src, 2)
-    elif w == 1:
-        dst[0] = src[0]
-    else:
-        memcpy(dst, src, <size_t>w)
+ctypedef fused item_t:  # fixed-width values moved as whole words
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
 
 
-cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
-                            int64_t w, uint8_t *dst, uint8_t *validity) noexcept nogil:
-    cdef int64_t i, k = 0, b, j, stop
+cdef int64_t _count_present(const level_t *lv, int64_t n, level_t top) noexcept nogil:
+    cdef int64_t i, c = 0
+    for i in range(n):
+        c += lv[i] == top
+    return c
+
+
+cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const item_t *src, int64_t ndense,
+                         item_t *dst, uint8_t *validity) noexcept nogil:
+    """The scatter for 1, 2, 4 and 8-byte values, without a branch per slot: every slot reads a
+    dense value (clamped to the last one, so never past ``src``) and keeps it or zero."""
+    cdef int64_t i, k = 0, b, j, stop, last = ndense - 1
     cdef uint8_t bits
+    cdef int p
+    cdef item_t v
     for b in range((n + 7) >> 3):  # one validity byte per 8 slots
         bits = 0
         stop = n - 8 * b
@@ -56,18 +60,60 @@ cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uin
             stop = 8
         for j in range(stop):
             i = 8 * b + j
-            if lv[i] == top:
-                if k >= ndense:
-                    return E_COUNT_MISMATCH
-                _copy_item(dst + i * w, src + k * w, w)
+            p = lv[i] == top
+            v = src[k if k < last else last]
+            dst[i] = v if p else 0
+            k += p
+            bits |= p << j
+        validity[b] = bits
+
+
+cdef void _scatter_rows(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
+                        int64_t w, uint8_t *dst, uint8_t *validity) noexcept nogil:
+    """The scatter for rows of any width (FIXED_LEN_BYTE_ARRAY, INT96)."""
+    cdef int64_t i, k = 0, b, j, stop
+    cdef uint8_t bits
+    for b in range((n + 7) >> 3):
+        bits = 0
+        stop = n - 8 * b
+        if stop > 8:
+            stop = 8
+        for j in range(stop):
+            i = 8 * b + j
+            if lv[i] == top and k < ndense:
+                memcpy(dst + i * w, src + k * w, <size_t>w)
                 k += 1
                 bits |= 1 << j
             else:
                 memset(dst + i * w, 0, <size_t>w)
         validity[b] = bits
-    if k != ndense:
+
+
+cdef inline bint _aligned(const uint8_t *a, const uint8_t *b, int w) noexcept nogil:
+    # word access needs aligned words (numpy arrays are, views at odd offsets may not be)
+    return (<uintptr_t>a) % w == 0 and (<uintptr_t>b) % w == 0
+
+
+cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
+                            int64_t w, uint8_t *dst, uint8_t *validity) noexcept nogil:
+    # the count first: the levels must define exactly the dense values (this also keeps the
+    # loops below simple; they stay within ``src`` whatever the levels say)
+    if _count_present(lv, n, top) != ndense:
         return E_COUNT_MISMATCH
-    return k
+    if ndense == 0:
+        memset(dst, 0, <size_t>(n * w))
+        memset(validity, 0, <size_t>((n + 7) >> 3))
+    elif w == 8 and _aligned(src, dst, 8):
+        _scatter_words(lv, n, top, <const uint64_t *>src, ndense, <uint64_t *>dst, validity)
+    elif w == 4 and _aligned(src, dst, 4):
+        _scatter_words(lv, n, top, <const uint32_t *>src, ndense, <uint32_t *>dst, validity)
+    elif w == 2 and _aligned(src, dst, 2):
+        _scatter_words(lv, n, top, <const uint16_t *>src, ndense, <uint16_t *>dst, validity)
+    elif w == 1:
+        _scatter_words(lv, n, top, src, ndense, dst, validity)
+    else:
+        _scatter_rows(lv, n, top, src, ndense, w, dst, validity)
+    return ndense
 
 
 def scatter_fixed(const level_t[::1] levels, int max_level, const uint8_t[::1] dense, int64_t itemsize,
@@ -150,17 +196,22 @@ def count_slots(const level_t[::1] defs, const level_t[::1] reps, int ctx_def, i
 
 cdef int64_t _list_offsets(const level_t *defs, const level_t *reps, int64_t n, int ctx_def, int ctx_rep,
                            int elem_def, int64_t *out, int64_t cap) noexcept nogil:
+    # branch-free per entry (slot starts and elements are unpredictable): out[k] is rewritten
+    # until a slot starts there; only the rare errors branch
     cdef int64_t i, k = 0, count = 0
+    cdef int s, e
     for i in range(n):
-        if reps[i] <= ctx_rep and defs[i] >= ctx_def:  # a slot starts: its elements start here
-            if k + 1 >= cap:  # more slots than counted (the levels changed since)
-                return E_COUNT_MISMATCH
-            out[k] = count
-            k += 1
-        if defs[i] >= elem_def:
-            if k == 0:
-                return E_ELEMENTS_BEFORE_FIRST_SLOT
-            count += 1
+        s = (reps[i] <= ctx_rep) & (defs[i] >= ctx_def)  # a slot starts: its elements start here
+        if k >= cap:  # more slots than counted (the levels changed since)
+            return E_COUNT_MISMATCH
+        out[k] = count
+        k += s
+        e = defs[i] >= elem_def
+        if e & (k == 0):
+            return E_ELEMENTS_BEFORE_FIRST_SLOT
+        count += e
+    if k >= cap:
+        return E_COUNT_MISMATCH
     out[k] = count
     return k
 
