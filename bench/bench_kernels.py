@@ -132,7 +132,12 @@ def cases(scale: float) -> list[Case]:
     out.append(("plain encode: 1M strings 5-60 B", "MB", len(page), lambda: kernels.encode_plain_byte_array(s)))
 
     # 8. decimals
-    flba = RNG.integers(0, 256, (n_str, 16)).astype(np.uint8)
+    # DECIMAL(38) values (up to 30 digits here) as 16-byte big-endian rows
+    hi = RNG.integers(-(2**35), 2**35, n_str)
+    lo = RNG.integers(0, 2**62, n_str)
+    flba = np.empty((n_str, 16), np.uint8)
+    flba[:, :8] = hi.astype(">i8").view(np.uint8).reshape(n_str, 8)
+    flba[:, 8:] = lo.astype(">u8").view(np.uint8).reshape(n_str, 8)
     out.append(("decimal: 1M FLBA(16) -> 128", "Mvalues", n_str, lambda: kernels.decimal_buffer(flba, 16),
                 lambda: python_decimals(flba)))
     var = BinaryArray.from_pylist([int(v).to_bytes(9, "big", signed=True)[RNG.integers(0, 5):]

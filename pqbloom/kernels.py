@@ -209,7 +209,9 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
     copied). Null slots hold zeros (empty values). CorruptFileError when the levels define a
     different number of values than ``dense`` holds.
     """
-    arg = _level_arg(levels, max_level) if COMPILED else None
+    # plain data only: the kernel copies bytes, which would not count references to Python objects
+    plain = isinstance(dense, BinaryArray) or (isinstance(dense, np.ndarray) and not dense.dtype.hasobject)
+    arg = _level_arg(levels, max_level) if COMPILED and plain else None
     if arg is None:
         return reference.scatter_nulls(dense, levels, max_level, where)
     lv, top = arg

@@ -5,8 +5,9 @@ and the oracle the compiled kernel is tested against: same arguments, same resul
 errors with the same messages. Where pqbloom already had the loop in numpy (the encodings, the
 reader's null scatter, the statistics' min/max), the code here mirrors it, and the tests check it
 against those public functions. It mirrors rather than calls them so that they can later delegate
-to :mod:`pqbloom.kernels` without an import cycle or a call back into themselves; it imports only
-:mod:`pqbloom.arrays`, :mod:`pqbloom.errors` and the bit-level helpers of the RLE module.
+to :mod:`pqbloom.kernels` without an import cycle or a call back into themselves. The exception is
+the hybrid decoder, too large to duplicate: :func:`decode_hybrid` calls the RLE module's numpy
+implementation (imported when called).
 
 Argument checks shared with the compiled path live here too (``check_*``), so both modes reject a
 bad call the same way.
@@ -21,7 +22,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .arrays import BinaryArray
-from .encodings.rle import Buffer, as_u8, bit_unpack, read_uleb128
+from .encodings.rle import Buffer, as_u8
 from .errors import CorruptFileError
 
 __all__ = [
@@ -73,70 +74,23 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
     is then a CorruptFileError), int32 (values as stored, the bit pattern of 32-bit ones), or bool
     (non-zero is True). A final bit-packed run may lack its padding bytes; the bytes used end after
     the last run needed, padding included as far as ``buf`` holds it. Bit width 0 gives zeros and
-    uses no bytes. Mirrors ``pqbloom.encodings.rle._scan_runs_loop`` and ``_materialize``.
+    uses no bytes.
+
+    This is the encodings' own decoder (``pqbloom.encodings.rle._decode_hybrid``: run headers by
+    pointer jumping when runs are many and small, a loop otherwise), imported when called so that
+    the RLE module can later delegate to :mod:`pqbloom.kernels` without an import cycle; it stays
+    the numpy implementation (its public wrapper is what would delegate).
     """
+    from .encodings.rle import _decode_hybrid
+
     count = check_hybrid_args(bit_width, count, out)
-    if bit_width == 0 or count == 0:
-        out[:count] = 0
-        return 0
-    u8 = as_u8(buf)
-    b = bytes(u8)
-    end = len(b)
-    vbytes = (bit_width + 7) // 8
-    lens: list[int] = []
-    is_bp: list[bool] = []
-    rle_vals: list[int] = []
-    payload: list[np.ndarray] = []
-    got = pos = 0
-    while got < count:
-        if pos >= end:
-            raise CorruptFileError("RLE/bit-packed run header: truncated varint")
-        header, pos = read_uleb128(b, pos, end, "RLE/bit-packed run header")
-        left = count - got
-        if header & 1:
-            groups = header >> 1
-            take = min(groups * 8, left)
-            need = (take * bit_width + 7) >> 3
-            if pos + need > end:
-                raise CorruptFileError(f"bit-packed run truncated: needs {need} bytes at offset {pos}, "
-                                       f"have {end - pos}")
-            stop = min(pos + groups * bit_width, end)
-            if take:
-                lens.append(take)
-                is_bp.append(True)
-                payload.append(u8[pos:stop])
-            pos = stop
-        else:
-            if pos + vbytes > end:
-                raise CorruptFileError("RLE run value truncated")
-            val = int.from_bytes(b[pos:pos + vbytes], "little")
-            pos += vbytes
-            take = min(header >> 1, left)
-            if take:
-                lens.append(take)
-                is_bp.append(False)
-                rle_vals.append(val)
-        got += take
-    dt = out.dtype
-    if dt in (np.dtype(np.int8), np.dtype(np.int16)) and rle_vals and max(rle_vals) >> bit_width:
-        raise CorruptFileError(f"RLE run value {max(rle_vals)} does not fit {bit_width} bits")
-    # every run as its value (bit-packed ones as zeros), then the bit-packed values in place: every
-    # bit-packed run but the last holds whole groups, so their payloads joined unpack in one go
-    lens_a = np.array(lens, np.int64)
-    bp = np.array(is_bp, bool)
-    per_run = np.zeros(len(lens), np.uint32)
-    per_run[~bp] = np.array(rle_vals, np.uint32)
-    vals = np.repeat(per_run, lens_a)
-    if payload:
-        packed = payload[0] if len(payload) == 1 else np.concatenate(payload)
-        vals[np.repeat(bp, lens_a)] = bit_unpack(packed, bit_width, int(lens_a[bp].sum()))
-    if dt == np.dtype(np.bool_):
-        out[:count] = vals != 0
-    elif dt == np.dtype(np.int32):
-        out[:count] = vals.view(np.int32)
+    if out.dtype == np.bool_:
+        vals, used = _decode_hybrid(buf, bit_width, count, np.int32)
+        np.not_equal(vals, 0, out=out[:count])
     else:
-        out[:count] = vals.astype(dt)
-    return pos
+        vals, used = _decode_hybrid(buf, bit_width, count, out.dtype)
+        out[:count] = vals
+    return used
 
 
 # -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
