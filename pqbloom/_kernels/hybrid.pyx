@@ -63,33 +63,51 @@ cdef inline void _store(out_t *out, const uint32_t *vals, int64_t n) noexcept no
             out[j] = <out_t>vals[j]  # int32: the bit pattern (values of 32 bits may be negative)
 
 
+cdef inline void _unpack8_bits(uint8_t byte, out_t *out) noexcept nogil:
+    """Bit width 1 (levels of optional columns, booleans): eight values from one byte."""
+    cdef int j
+    for j in range(8):
+        out[j] = (byte >> j) & 1
+
+
 cdef void _unpack_run(const uint8_t *src, int64_t avail, int bw, int64_t take, out_t *out) noexcept nogil:
     """``take`` values of a bit-packed run at ``src``; ``avail`` bytes are readable from ``src``.
 
-    The caller checked ``avail >= ceil(take * bw / 8)``. Groups far enough from the end of the
-    input are unpacked in place; the last ones from a zero-padded copy (a final run may lack its
-    padding bytes, and the 64-bit loads must not read past the buffer).
+    The caller checked ``avail >= ceil(take * bw / 8)``. Whole groups far enough from the end of
+    the input are unpacked straight into ``out``; the rest from a zero-padded copy (a final run
+    may lack its padding bytes, and the 64-bit loads must not read past the buffer).
     """
     cdef uint32_t mask = <uint32_t>((<uint64_t>1 << bw) - 1)
     cdef uint32_t vals[8]
     cdef uint8_t tmp[48]
-    cdef int64_t g, ngroups = (take + 7) >> 3, at, n, have
-    for g in range(ngroups):
+    cdef int64_t g = 0, ngroups = (take + 7) >> 3, full = take >> 3, at, n, have, safe
+    if bw == 1:
+        for g in range(full):  # a group is one byte, all within the checked bytes
+            _unpack8_bits(src[g], out + g * 8)
+        g = full
+    else:
+        # groups whose 64-bit loads stay inside the input: g * bw + bw + 8 <= avail
+        safe = (avail - bw - 8) // bw + 1 if avail >= bw + 8 else 0
+        if safe > full:
+            safe = full
+        for g in range(safe):
+            _unpack8(src + g * bw, bw, mask, vals)
+            _store(out + g * 8, vals, 8)
+        g = safe
+    while g < ngroups:
         at = g * bw
         n = take - g * 8
         if n > 8:
             n = 8
-        if at + bw + 8 <= avail:
-            _unpack8(src + at, bw, mask, vals)
-        else:
-            memset(tmp, 0, sizeof(tmp))
-            have = avail - at
-            if have > bw:
-                have = bw
-            if have > 0:
-                memcpy(tmp, src + at, <size_t>have)
-            _unpack8(tmp, bw, mask, vals)
+        memset(tmp, 0, sizeof(tmp))
+        have = avail - at
+        if have > bw:
+            have = bw
+        if have > 0:
+            memcpy(tmp, src + at, <size_t>have)
+        _unpack8(tmp, bw, mask, vals)
         _store(out + g * 8, vals, n)
+        g += 1
 
 
 cdef inline void _fill(out_t *out, int64_t n, uint32_t v) noexcept nogil:
