@@ -11,7 +11,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.string cimport memcmp, memcpy, memmove
 
-from pqbloom._kernels._util cimport bswap64, check_offsets, load_le32, load_le64, u8_mut, u8_ptr
+from pqbloom._kernels._util cimport bswap64, check_offsets, hugepage_hint, load_le32, load_le64, u8_mut, u8_ptr
 
 # error codes (negative returns); details in ``info``
 PREFIX_PAST_END = -1  # info: the value whose length prefix is cut off
@@ -143,6 +143,7 @@ def plain_encode_bytes(const int64_t[::1] offsets, const uint8_t[::1] data, int6
     cdef uint8_t *dst = <uint8_t *>PyBytes_AS_STRING(out)
     cdef int64_t rc
     with nogil:  # nothing else sees the new bytes object yet
+        hugepage_hint(dst, <size_t>size)
         rc = _plain_encode(&offsets[0], offsets.shape[0] - 1, u8_ptr(data), data.shape[0], dst, size)
     return out if rc == size else None
 
