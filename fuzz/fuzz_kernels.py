@@ -1,0 +1,284 @@
+"""Fuzz the compiled kernels (pqbloom.kernels) differentially against their numpy reference.
+
+atheris instruments Python, not Cython, so this is a deterministic random-mutation loop: each run
+picks a kernel, builds a valid input from random values (pqbloom's encoders where there is one),
+then mutates it (byte flips, interesting values, truncations, hostile lengths and indices) and calls
+the kernel through the dispatch, compiled and then reference. A run fails when the two disagree
+(result, or error type and message), or when the compiled path raises anything but a
+``pqbloom.errors`` exception that the reference raises too. An out-of-bounds access that does not
+crash is only caught with a sanitizer: build the extension with AddressSanitizer and preload it::
+
+    CFLAGS="-fsanitize=address -fno-omit-frame-pointer" LDFLAGS=-fsanitize=address \\
+        python setup.py build_ext --inplace --force
+    LD_PRELOAD=$(gcc -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0 \\
+        python fuzz/fuzz_kernels.py --runs 200000 --seed 3
+
+Examples::
+
+    python fuzz/fuzz_kernels.py --runs 20000 --seed 1            # deterministic (CI)
+    python fuzz/fuzz_kernels.py --seconds 600 --seed 7 --only hybrid
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import struct
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # run from a checkout without installing
+
+import numpy as np  # noqa: E402
+
+from pqbloom import kernels  # noqa: E402
+from pqbloom.arrays import BinaryArray  # noqa: E402
+from pqbloom.encodings.rle import encode_rle_bitpacked, uleb128  # noqa: E402
+from pqbloom.errors import ParquetError  # noqa: E402
+
+INTERESTING = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF]
+
+
+# -- input builders ---------------------------------------------------------------------------------
+
+def mutate(rng: random.Random, data: bytes) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(0, 4)):
+        op = rng.randint(0, 5)
+        if op == 0 and b:
+            b[rng.randrange(len(b))] = rng.choice(INTERESTING)
+        elif op == 1 and b:
+            b[rng.randrange(len(b))] ^= 1 << rng.randint(0, 7)
+        elif op == 2:
+            b = b[:rng.randint(0, len(b))]
+        elif op == 3:  # a hostile varint or length somewhere
+            at = rng.randint(0, len(b))
+            word = rng.choice([uleb128(rng.choice([0, 1, 2**31, 2**32, 2**63, 2**64 - 1])),
+                               struct.pack("<I", rng.choice([0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, len(b)])),
+                               bytes([0xFF] * rng.randint(1, 11))])
+            b[at:at + len(word)] = word
+        elif op == 4:
+            b += bytes(rng.randrange(256) for _ in range(rng.randint(0, 8)))
+    return bytes(b)
+
+
+def as_buffer(rng: random.Random, data: bytes) -> Any:
+    """``data`` as bytes, or as a numpy array of exactly its size (a sanitizer then sees reads past
+    its end; a bytes object has a terminating NUL after its data)."""
+    return data if rng.random() < 0.5 else np.frombuffer(data, np.uint8).copy()
+
+
+def rand_bytes(rng: random.Random, n: int) -> bytes:
+    return bytes(rng.randrange(256) for _ in range(n))
+
+
+def rand_values(rng: random.Random, max_n: int = 60, max_len: int = 24) -> list[bytes]:
+    alphabet = rng.choice([b"ab", b"\x00\xff\x80", bytes(range(256))])
+    return [bytes(rng.choice(alphabet) for _ in range(rng.randint(0, max_len))) for _ in range(rng.randint(0, max_n))]
+
+
+def rand_binary(rng: random.Random, values: list[bytes]) -> BinaryArray:
+    b = BinaryArray.from_pylist(values)
+    lead = rng.randint(0, 3)
+    if not lead:
+        return b
+    return BinaryArray(b.offsets + lead, np.concatenate([np.full(lead, 0xEE, np.uint8), b.data]))
+
+
+def case_hybrid(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    bw = rng.choice([0, 1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, rng.randint(0, 33)])
+    n = rng.randint(0, 300)
+    dtype = rng.choice([np.int8, np.int16, np.int32, np.bool_])
+    if dtype in (np.int8, np.int16) and bw >= np.dtype(dtype).itemsize * 8:
+        dtype = np.int32
+    if 0 < bw <= 32:
+        top = (1 << min(bw, 31)) - 1
+        vals = np.array([rng.choice([0, top, rng.randint(0, top)]) for _ in range(n)], np.int64)
+        vals = np.repeat(vals, [rng.choice([1, 1, 9, 30]) for _ in range(n)])[:n]
+        data = encode_rle_bitpacked(vals, bw)
+    else:
+        data = rand_bytes(rng, rng.randint(0, 40))
+    data = mutate(rng, data) if rng.random() < 0.8 else data
+    count = rng.choice([n, rng.randint(0, n + 20)])
+
+    def run(buf: bytes, bit_width: int, count: int, dt: Any) -> tuple[np.ndarray, int]:
+        out = np.zeros(count + 2, dt)
+        used = kernels.decode_hybrid(buf, bit_width, count, out)
+        return out[:count], used
+    return run, (as_buffer(rng, data), bw, count, dtype)
+
+
+def case_plain_decode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    values = rand_values(rng)
+    data = b"".join(struct.pack("<I", len(v)) + v for v in values)
+    data = mutate(rng, data) if rng.random() < 0.8 else data
+    return kernels.decode_plain_byte_array, (as_buffer(rng, data),
+                                             rng.choice([len(values), rng.randint(0, len(values) + 3)]))
+
+
+def case_take(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    arr = rand_binary(rng, rand_values(rng))
+    n = len(arr)
+    idx = [rng.choice([rng.randint(0, max(n - 1, 0)), n, -1, n - 1, 2**31 - 1, -(2**31)]) if rng.random() < 0.05
+           else rng.randint(0, max(n - 1, 0)) for _ in range(rng.randint(0, 80))]
+    return kernels.take_binary, (arr, np.array(idx, rng.choice([np.int32, np.int64])))
+
+
+def case_scatter(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    n = rng.randint(0, 100)
+    max_level = rng.randint(0, 3)
+    dtype = rng.choice(["i1", "i2", "i4", "mask"])
+    levels = np.array([rng.randint(0, 3) for _ in range(n)], np.int8)
+    lv = levels == max_level if dtype == "mask" else levels.astype(dtype)
+    present = int(np.count_nonzero(levels == max_level))
+    nd = max(0, present + rng.choice([0, 0, 0, -1, 1]))
+    kind = rng.choice(["f8", "i4", "bool", "flba", "binary"])
+    dense: Any
+    if kind == "binary":
+        dense = rand_binary(rng, rand_values(rng, 0, 8)[:0] + [rand_bytes(rng, rng.randint(0, 5)) for _ in range(nd)])
+    elif kind == "flba":
+        dense = np.frombuffer(rand_bytes(rng, nd * 3), np.uint8).reshape(nd, 3)
+    elif kind == "bool":
+        dense = np.array([rng.random() < 0.5 for _ in range(nd)], bool)
+    else:
+        dense = np.array([rng.randint(-100, 100) for _ in range(nd)], kind)
+    return kernels.scatter_nulls, (dense, lv, max_level)
+
+
+def case_prefix(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    suffixes = rand_binary(rng, rand_values(rng, 40, 6))
+    n = len(suffixes)
+    prefix = []
+    prev = 0
+    for i in range(n):
+        p = min(rng.randint(0, prev), 2**31 - 1) if i else 0
+        if rng.random() < 0.03:
+            p = rng.choice([-1, min(prev + 1, 2**31 - 1), 2**31 - 1, -(2**31)])
+        prefix.append(p)
+        prev = min(max(p, 0) + len(suffixes[i]), 2**31 - 1)
+    return kernels.rebuild_prefixes, (np.array(prefix, np.int32), suffixes)
+
+
+def case_list_offsets(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    n = rng.randint(0, 80)
+    dt = rng.choice(["i1", "i2", "i4"])
+    defs = np.array([rng.randint(0, 4) for _ in range(n)], dt)
+    reps = np.array([0 if rng.random() < 0.3 else rng.randint(0, 2) for _ in range(n)], rng.choice(["i1", "i4"]))
+    return kernels.list_offsets, (defs, reps, rng.randint(0, 4), rng.randint(0, 3), rng.randint(0, 2))
+
+
+def case_argminmax(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    if rng.random() < 0.3:
+        n, w = rng.randint(0, 20), rng.randint(0, 9)
+        return kernels.binary_argminmax, (np.frombuffer(rand_bytes(rng, n * w), np.uint8).reshape(n, w) % 3,)
+    return kernels.binary_argminmax, (rand_binary(rng, rand_values(rng)),)
+
+
+def case_encode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    return kernels.encode_plain_byte_array, (rand_binary(rng, rand_values(rng)),)
+
+
+def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    width = rng.choice([16, 32])
+    kind = rng.randint(0, 2)
+    n = rng.randint(0, 30)
+    if kind == 0:
+        w = rng.randint(0, 40)
+        raw = bytearray(rand_bytes(rng, n * w))
+        for i in range(n):  # mostly sign extension in front, sometimes not
+            if w > width and rng.random() < 0.9:
+                fill = 0xFF if raw[i * w + w - width] & 0x80 else 0
+                raw[i * w:i * w + w - width] = bytes([fill]) * (w - width)
+        return kernels.decimal_buffer, (np.frombuffer(bytes(raw), np.uint8).reshape(n, w), width)
+    if kind == 1:
+        vals = []
+        for _ in range(n):
+            v = rng.randint(-(2 ** (8 * width - 1)), 2 ** (8 * width - 1) - 1) >> rng.randint(0, 8 * width)
+            size = (v.bit_length() + 8) // 8 + rng.randint(0, 3)
+            vals.append(v.to_bytes(size, "big", signed=True) if rng.random() < 0.95 else rand_bytes(rng, 40))
+        return kernels.decimal_buffer, (rand_binary(rng, vals), width)
+    return kernels.decimal_buffer, (np.array([rng.randint(-(2**63), 2**63 - 1) for _ in range(n)], np.int64), width)
+
+
+CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
+    "hybrid": case_hybrid,
+    "plain_decode": case_plain_decode,
+    "take": case_take,
+    "scatter": case_scatter,
+    "prefix": case_prefix,
+    "list_offsets": case_list_offsets,
+    "argminmax": case_argminmax,
+    "encode": case_encode,
+    "decimal": case_decimal,
+}
+
+
+# -- the loop ---------------------------------------------------------------------------------------
+
+def norm(x: Any) -> Any:
+    if isinstance(x, BinaryArray):
+        return ("binary", x.to_pylist())
+    if isinstance(x, np.ndarray):
+        return ("array", x.dtype.str, x.shape, x.tobytes())
+    if isinstance(x, tuple):
+        return tuple(norm(v) for v in x)
+    return x
+
+
+def outcome(fn: Callable[..., Any], args: tuple[Any, ...], compiled: bool) -> tuple[Any, ...]:
+    kernels.COMPILED = compiled
+    try:
+        return ("ok", norm(fn(*args)))
+    except ParquetError as e:
+        return ("error", type(e).__name__, str(e))
+    except (ValueError, TypeError) as e:  # misuse: only fine when both modes say the same
+        return ("usage", type(e).__name__, str(e))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=10_000, help="inputs to try (default 10000)")
+    ap.add_argument("--seconds", type=float, default=None, help="stop after this long instead")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", choices=sorted(CASES), action="append", help="fuzz only these kernels")
+    args = ap.parse_args()
+    if not kernels.EXTENSION_BUILT:
+        print("the compiled kernels are not built (pip install -e .): nothing to fuzz", file=sys.stderr)
+        return 2
+    names = args.only or sorted(CASES)
+    rng = random.Random(args.seed)
+    counts = dict.fromkeys(names, 0)
+    failures = 0
+    start = time.monotonic()
+    run = 0
+    while (args.seconds is None and run < args.runs) or (args.seconds is not None
+                                                          and time.monotonic() - start < args.seconds):
+        name = names[run % len(names)]
+        fn, inputs = CASES[name](rng)
+        try:
+            got = outcome(fn, inputs, True)
+            want = outcome(fn, inputs, False)
+        except Exception:  # an exception neither mode may raise
+            got, want = ("crash", traceback.format_exc()), None
+        if got != want:
+            failures += 1
+            print(f"MISMATCH in {name} at run {run} (seed {args.seed}):\n  inputs: {repr(inputs)[:2000]}\n"
+                  f"  compiled:  {repr(got)[:1000]}\n  reference: {repr(want)[:1000]}", file=sys.stderr)
+            if failures >= 10:
+                break
+        counts[name] += 1
+        run += 1
+    kernels.COMPILED = kernels.EXTENSION_BUILT
+    took = time.monotonic() - start
+    print(f"fuzz_kernels: {run} inputs in {took:.1f} s (seed {args.seed}): "
+          + ", ".join(f"{k} {v}" for k, v in counts.items()) + f"; {failures} mismatches")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

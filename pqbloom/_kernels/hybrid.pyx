@@ -1,0 +1,221 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""RLE / bit-packed hybrid decoding (levels, dictionary indices, booleans).
+
+Layout (parquet-format ``Encodings.md``)::
+
+    run := rle-run | bit-packed-run
+    rle-run := varint(count << 1) value-in-ceil(bit_width/8)-LE-bytes
+    bit-packed-run := varint(groups << 1 | 1) groups*bit_width bytes  (8 values per group, LSB first)
+
+One pass over the runs writes the values straight into the caller's array. The semantics are those
+of :func:`pqbloom.kernels_reference.decode_hybrid` (the encodings' run loop): a final bit-packed run
+may lack its padding bytes, a run header is a varint of at most 10 bytes, and the bytes used end
+after the last run needed (its padding included, as far as the input holds it).
+
+Bounds checking is explicit (the directives above turn Cython's off): every read is preceded by a
+comparison of what it needs against the bytes left, with 64-bit arithmetic that cannot overflow.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.string cimport memcpy, memset
+
+from pqbloom._kernels._util cimport load_le64, u8_ptr
+
+# error codes (negative returns); the Python wrapper turns them into CorruptFileError
+HEADER_TRUNCATED = -1  # a run header's varint is cut off
+HEADER_TOO_LONG = -2  # a run header's varint goes on past 10 bytes
+BITPACKED_TRUNCATED = -3  # info: bytes needed, offset, bytes available
+RLE_VALUE_TRUNCATED = -4
+VALUE_TOO_WIDE = -5  # info: the largest RLE value (int8/int16 output only)
+
+cdef enum:
+    E_HEADER_TRUNCATED = -1
+    E_HEADER_TOO_LONG = -2
+    E_BITPACKED_TRUNCATED = -3
+    E_RLE_VALUE_TRUNCATED = -4
+    E_VALUE_TOO_WIDE = -5
+
+ctypedef fused out_t:
+    int8_t
+    int16_t
+    int32_t
+    uint8_t  # booleans: any non-zero value is True
+
+
+cdef inline void _unpack8(const uint8_t *p, int bw, uint32_t mask, uint32_t *dst) noexcept nogil:
+    """Eight values of ``bw`` bits (1..32) from ``p``, which must have ``bw + 8`` readable bytes.
+
+    Value j starts at bit j*bw: one 64-bit little-endian load at its first byte holds it whole
+    (it starts at bit < 8 of the word and spans at most 32 bits).
+    """
+    cdef int j, bit
+    for j in range(8):
+        bit = j * bw
+        dst[j] = <uint32_t>(load_le64(p + (bit >> 3)) >> (bit & 7)) & mask
+
+
+cdef inline void _store(out_t *out, const uint32_t *vals, int64_t n) noexcept nogil:
+    cdef int64_t j
+    for j in range(n):
+        if out_t is uint8_t:
+            out[j] = vals[j] != 0
+        else:
+            out[j] = <out_t>vals[j]  # int32: the bit pattern (values of 32 bits may be negative)
+
+
+cdef inline void _unpack8_bits(uint8_t byte, out_t *out) noexcept nogil:
+    """Bit width 1 (levels of optional columns, booleans): eight values from one byte."""
+    cdef int j
+    for j in range(8):
+        out[j] = (byte >> j) & 1
+
+
+cdef void _unpack_run(const uint8_t *src, int64_t avail, int bw, int64_t take, out_t *out) noexcept nogil:
+    """``take`` values of a bit-packed run at ``src``; ``avail`` bytes are readable from ``src``.
+
+    The caller checked ``avail >= ceil(take * bw / 8)``. Whole groups far enough from the end of
+    the input are unpacked straight into ``out``; the rest from a zero-padded copy (a final run
+    may lack its padding bytes, and the 64-bit loads must not read past the buffer).
+    """
+    cdef uint32_t mask = <uint32_t>((<uint64_t>1 << bw) - 1)
+    cdef uint32_t vals[8]
+    cdef uint8_t tmp[48]
+    cdef int64_t g = 0, ngroups = (take + 7) >> 3, full = take >> 3, at, n, have, safe
+    if bw == 1:
+        for g in range(full):  # a group is one byte, all within the checked bytes
+            _unpack8_bits(src[g], out + g * 8)
+        g = full
+    else:
+        # groups whose 64-bit loads stay inside the input: g * bw + bw + 8 <= avail
+        safe = (avail - bw - 8) // bw + 1 if avail >= bw + 8 else 0
+        if safe > full:
+            safe = full
+        for g in range(safe):
+            _unpack8(src + g * bw, bw, mask, vals)
+            _store(out + g * 8, vals, 8)
+        g = safe
+    while g < ngroups:
+        at = g * bw
+        n = take - g * 8
+        if n > 8:
+            n = 8
+        memset(tmp, 0, sizeof(tmp))
+        have = avail - at
+        if have > bw:
+            have = bw
+        if have > 0:
+            memcpy(tmp, src + at, <size_t>have)
+        _unpack8(tmp, bw, mask, vals)
+        _store(out + g * 8, vals, n)
+        g += 1
+
+
+cdef inline void _fill(out_t *out, int64_t n, uint32_t v) noexcept nogil:
+    cdef int64_t j
+    cdef out_t x
+    if out_t is uint8_t:
+        x = v != 0
+    else:
+        x = <out_t>v
+    if out_t is int8_t or out_t is uint8_t:
+        memset(out, <int>x, <size_t>n)
+    else:
+        for j in range(n):
+            out[j] = x
+
+
+cdef int64_t _decode(const uint8_t *src, int64_t end, int bw, int64_t count, out_t *out,
+                     int64_t *info) noexcept nogil:
+    """Decode ``count`` values (bw 1..32, count >= 1); return the bytes used or an error code."""
+    cdef int64_t pos = 0, got = 0, left, take, need, stop, groups, run
+    cdef int vbytes = (bw + 7) >> 3, shift, k
+    cdef uint64_t header, byte, maxrle = 0
+    cdef bint saturated
+    cdef uint32_t v
+    while got < count:
+        # varint run header (as pqbloom.encodings.rle.read_uleb128: at most 10 bytes); bits past
+        # 64 saturate the count, which only ever caps a run at the values still wanted
+        if pos >= end:
+            return E_HEADER_TRUNCATED
+        byte = src[pos]
+        pos += 1
+        header = byte & 0x7F
+        shift = 0
+        saturated = False
+        while byte & 0x80:
+            shift += 7
+            if shift >= 70:
+                return E_HEADER_TOO_LONG
+            if pos >= end:
+                return E_HEADER_TRUNCATED
+            byte = src[pos]
+            pos += 1
+            if shift < 64:
+                header |= (byte & 0x7F) << shift
+                if shift > 57 and (byte & 0x7F) >> (64 - shift):
+                    saturated = True
+            elif byte & 0x7F:
+                saturated = True
+        if saturated:
+            header = (~<uint64_t>0 << 1) | (header & 1)
+        left = count - got
+        if header & 1:
+            # bit-packed: ``groups`` groups of 8 values; only ``take`` of them are wanted, and only
+            # the bytes holding those must be present (the rest is padding)
+            groups = <int64_t>(header >> 1)
+            take = left if <uint64_t>groups >= <uint64_t>((left + 7) >> 3) else groups * 8
+            need = (take * bw + 7) >> 3
+            if need > end - pos:
+                info[0] = need
+                info[1] = pos
+                info[2] = end - pos
+                return E_BITPACKED_TRUNCATED
+            if <uint64_t>groups > <uint64_t>((end - pos) // bw):
+                stop = end
+            else:
+                stop = pos + groups * bw
+            if take:
+                _unpack_run(src + pos, end - pos, bw, take, out + got)
+            pos = stop
+            got += take
+        else:
+            run = <int64_t>(header >> 1) if header >> 1 < <uint64_t>count else count
+            if vbytes > end - pos:
+                return E_RLE_VALUE_TRUNCATED
+            v = 0
+            for k in range(vbytes):
+                v |= <uint32_t>src[pos + k] << (8 * k)
+            pos += vbytes
+            take = run if run < left else left
+            if take:
+                if v > maxrle:
+                    maxrle = v
+                _fill(out + got, take, v)
+            got += take
+    if out_t is int8_t or out_t is int16_t:
+        # narrow outputs hold levels: an RLE value wider than the bit width cannot be one
+        if maxrle >> bw:
+            info[0] = <int64_t>maxrle
+            return E_VALUE_TOO_WIDE
+    return pos
+
+
+def decode(const uint8_t[::1] buf, int bit_width, int64_t count, out_t[::1] out, int64_t[::1] info):
+    """Decode ``count`` values of the hybrid from ``buf`` into ``out[:count]``.
+
+    Returns the bytes used (>= 0) or a negative error code (details in ``info``, 3 int64).
+    ``bit_width`` 0 yields zeros and uses no bytes.
+    """
+    if not 0 <= bit_width <= 32 or count < 0 or out.shape[0] < count or info.shape[0] < 3:
+        raise ValueError("hybrid.decode: invalid arguments")
+    cdef int64_t rc = 0
+    cdef const uint8_t *src = u8_ptr(buf)
+    cdef int64_t end = buf.shape[0]
+    if count == 0:
+        return 0
+    with nogil:
+        if bit_width == 0:
+            memset(&out[0], 0, <size_t>(count * sizeof(out_t)))
+        else:
+            rc = _decode(src, end, bit_width, count, &out[0], &info[0])
+    return rc

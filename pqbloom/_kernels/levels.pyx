@@ -1,0 +1,232 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""Definition and repetition levels: nulls placed among dense values, and list offsets.
+
+* ``scatter_fixed`` / ``scatter_binary``: from definition levels (or a presence mask) and the dense
+  non-null values, the full-length values (zeros, or empty values, at null slots) and Arrow's
+  validity bitmap, in one pass over the levels.
+* ``count_slots`` / ``list_offsets``: the offsets of the innermost list level from the repetition
+  and definition levels, in one pass (the general running count of ``pqbloom.nested.assemble``).
+
+Every write into an output is within the sizes checked on entry; a dense input with fewer values
+than the levels say is detected before it is read past.
+"""
+
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
+from libc.string cimport memcpy, memset
+
+from pqbloom._kernels._util cimport u8_mut, u8_ptr
+
+# error codes (negative returns)
+COUNT_MISMATCH = -1  # the levels define more (or fewer) values than there are
+ELEMENTS_BEFORE_FIRST_SLOT = -2
+
+cdef enum:
+    E_COUNT_MISMATCH = -1
+    E_ELEMENTS_BEFORE_FIRST_SLOT = -2
+
+ctypedef fused level_t:
+    int8_t
+    int16_t
+    int32_t
+    uint8_t  # a presence mask (numpy bool viewed as uint8): max_level 1
+
+
+ctypedef fused item_t:  # fixed-width values moved as whole words
+    uint8_t
+    uint16_t
+    uint32_t
+    uint64_t
+
+
+cdef int64_t _count_present(const level_t *lv, int64_t n, level_t top) noexcept nogil:
+    cdef int64_t i, c = 0
+    for i in range(n):
+        c += lv[i] == top
+    return c
+
+
+cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const item_t *src, int64_t ndense,
+                         item_t *dst, uint8_t *validity) noexcept nogil:
+    """The scatter for 1, 2, 4 and 8-byte values, without a branch per slot: every slot reads a
+    dense value (clamped to the last one, so never past ``src``) and keeps it or zero."""
+    cdef int64_t i, k = 0, b, j, stop, last = ndense - 1
+    cdef uint8_t bits
+    cdef int p
+    cdef item_t v
+    for b in range((n + 7) >> 3):  # one validity byte per 8 slots
+        bits = 0
+        stop = n - 8 * b
+        if stop > 8:
+            stop = 8
+        for j in range(stop):
+            i = 8 * b + j
+            p = lv[i] == top
+            v = src[k if k < last else last]
+            dst[i] = v if p else 0
+            k += p
+            bits |= p << j
+        validity[b] = bits
+
+
+cdef void _scatter_rows(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
+                        int64_t w, uint8_t *dst, uint8_t *validity) noexcept nogil:
+    """The scatter for rows of any width (FIXED_LEN_BYTE_ARRAY, INT96)."""
+    cdef int64_t i, k = 0, b, j, stop
+    cdef uint8_t bits
+    for b in range((n + 7) >> 3):
+        bits = 0
+        stop = n - 8 * b
+        if stop > 8:
+            stop = 8
+        for j in range(stop):
+            i = 8 * b + j
+            if lv[i] == top and k < ndense:
+                memcpy(dst + i * w, src + k * w, <size_t>w)
+                k += 1
+                bits |= 1 << j
+            else:
+                memset(dst + i * w, 0, <size_t>w)
+        validity[b] = bits
+
+
+cdef inline bint _aligned(const uint8_t *a, const uint8_t *b, int w) noexcept nogil:
+    # word access needs aligned words (numpy arrays are, views at odd offsets may not be)
+    return (<uintptr_t>a) % w == 0 and (<uintptr_t>b) % w == 0
+
+
+cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
+                            int64_t w, uint8_t *dst, uint8_t *validity) noexcept nogil:
+    # the count first: the levels must define exactly the dense values (this also keeps the
+    # loops below simple; they stay within ``src`` whatever the levels say)
+    if _count_present(lv, n, top) != ndense:
+        return E_COUNT_MISMATCH
+    if ndense == 0:
+        memset(dst, 0, <size_t>(n * w))
+        memset(validity, 0, <size_t>((n + 7) >> 3))
+    elif w == 8 and _aligned(src, dst, 8):
+        _scatter_words(lv, n, top, <const uint64_t *>src, ndense, <uint64_t *>dst, validity)
+    elif w == 4 and _aligned(src, dst, 4):
+        _scatter_words(lv, n, top, <const uint32_t *>src, ndense, <uint32_t *>dst, validity)
+    elif w == 2 and _aligned(src, dst, 2):
+        _scatter_words(lv, n, top, <const uint16_t *>src, ndense, <uint16_t *>dst, validity)
+    elif w == 1:
+        _scatter_words(lv, n, top, src, ndense, dst, validity)
+    else:
+        _scatter_rows(lv, n, top, src, ndense, w, dst, validity)
+    return ndense
+
+
+def scatter_fixed(const level_t[::1] levels, int max_level, const uint8_t[::1] dense, int64_t itemsize,
+                  uint8_t[::1] out, uint8_t[::1] validity):
+    """Slot i of ``out`` (``itemsize`` bytes each) gets the next dense value where
+    ``levels[i] == max_level``, zeros elsewhere; bit i of ``validity`` says which.
+
+    ``max_level`` must fit the levels' type. Returns the number of values placed, or
+    COUNT_MISMATCH when ``dense`` does not hold exactly as many values as the levels define.
+    """
+    cdef int64_t n = levels.shape[0], rc
+    if itemsize <= 0 or dense.shape[0] % itemsize or out.shape[0] // itemsize < n \
+            or validity.shape[0] < (n + 7) // 8:
+        raise ValueError("levels.scatter_fixed: invalid arguments")
+    cdef const level_t *lv = &levels[0] if n else NULL
+    with nogil:
+        rc = _scatter_fixed(lv, n, <level_t>max_level, u8_ptr(dense), dense.shape[0] // itemsize, itemsize,
+                            u8_mut(out), u8_mut(validity))
+    return rc
+
+
+cdef int64_t _scatter_binary(const level_t *lv, int64_t n, level_t top, const int64_t *doff, int64_t ndense,
+                             int64_t *out_off, uint8_t *validity) noexcept nogil:
+    cdef int64_t i, k = 0, b, j, stop, base = doff[0]
+    cdef uint8_t bits
+    out_off[0] = 0
+    for b in range((n + 7) >> 3):
+        bits = 0
+        stop = n - 8 * b
+        if stop > 8:
+            stop = 8
+        for j in range(stop):
+            i = 8 * b + j
+            if lv[i] == top:
+                if k >= ndense:
+                    return E_COUNT_MISMATCH
+                k += 1
+                bits |= 1 << j
+            out_off[i + 1] = doff[k] - base
+        validity[b] = bits
+    if k != ndense:
+        return E_COUNT_MISMATCH
+    return k
+
+
+def scatter_binary(const level_t[::1] levels, int max_level, const int64_t[::1] dense_offsets,
+                   int64_t[::1] out_offsets, uint8_t[::1] validity):
+    """As :func:`scatter_fixed` for offsets + data: the full-length offsets (empty values at null
+    slots, relative to ``dense_offsets[0]``, so they index the dense data compacted) and the
+    validity bitmap. The data itself is not copied (nor read)."""
+    cdef int64_t n = levels.shape[0], rc
+    if dense_offsets.shape[0] < 1 or out_offsets.shape[0] < n + 1 or validity.shape[0] < (n + 7) // 8:
+        raise ValueError("levels.scatter_binary: invalid arguments")
+    cdef const level_t *lv = &levels[0] if n else NULL
+    with nogil:
+        rc = _scatter_binary(lv, n, <level_t>max_level, &dense_offsets[0], dense_offsets.shape[0] - 1,
+                             &out_offsets[0], u8_mut(validity))
+    return rc
+
+
+cdef int64_t _count_slots(const level_t *defs, const level_t *reps, int64_t n, int ctx_def,
+                          int ctx_rep) noexcept nogil:
+    cdef int64_t i, c = 0
+    for i in range(n):
+        c += (reps[i] <= ctx_rep) & (defs[i] >= ctx_def)
+    return c
+
+
+def count_slots(const level_t[::1] defs, const level_t[::1] reps, int ctx_def, int ctx_rep):
+    """The slots of a list: entries with ``reps <= ctx_rep`` and ``defs >= ctx_def``."""
+    cdef int64_t n = defs.shape[0], rc
+    if reps.shape[0] != n:
+        raise ValueError("levels.count_slots: levels of different lengths")
+    if n == 0:
+        return 0
+    with nogil:
+        rc = _count_slots(&defs[0], &reps[0], n, ctx_def, ctx_rep)
+    return rc
+
+
+cdef int64_t _list_offsets(const level_t *defs, const level_t *reps, int64_t n, int ctx_def, int ctx_rep,
+                           int elem_def, int64_t *out, int64_t cap) noexcept nogil:
+    # branch-free per entry (slot starts and elements are unpredictable): out[k] is rewritten
+    # until a slot starts there; only the rare errors branch
+    cdef int64_t i, k = 0, count = 0
+    cdef int s, e
+    for i in range(n):
+        s = (reps[i] <= ctx_rep) & (defs[i] >= ctx_def)  # a slot starts: its elements start here
+        if k >= cap:  # more slots than counted (the levels changed since)
+            return E_COUNT_MISMATCH
+        out[k] = count
+        k += s
+        e = defs[i] >= elem_def
+        if e & (k == 0):
+            return E_ELEMENTS_BEFORE_FIRST_SLOT
+        count += e
+    if k >= cap:
+        return E_COUNT_MISMATCH
+    out[k] = count
+    return k
+
+
+def list_offsets(const level_t[::1] defs, const level_t[::1] reps, int ctx_def, int ctx_rep, int elem_def,
+                 int64_t[::1] out):
+    """Offsets (``count_slots + 1``, into ``out``) of the innermost list level whose slots start at
+    the entries with ``reps <= ctx_rep`` and ``defs >= ctx_def``; the elements are the entries
+    with ``defs >= elem_def``. Returns the number of slots, or ELEMENTS_BEFORE_FIRST_SLOT."""
+    cdef int64_t n = defs.shape[0], rc
+    if reps.shape[0] != n or out.shape[0] < 1:
+        raise ValueError("levels.list_offsets: invalid arguments")
+    if n == 0:
+        out[0] = 0
+        return 0
+    with nogil:
+        rc = _list_offsets(&defs[0], &reps[0], n, ctx_def, ctx_rep, elem_def, &out[0], out.shape[0])
+    return rc

@@ -1,0 +1,386 @@
+"""The decoding and encoding loops numpy cannot vectorize, compiled when possible.
+
+Each function runs the compiled kernel (Cython, :mod:`pqbloom._kernels`, built by ``pip install``)
+unless the extension is missing or ``PQBLOOM_PURE_PYTHON=1`` is set, in which case it runs the
+numpy reference of the same name in :mod:`pqbloom.kernels_reference`. Both give the same results
+and raise the same :mod:`pqbloom.errors` exceptions with the same messages; the compiled kernels
+release the GIL, so threads decode in parallel.
+
+``COMPILED`` says which is in use (tests switch it to run both); ``EXTENSION_BUILT`` whether the
+extension could be imported at all.
+
+The kernels:
+
+1. :func:`decode_hybrid`: RLE / bit-packed hybrid into a preallocated array (levels, dictionary
+   indices, booleans), returning the bytes used;
+2. :func:`decode_plain_byte_array`: PLAIN BYTE_ARRAY to offsets + data in one pass;
+3. :func:`take_binary`: gather by index (dictionary take) without padding;
+4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
+5. :func:`rebuild_prefixes`: DELTA_BYTE_ARRAY values from prefix lengths and suffixes;
+6. :func:`list_offsets`: repetition and definition levels to the innermost list's offsets;
+7. :func:`binary_argminmax` and :func:`encode_plain_byte_array` (write path);
+8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any
+
+import numpy as np
+
+from . import kernels_reference as reference
+from .arrays import BinaryArray
+from .encodings.rle import Buffer, as_u8
+from .errors import CorruptFileError
+
+__all__ = [
+    "COMPILED",
+    "EXTENSION_BUILT",
+    "decode_hybrid",
+    "decode_plain_byte_array",
+    "take_binary",
+    "scatter_nulls",
+    "rebuild_prefixes",
+    "list_offsets",
+    "binary_argminmax",
+    "encode_plain_byte_array",
+    "decimal_buffer",
+]
+
+
+def _load_extension() -> tuple[Any, ...] | None:
+    try:
+        return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
+                     for name in ("binary", "decimals", "hybrid", "levels"))
+    except ImportError:  # not built (no C compiler at install time, or a source checkout)
+        return None
+
+
+_ext = _load_extension()
+# the compiled modules (no stubs: Any); used only while COMPILED, so never None then
+_binary, _decimals, _hybrid, _levels = _ext if _ext is not None else (None, None, None, None)
+
+#: the compiled extension could be imported
+EXTENSION_BUILT: bool = _ext is not None
+#: the compiled kernels are in use (else the numpy reference)
+COMPILED: bool = EXTENSION_BUILT and os.environ.get("PQBLOOM_PURE_PYTHON", "") in ("", "0")
+
+
+def _bytes(buf: Buffer) -> np.ndarray:
+    """A contiguous uint8 view (a copy only when ``buf`` is a strided array)."""
+    return np.ascontiguousarray(as_u8(buf))
+
+
+def _info() -> np.ndarray:
+    return np.zeros(3, np.int64)
+
+
+def _bad_offsets() -> ValueError:
+    return ValueError("invalid BinaryArray: offsets decrease or reach outside the data")
+
+
+# -- 1. RLE / bit-packed hybrid ------------------------------------------------------------------
+
+def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
+    """Decode ``count`` values of the RLE / bit-packed hybrid into ``out[:count]``; return the bytes used.
+
+    ``out``: int8 / int16 (levels; an RLE value wider than ``bit_width`` is corrupt), int32 (levels,
+    dictionary indices: values as stored) or bool (non-zero is True). Truncated or inconsistent
+    input raises CorruptFileError; see :func:`pqbloom.kernels_reference.decode_hybrid`.
+    """
+    if not COMPILED:
+        return reference.decode_hybrid(buf, bit_width, count, out)
+    count = reference.check_hybrid_args(bit_width, count, out)
+    info = _info()
+    rc = int(_hybrid.decode(_bytes(buf), bit_width, count, out.view(np.uint8) if out.dtype == np.bool_ else out,
+                            info))
+    if rc >= 0:
+        return rc
+    if rc == _hybrid.HEADER_TRUNCATED:
+        raise CorruptFileError("RLE/bit-packed run header: truncated varint")
+    if rc == _hybrid.HEADER_TOO_LONG:
+        raise CorruptFileError("RLE/bit-packed run header: varint too long")
+    if rc == _hybrid.BITPACKED_TRUNCATED:
+        raise CorruptFileError(f"bit-packed run truncated: needs {info[0]} bytes at offset {info[1]}, have {info[2]}")
+    if rc == _hybrid.RLE_VALUE_TRUNCATED:
+        raise CorruptFileError("RLE run value truncated")
+    raise CorruptFileError(f"RLE run value {info[0]} does not fit {bit_width} bits")
+
+
+# -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
+
+def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
+    """``count`` values of 4-byte little-endian length + bytes: (BinaryArray, bytes used).
+
+    One pass over the input; the data is allocated once (its size is bounded by the input less
+    the length prefixes). CorruptFileError for a length prefix or a value past the end.
+    """
+    if not COMPILED:
+        return reference.decode_plain_byte_array(buf, count)
+    u8 = _bytes(buf)
+    count = int(count)
+    if count < 0 or count > (1 << 31) - 1:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")
+    size = len(u8)
+    if 4 * count > size:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
+                               f"only {size} available")
+    offsets = np.empty(count + 1, np.int64)
+    data = np.empty(size - 4 * count, np.uint8)
+    info = _info()
+    rc = int(_binary.plain_decode(u8, count, offsets, data, info))
+    if rc == _binary.PREFIX_PAST_END:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
+                               f"(value {info[0]})")
+    if rc == _binary.LAST_PAST_END:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {info[0]} bytes past the end of the page")
+    if rc < 0:  # pragma: no cover - the data buffer is sized so that it cannot overflow
+        raise AssertionError(f"binary.plain_decode returned {rc}")
+    total = int(offsets[-1])
+    if len(data) - total > (1 << 16):  # bytes after the values (rare): do not keep them alive
+        return BinaryArray(offsets, data[:total].copy()), rc
+    return BinaryArray(offsets, data[:total]), rc
+
+
+# -- 3. gather (dictionary take) -----------------------------------------------------------------
+
+def _index_array(indices: Any) -> np.ndarray | None:
+    """int32 / int64 indices as the kernel takes them; None for a type only the reference handles."""
+    idx = np.asarray(indices)
+    if idx.ndim != 1:
+        return None
+    if idx.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
+        return np.ascontiguousarray(idx)
+    if idx.dtype.kind == "i" or (idx.dtype.kind == "u" and idx.dtype.itemsize < 8):
+        return np.ascontiguousarray(idx, dtype=np.int64)
+    return None
+
+
+def take_binary(values: BinaryArray, indices: Any) -> BinaryArray:
+    """``values[indices]`` as a compact BinaryArray, copied in two passes (sizes, then bytes):
+    no padding, no per-byte index. CorruptFileError for an index out of range, naming the
+    smallest index when one is negative, else the largest (as the dictionary decoder does)."""
+    idx = _index_array(indices) if COMPILED else None
+    if idx is None:
+        return reference.take_binary(values, indices)
+    offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
+    data = np.ascontiguousarray(values.data)
+    new_off = np.empty(len(idx) + 1, np.int64)
+    info = _info()
+    total = int(_binary.take_offsets(offs, len(data), idx, new_off, info))
+    if total == _binary.INDEX_OUT_OF_RANGE:
+        lo, hi = int(idx.min()), int(idx.max())
+        raise CorruptFileError(f"dictionary index {lo if lo < 0 else hi} out of range for a dictionary "
+                               f"of {len(values)} values")
+    if total == _binary.BAD_OFFSETS:
+        raise _bad_offsets()
+    if total < 0:  # pragma: no cover - more than 2**63 bytes cannot be allocated anyway
+        raise CorruptFileError("dictionary take: values too large")
+    out = np.empty(total, np.uint8)
+    rc = int(_binary.take_data(offs, data, idx, out))
+    if rc != total:  # pragma: no cover - the inputs changed between the passes
+        raise RuntimeError("take_binary: inputs changed during the gather")
+    return BinaryArray(new_off, out)
+
+
+# -- 4. nulls placed from definition levels ------------------------------------------------------
+
+def _level_arg(levels: np.ndarray, max_level: int) -> tuple[np.ndarray, int] | None:
+    """Levels as the kernels take them: a bool mask as uint8 with level 1, levels widened to int32
+    when their type cannot hold ``max_level``; None for a level only the reference handles."""
+    lv = np.ascontiguousarray(reference.check_levels(levels, "levels"))
+    if lv.dtype == np.bool_:
+        return lv.view(np.uint8), 1
+    if not -(1 << 31) <= max_level < (1 << 31):
+        return None
+    info = np.iinfo(lv.dtype)
+    if not info.min <= max_level <= info.max:
+        lv = lv.astype(np.int32)
+    return lv, max_level
+
+
+def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str = "column") -> tuple[Any, np.ndarray]:
+    """Full-length values and Arrow's validity bitmap (little-endian bits) from dense values, in
+    one pass over the definition levels (or a bool presence mask).
+
+    ``dense``: a numpy array (1-D, or 2-D uint8 rows) or a BinaryArray (its data is shared, not
+    copied). Null slots hold zeros (empty values). CorruptFileError when the levels define a
+    different number of values than ``dense`` holds.
+    """
+    # plain data only: the kernel copies bytes, which would not count references to Python objects
+    plain = isinstance(dense, BinaryArray) or (isinstance(dense, np.ndarray) and not dense.dtype.hasobject)
+    arg = _level_arg(levels, max_level) if COMPILED and plain else None
+    if arg is None:
+        return reference.scatter_nulls(dense, levels, max_level, where)
+    lv, top = arg
+    n = len(lv)
+    validity = np.empty((n + 7) // 8, np.uint8)
+    if isinstance(dense, BinaryArray):
+        offs = np.ascontiguousarray(dense.offsets, dtype=np.int64)
+        out_off = np.empty(n + 1, np.int64)
+        rc = int(_levels.scatter_binary(lv, top, offs, out_off, validity))
+        result: Any = None if rc < 0 else BinaryArray(out_off, dense.compact().data)
+    else:
+        d = np.ascontiguousarray(dense)
+        row = d.dtype.itemsize * int(np.prod(d.shape[1:], dtype=np.int64))
+        out = np.empty((n,) + d.shape[1:], d.dtype)
+        if row == 0:  # zero-width rows: nothing to place, only the count to check
+            rc = int(_levels.scatter_fixed(lv, top, np.zeros(len(d), np.uint8), 1, np.empty(n, np.uint8), validity))
+            rc = rc if rc < 0 else len(d)
+        else:
+            rc = int(_levels.scatter_fixed(lv, top, d.reshape(-1).view(np.uint8), row, out.reshape(-1).view(np.uint8),
+                                           validity))
+        result = out
+    if rc < 0:
+        present = lv == top
+        raise CorruptFileError(f"{where}: {int(np.count_nonzero(present))} defined levels but {len(dense)} values")
+    return result, validity
+
+
+# -- 5. DELTA_BYTE_ARRAY prefix rebuild ----------------------------------------------------------
+
+def rebuild_prefixes(prefix: np.ndarray, suffixes: BinaryArray) -> BinaryArray:
+    """DELTA_BYTE_ARRAY values: value i is the first ``prefix[i]`` bytes of value i-1, then suffix i.
+
+    Every prefix length is checked against the previous value's length (CorruptFileError). The
+    sizes are computed first, so the data is allocated once.
+    """
+    p = np.asarray(prefix)
+    if not COMPILED or p.dtype.kind not in "iu" or (
+            p.dtype != np.int32 and len(p) and not (int(p.min()) >= -(1 << 31) and int(p.max()) < (1 << 31))):
+        return reference.rebuild_prefixes(prefix, suffixes)
+    p32 = np.ascontiguousarray(p, dtype=np.int32)
+    n = len(p32)
+    if n != len(suffixes):
+        raise ValueError(f"{n} prefix lengths for {len(suffixes)} suffixes")
+    soff = np.ascontiguousarray(suffixes.offsets, dtype=np.int64)
+    sdata = np.ascontiguousarray(suffixes.data)
+    offsets = np.empty(n + 1, np.int64)
+    info = _info()
+    total = int(_binary.prefix_offsets(p32, soff, len(sdata), offsets, info))
+    if total == _binary.INVALID_PREFIX:
+        raise CorruptFileError("DELTA_BYTE_ARRAY: invalid prefix length")
+    if total == _binary.PREFIX_TOO_LONG:
+        raise CorruptFileError("DELTA_BYTE_ARRAY: prefix longer than the previous value")
+    if total == _binary.BAD_OFFSETS:
+        raise _bad_offsets()
+    if total < 0:  # pragma: no cover - needs more than 2**63 bytes of values
+        raise CorruptFileError("DELTA_BYTE_ARRAY: values too large")
+    if n == 0 or not bool(p32.any()):
+        return suffixes  # as the reference: nothing to rebuild
+    out = np.empty(total, np.uint8)
+    rc = int(_binary.prefix_data(p32, soff, sdata, out))
+    if rc != total:  # pragma: no cover - the inputs changed between the passes
+        raise RuntimeError("rebuild_prefixes: inputs changed during the rebuild")
+    return BinaryArray(offsets, out)
+
+
+# -- 6. repetition levels to list offsets --------------------------------------------------------
+
+def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int = 0, ctx_rep: int = 0,
+                 where: str = "list") -> np.ndarray:
+    """Offsets (int64, one per slot + 1) of the innermost list level, in one pass over the levels.
+
+    Slots start at the entries with ``reps <= ctx_rep`` and ``defs >= ctx_def``; elements are the
+    entries with ``defs >= elem_def``. CorruptFileError for an element before the first slot.
+    """
+    if not COMPILED or not all(-(1 << 31) <= x < (1 << 31) for x in (elem_def, ctx_def, ctx_rep)):
+        return reference.list_offsets(defs, reps, elem_def, ctx_def, ctx_rep, where)
+    d = reference.check_levels(defs, "definition levels")
+    r = reference.check_levels(reps, "repetition levels")
+    if len(d) != len(r):
+        raise ValueError(f"{len(d)} definition levels for {len(r)} repetition levels")
+    if d.dtype != r.dtype or d.dtype == np.bool_:
+        d, r = d.astype(np.int32), r.astype(np.int32)
+    d, r = np.ascontiguousarray(d), np.ascontiguousarray(r)
+    nslots = int(_levels.count_slots(d, r, ctx_def, ctx_rep))
+    out = np.empty(nslots + 1, np.int64)
+    rc = int(_levels.list_offsets(d, r, ctx_def, ctx_rep, elem_def, out))
+    if rc == _levels.ELEMENTS_BEFORE_FIRST_SLOT:
+        raise CorruptFileError(f"{where}: elements before the first slot")
+    if rc != nslots:  # pragma: no cover - the levels changed between the passes
+        raise RuntimeError("list_offsets: levels changed during the pass")
+    return out
+
+
+# -- 7. write path -------------------------------------------------------------------------------
+
+def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
+    """Indices of the first smallest and first largest value in byte-wise unsigned order (a prefix
+    before the longer value). A BinaryArray or an ``(n, w)`` uint8 matrix, ``n`` > 0."""
+    if not COMPILED:
+        return reference.binary_argminmax(values)
+    if len(values) == 0:
+        raise ValueError("binary_argminmax of no values")
+    if isinstance(values, np.ndarray):
+        mat = np.ascontiguousarray(values, dtype=np.uint8)
+        n, w = mat.shape
+        offs = np.arange(n + 1, dtype=np.int64) * w
+        data = mat.reshape(-1)
+    else:
+        offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
+        data = np.ascontiguousarray(values.data)
+    res = np.zeros(2, np.int64)
+    if int(_binary.argminmax(offs, data, res)) < 0:
+        raise _bad_offsets()
+    return int(res[0]), int(res[1])
+
+
+def encode_plain_byte_array(values: BinaryArray) -> bytes:
+    """PLAIN BYTE_ARRAY: each value as a 4-byte little-endian length, then its bytes (one pass)."""
+    if not COMPILED:
+        return reference.encode_plain_byte_array(values)
+    if not isinstance(values, BinaryArray):
+        raise TypeError(f"BYTE_ARRAY values must be a BinaryArray, got {type(values).__name__}")
+    offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
+    data = np.ascontiguousarray(values.data)
+    size = int(_binary.plain_encode_size(offs, len(data), _info()))
+    if size == _binary.VALUE_TOO_LONG:
+        raise ValueError("a BYTE_ARRAY value is longer than 2**31-1 bytes")
+    if size < 0:
+        raise _bad_offsets()
+    out = _binary.plain_encode_bytes(offs, data, size)
+    if out is None:  # pragma: no cover - the inputs changed between the passes
+        raise RuntimeError("encode_plain_byte_array: inputs changed during the encoding")
+    return out  # type: ignore[no-any-return]
+
+
+# -- 8. decimals to Arrow ------------------------------------------------------------------------
+
+def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndarray:
+    """DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes: a uint8 array of
+    ``len(values) * byte_width`` little-endian two's complement, sign-extended.
+
+    ``values``: a BinaryArray (BYTE_ARRAY, big-endian), 2-D uint8 rows (FIXED_LEN_BYTE_ARRAY,
+    big-endian) or int32 / int64. CorruptFileError for a value that does not fit ``byte_width``.
+    """
+    if not COMPILED:
+        return reference.decimal_buffer(values, byte_width)
+    if byte_width not in (16, 32):
+        raise ValueError(f"decimal buffers have 16 or 32 bytes per value, not {byte_width}")
+    info = _info()
+    if isinstance(values, BinaryArray):
+        offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
+        out = np.empty(len(values) * byte_width, np.uint8)
+        rc = int(_decimals.from_binary(offs, np.ascontiguousarray(values.data), byte_width, out, info))
+        lens = np.diff(offs)
+    else:
+        a = np.asarray(values)
+        if a.ndim == 2 and a.dtype == np.uint8:
+            n, w = a.shape
+            out = np.empty(n * byte_width, np.uint8)
+            rc = int(_decimals.from_fixed(np.ascontiguousarray(a).reshape(-1), n, w, byte_width, out, info))
+            lens = np.full(n, w, np.int64)
+        elif a.ndim == 1 and a.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
+            out = np.empty(len(a) * byte_width, np.uint8)
+            rc = int(_decimals.from_ints(np.ascontiguousarray(a), byte_width, out))
+        else:
+            raise TypeError(f"decimal values are a BinaryArray, 2-D uint8 rows or int32/int64, not {a.dtype} {a.shape}")
+    if rc == _decimals.DOES_NOT_FIT:
+        i = int(info[0])
+        raise CorruptFileError(f"DECIMAL value {i} of {int(lens[i])} bytes does not fit {byte_width} bytes")
+    if rc < 0:
+        raise _bad_offsets()
+    return out

@@ -1,0 +1,535 @@
+"""Numpy reference implementations of the compiled kernels (:mod:`pqbloom.kernels`).
+
+Each function here is the fallback when the extension is not built (or ``PQBLOOM_PURE_PYTHON=1``)
+and the oracle the compiled kernel is tested against: same arguments, same results, same typed
+errors with the same messages. Where pqbloom already had the loop in numpy (the encodings, the
+reader's null scatter, the statistics' min/max), the code here mirrors it, and the tests check it
+against those public functions. It mirrors rather than calls them so that they can later delegate
+to :mod:`pqbloom.kernels` without an import cycle or a call back into themselves. The exception is
+the hybrid decoder, too large to duplicate: :func:`decode_hybrid` calls the RLE module's numpy
+implementation (imported when called).
+
+Argument checks shared with the compiled path live here too (``check_*``), so both modes reject a
+bad call the same way.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .arrays import BinaryArray
+from .encodings.rle import Buffer, as_u8
+from .errors import CorruptFileError
+
+__all__ = [
+    "HYBRID_DTYPES",
+    "check_hybrid_args",
+    "check_levels",
+    "decode_hybrid",
+    "decode_plain_byte_array",
+    "take_binary",
+    "scatter_nulls",
+    "rebuild_prefixes",
+    "list_offsets",
+    "binary_argminmax",
+    "encode_plain_byte_array",
+    "decimal_buffer",
+]
+
+_MAX_COUNT = (1 << 31) - 1
+#: output dtypes of the hybrid decoder: levels (int8, int16, int32), dictionary indices (int32), booleans
+HYBRID_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.bool_))
+_LEVEL_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32))
+
+
+# -- 1. RLE / bit-packed hybrid ------------------------------------------------------------------
+
+def check_hybrid_args(bit_width: int, count: int, out: np.ndarray) -> int:
+    """Validate a :func:`decode_hybrid` call (as the encodings do, in that order); return ``count``."""
+    if not 0 <= bit_width <= 32:
+        raise CorruptFileError(f"RLE/bit-packed bit width {bit_width} out of range 0..32")
+    count = int(count)
+    if count < 0 or count > _MAX_COUNT:
+        raise CorruptFileError(f"RLE/bit-packed hybrid: invalid value count {count}")
+    if not isinstance(out, np.ndarray) or out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("the hybrid decodes into a writable 1-D contiguous array")
+    dt = out.dtype
+    if dt not in HYBRID_DTYPES:
+        raise ValueError(f"hybrid values decode to int8, int16, int32 or bool, not {dt}")
+    if dt in (np.dtype(np.int8), np.dtype(np.int16)) and bit_width >= dt.itemsize * 8:
+        raise ValueError(f"{bit_width}-bit values do not fit {dt}")
+    if len(out) < count:
+        raise ValueError(f"output of {len(out)} values for {count} values")
+    return count
+
+
+def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
+    """Decode ``count`` values of the RLE / bit-packed hybrid into ``out[:count]``; return the bytes used.
+
+    ``out`` is int8 or int16 (levels narrower than the type: an RLE value wider than ``bit_width``
+    is then a CorruptFileError), int32 (values as stored, the bit pattern of 32-bit ones), or bool
+    (non-zero is True). A final bit-packed run may lack its padding bytes; the bytes used end after
+    the last run needed, padding included as far as ``buf`` holds it. Bit width 0 gives zeros and
+    uses no bytes.
+
+    This is the encodings' own decoder (``pqbloom.encodings.rle._decode_hybrid``: run headers by
+    pointer jumping when runs are many and small, a loop otherwise), imported when called so that
+    the RLE module can later delegate to :mod:`pqbloom.kernels` without an import cycle; it stays
+    the numpy implementation (its public wrapper is what would delegate).
+    """
+    from .encodings.rle import _decode_hybrid
+
+    count = check_hybrid_args(bit_width, count, out)
+    if out.dtype == np.bool_:
+        vals, used = _decode_hybrid(buf, bit_width, count, np.int32)
+        np.not_equal(vals, 0, out=out[:count])
+    else:
+        vals, used = _decode_hybrid(buf, bit_width, count, out.dtype)
+        out[:count] = vals
+    return used
+
+
+# -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
+
+def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
+    """``count`` values of 4-byte little-endian length + bytes: (BinaryArray, bytes used).
+
+    Mirrors ``pqbloom.encodings.plain.decode_plain_byte_array``: when every value has the length
+    of the first one the values are one reshape, else a loop over the length prefixes.
+    """
+    u8 = as_u8(buf)
+    count = int(count)
+    if count < 0 or count > _MAX_COUNT:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")
+    if count == 0:
+        return BinaryArray(np.zeros(1, np.int64), np.zeros(0, np.uint8)), 0
+    size = len(u8)
+    if 4 * count > size:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
+                               f"only {size} available")
+    first = int.from_bytes(u8[:4].tobytes(), "little")
+    stride = 4 + first
+    if stride * count <= size:
+        rows = u8[: stride * count].reshape(count, stride)
+        lens = np.ascontiguousarray(rows[:, :4]).view("<u4").reshape(-1)
+        if bool((lens == first).all()):
+            data = np.ascontiguousarray(rows[:, 4:]).reshape(-1)
+            return BinaryArray(np.arange(count + 1, dtype=np.int64) * first, data), stride * count
+    b = bytes(u8)
+    unpack = struct.Struct("<I").unpack_from
+    starts = [0] * count  # byte position of each value's length prefix
+    pos = 0
+    try:
+        for i in range(count):
+            starts[i] = pos
+            pos += 4 + unpack(b, pos)[0]
+    except struct.error:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
+                               f"(value {i})") from None
+    if pos > size:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {pos - size} bytes past the end of the page")
+    pstart = np.array(starts, dtype=np.int64)
+    offsets = np.empty(count + 1, np.int64)
+    # data offset of value i = its prefix position minus the 4*i bytes of earlier prefixes
+    offsets[:-1] = pstart - 4 * np.arange(count, dtype=np.int64)
+    offsets[-1] = pos - 4 * count
+    keep = np.ones(pos, bool)
+    for k in range(4):
+        keep[pstart + k] = False
+    return BinaryArray(offsets, u8[:pos][keep]), pos
+
+
+# -- 3. gather (dictionary take) -----------------------------------------------------------------
+
+def take_binary(values: BinaryArray, indices: np.ndarray) -> BinaryArray:
+    """``values[indices]`` as a compact BinaryArray; CorruptFileError for an index out of range
+    (the smallest index when one is negative, else the largest, as
+    ``pqbloom.encodings.dictionary.take_dictionary`` reports it)."""
+    idx = np.asarray(indices)
+    size = len(values)
+    if len(idx):
+        lo, hi = int(idx.min()), int(idx.max())
+        if lo < 0 or hi >= size:
+            raise CorruptFileError(f"dictionary index {lo if lo < 0 else hi} out of range for a dictionary "
+                                   f"of {size} values")
+    return values.take(idx)
+
+
+# -- 4. nulls placed from definition levels ------------------------------------------------------
+
+def check_levels(levels: np.ndarray, what: str) -> np.ndarray:
+    """``levels`` as a 1-D array of int8, int16 or int32 (or a bool mask); ValueError otherwise."""
+    lv = np.asarray(levels)
+    if lv.ndim != 1:
+        raise ValueError(f"{what} must be 1-D")
+    if lv.dtype == np.bool_ or lv.dtype in _LEVEL_DTYPES:
+        return lv
+    if lv.dtype.kind in "iu" and (not len(lv) or (int(lv.min()) >= -(1 << 31) and int(lv.max()) < (1 << 31))):
+        return lv.astype(np.int32)
+    raise ValueError(f"{what} must be int8, int16 or int32 levels (or a bool mask), not {lv.dtype}")
+
+
+def _present(levels: np.ndarray, max_level: int) -> np.ndarray:
+    lv = check_levels(levels, "levels")
+    return lv if lv.dtype == np.bool_ else lv == max_level
+
+
+def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str = "column") -> tuple[Any, np.ndarray]:
+    """Full-length values and Arrow's validity bitmap from dense (non-null) values.
+
+    ``levels`` are definition levels (a value is present where they equal ``max_level``) or a bool
+    presence mask. ``dense`` is a numpy array (1-D, or 2-D uint8 rows for FIXED_LEN_BYTE_ARRAY) or
+    a BinaryArray. Null slots hold zeros (empty values); the bitmap is little-endian packed bits,
+    ``ceil(n / 8)`` bytes. CorruptFileError when the levels define a different number of values.
+    """
+    present = _present(levels, max_level)
+    npresent = int(np.count_nonzero(present))
+    if npresent != len(dense):
+        raise CorruptFileError(f"{where}: {npresent} defined levels but {len(dense)} values")
+    return _scatter(dense, present), np.packbits(present, bitorder="little")
+
+
+def _scatter(dense: Any, present: np.ndarray) -> Any:
+    """Mirrors ``pqbloom.nested.scatter`` (and the reader's ``_scatter``)."""
+    n = len(present)
+    if isinstance(dense, BinaryArray):
+        lens = np.zeros(n, np.int64)
+        lens[present] = dense.lengths()
+        offs = np.zeros(n + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        return BinaryArray(offs, dense.compact().data)
+    out = np.zeros((n,) + dense.shape[1:], dense.dtype)
+    out[present] = dense
+    return out
+
+
+# -- 5. DELTA_BYTE_ARRAY prefix rebuild ----------------------------------------------------------
+
+def rebuild_prefixes(prefix: np.ndarray, suffixes: BinaryArray) -> BinaryArray:
+    """Value i is the first ``prefix[i]`` bytes of value i-1 followed by suffix i.
+
+    CorruptFileError for a negative or non-zero first prefix length ("invalid prefix length"), then
+    for a prefix longer than the value before it. Mirrors the end of
+    ``pqbloom.encodings.delta.decode_delta_byte_array``.
+    """
+    p = np.asarray(prefix).astype(np.int64)
+    n = len(p)
+    if n != len(suffixes):
+        raise ValueError(f"{n} prefix lengths for {len(suffixes)} suffixes")
+    slen = suffixes.lengths()
+    lens = p + slen
+    if n:
+        if int(p.min()) < 0 or p[0] != 0:
+            raise CorruptFileError("DELTA_BYTE_ARRAY: invalid prefix length")
+        if n > 1 and bool((p[1:] > lens[:-1]).any()):
+            raise CorruptFileError("DELTA_BYTE_ARRAY: prefix longer than the previous value")
+    if n == 0 or not bool(p.any()):
+        return suffixes
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    if int(p.max()) * 10 <= n:  # a pass per byte column pays off over a loop per value
+        data = _rebuild_columns(p, lens, suffixes, offsets)
+    else:
+        data = _rebuild_loop(p, suffixes)
+    return BinaryArray(offsets, data)
+
+
+def _interleave_mask(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Bool mask over consecutive runs ``first[0]`` False, ``second[0]`` True, ``first[1]`` False..."""
+    counts = np.empty(2 * len(first), np.int64)
+    counts[0::2] = first
+    counts[1::2] = second
+    pattern = np.zeros(2 * len(first), bool)
+    pattern[1::2] = True
+    return np.repeat(pattern, counts)
+
+
+def _rebuild_columns(p: np.ndarray, lens: np.ndarray, suffixes: BinaryArray, offsets: np.ndarray) -> np.ndarray:
+    """Inherited prefix bytes resolved with one vectorized pass per byte column (as the encodings):
+    byte ``j < p[i]`` of value ``i`` is suffix byte ``j - p[k]`` of the last value ``k < i`` with
+    ``p[k] <= j``; the values still inheriting at column ``j`` form runs, ``k`` is the row before each."""
+    sc = suffixes.compact()
+    sdata, soff = sc.data, sc.offsets
+    out = np.empty(int(offsets[-1]), np.uint8)
+    out[_interleave_mask(p, lens - p)] = sdata
+    base = soff[:-1] - p  # byte j of value k, when k owns it, is sdata[base[k] + j]
+    act = np.flatnonzero(p > 0)
+    pa = p[act]
+    oa = offsets[:-1][act]
+    j = 0
+    while len(act):
+        m = len(act)
+        run_start = np.empty(m, bool)
+        run_start[0] = True
+        np.not_equal(act[1:], act[:-1] + 1, out=run_start[1:])
+        first = np.where(run_start, np.arange(m), 0)
+        np.maximum.accumulate(first, out=first)
+        src = act[first] - 1
+        out[oa + j] = sdata[base[src] + j]
+        j += 1
+        keep = pa > j
+        if not keep.all():
+            act, pa, oa = act[keep], pa[keep], oa[keep]
+    return out
+
+
+def _rebuild_loop(p: np.ndarray, suffixes: BinaryArray) -> np.ndarray:
+    parts = []
+    prev = b""
+    for k, s in zip(p.tolist(), suffixes):
+        prev = prev[:k] + s
+        parts.append(prev)
+    return np.frombuffer(b"".join(parts), np.uint8).copy()
+
+
+# -- 6. repetition levels to list offsets --------------------------------------------------------
+
+def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int = 0, ctx_rep: int = 0,
+                 where: str = "list") -> np.ndarray:
+    """Offsets (int64, one per slot + 1) of the innermost list level of a column.
+
+    The list's slots start at the entries with ``reps <= ctx_rep`` and ``defs >= ctx_def``; its
+    elements are the entries with ``defs >= elem_def``, each counted in the slot before it (the
+    running count of ``pqbloom.nested.assemble``). An element before the first slot is a
+    CorruptFileError.
+    """
+    d = check_levels(defs, "definition levels")
+    r = check_levels(reps, "repetition levels")
+    if len(d) != len(r):
+        raise ValueError(f"{len(d)} definition levels for {len(r)} repetition levels")
+    slot = r <= ctx_rep
+    if ctx_def > 0:
+        slot &= d >= ctx_def
+    pos = np.flatnonzero(slot)
+    cs = np.cumsum(d >= elem_def, dtype=np.int64)
+    nslots = len(pos)
+    before = (int(cs[pos[0] - 1]) if pos[0] else 0) if nslots else (int(cs[-1]) if len(cs) else 0)
+    if before:
+        raise CorruptFileError(f"{where}: elements before the first slot")
+    offsets = np.zeros(nslots + 1, np.int64)
+    if nslots:
+        offsets[1:nslots] = cs[pos[1:] - 1]
+        offsets[-1] = cs[-1]
+    return offsets
+
+
+# -- 7. write path -------------------------------------------------------------------------------
+
+def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
+    """Indices of the first smallest and first largest value, byte-wise unsigned (a prefix first).
+
+    Works on a BinaryArray or an ``(n, w)`` uint8 matrix; ``n`` must be > 0. Mirrors
+    ``pqbloom.statistics.binary_argminmax``: one pass over the first 8 bytes of every value, then
+    further 8-byte words only for the values still tied.
+    """
+    if isinstance(values, np.ndarray):
+        if len(values) == 0:
+            raise ValueError("binary_argminmax of no values")
+        return _matrix_argminmax(np.asarray(values, np.uint8))
+    if len(values) == 0:
+        raise ValueError("binary_argminmax of no values")
+    width = values.fixed_width()
+    if width is not None:
+        return _matrix_argminmax(values.as_matrix(width))
+    src = _BinaryWords(values)
+    first = src.words(0, None)
+    return _refine(src, first, False), _refine(src, first, True)
+
+
+# _KEEP_MASKS[r] keeps the top r bytes (r = 0..8) of a big-endian uint64 word.
+_KEEP_MASKS = np.array([(0xFFFFFFFFFFFFFFFF << (8 * (8 - r))) & 0xFFFFFFFFFFFFFFFF for r in range(9)],
+                       dtype=np.uint64)
+
+
+def _words_at(data: np.ndarray, pos: np.ndarray, rem: np.ndarray) -> np.ndarray:
+    """Big-endian uint64 of ``data[pos:pos+rem]`` zero-padded to 8 bytes (rem in 0..8)."""
+    n = len(pos)
+    size = len(data)
+    out = np.zeros(n, np.uint64)
+    if n == 0:
+        return out
+    safe = pos + 8 <= size
+    all_safe = bool(safe.all())
+    if size >= 8:
+        # every byte position viewed as the start of an unaligned big-endian uint64
+        win = np.ndarray(shape=(size - 7,), dtype=">u8", buffer=data, strides=(1,))
+        if all_safe:
+            out[:] = win[pos]
+        elif safe.any():
+            out[safe] = win[pos[safe]]
+    if not all_safe:
+        base = max(0, size - 8)
+        tail = np.zeros(16, np.uint8)
+        tail[: size - base] = data[base:]
+        twin = as_strided(tail, shape=(9, 8), strides=(1, 1), writeable=False)
+        rel = np.minimum(pos[~safe] - base, 8)
+        out[~safe] = np.ascontiguousarray(twin[rel]).view(">u8").ravel()
+    short = np.flatnonzero(rem < 8)
+    if len(short):
+        out[short] &= _KEEP_MASKS[rem[short]]
+    return out
+
+
+class _MatrixWords:
+    """Word source over an ``(n, w)`` uint8 matrix (all values of equal length)."""
+
+    def __init__(self, mat: np.ndarray) -> None:
+        self.mat = mat
+        self.n, self.w = mat.shape
+        self.lengths: np.ndarray | None = None
+        self.nwords = (self.w + 7) // 8
+
+    def words(self, j: int, idx: np.ndarray | None) -> np.ndarray:
+        sub = self.mat[:, 8 * j: 8 * j + 8] if idx is None else self.mat[idx, 8 * j: 8 * j + 8]
+        k = sub.shape[1]
+        if k < 8:
+            padded = np.zeros((sub.shape[0], 8), np.uint8)
+            padded[:, :k] = sub
+            sub = padded
+        return np.ascontiguousarray(sub).view(">u8").ravel().astype(np.uint64)
+
+
+class _BinaryWords:
+    """Word source over a variable-length BinaryArray (zero-padded, length tie-break)."""
+
+    def __init__(self, arr: BinaryArray) -> None:
+        self.data = np.ascontiguousarray(arr.data)
+        self.starts = arr.offsets[:-1]
+        self.lengths = arr.lengths()
+        self.n = len(arr)
+        maxlen = int(self.lengths.max()) if self.n else 0
+        self.nwords = (maxlen + 7) // 8
+
+    def words(self, j: int, idx: np.ndarray | None) -> np.ndarray:
+        starts = self.starts if idx is None else self.starts[idx]
+        lens = self.lengths if idx is None else self.lengths[idx]
+        rem = np.clip(lens - 8 * j, 0, 8)
+        return _words_at(self.data, starts + 8 * j, rem)
+
+
+def _refine(src: _MatrixWords | _BinaryWords, first: np.ndarray, want_max: bool) -> int:
+    """Index of the byte-wise smallest (largest) value, given word 0 of every value."""
+    cand: np.ndarray | None = None
+    w = first
+    lengths = src.lengths
+    j = 0
+    while True:
+        target = w.max() if want_max else w.min()
+        hit = np.flatnonzero(w == target)
+        cand = hit if cand is None else cand[hit]
+        if len(cand) == 1:
+            return int(cand[0])
+        j += 1
+        if j >= src.nwords:
+            break
+        if lengths is not None and bool((lengths[cand] <= 8 * j).all()):
+            break  # every candidate ended: they differ only by trailing zeros
+        w = src.words(j, None if len(cand) == src.n else cand)
+    if lengths is None:
+        return int(cand[0])
+    # equal after zero padding: the shorter one is a prefix of the longer one
+    cl = lengths[cand]
+    return int(cand[int(np.argmax(cl) if want_max else np.argmin(cl))])
+
+
+def _matrix_argminmax(mat: np.ndarray) -> tuple[int, int]:
+    src = _MatrixWords(mat)
+    if src.w == 0:
+        return 0, 0
+    first = src.words(0, None)
+    return _refine(src, first, False), _refine(src, first, True)
+
+
+def encode_plain_byte_array(values: BinaryArray) -> bytes:
+    """PLAIN BYTE_ARRAY: each value as a 4-byte little-endian length, then its bytes.
+
+    Mirrors ``pqbloom.encodings.plain.encode_plain_byte_array`` (vectorized index arithmetic).
+    """
+    if not isinstance(values, BinaryArray):
+        raise TypeError(f"BYTE_ARRAY values must be a BinaryArray, got {type(values).__name__}")
+    v = values.compact()
+    n = len(v)
+    if n == 0:
+        return b""
+    lens = v.lengths()
+    if int(lens.max()) > 0x7FFFFFFF:
+        raise ValueError("a BYTE_ARRAY value is longer than 2**31-1 bytes")
+    prefixes = lens.astype("<u4").view(np.uint8).reshape(n, 4)
+    w = v.fixed_width()
+    if w is not None:
+        rows = np.empty((n, 4 + w), np.uint8)
+        rows[:, :4] = prefixes
+        rows[:, 4:] = v.as_matrix(w)
+        return rows.tobytes()
+    total = int(v.offsets[-1])
+    out = np.empty(total + 4 * n, np.uint8)
+    is_data = np.ones(total + 4 * n, bool)
+    pstart = v.offsets[:-1] + 4 * np.arange(n, dtype=np.int64)  # where each length prefix goes
+    pidx = (pstart[:, None] + np.arange(4, dtype=np.int64)).reshape(-1)
+    is_data[pidx] = False
+    out[pidx] = prefixes.reshape(-1)
+    out[is_data] = v.data
+    return out.tobytes()
+
+
+# -- 8. decimals to Arrow ------------------------------------------------------------------------
+
+def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndarray:
+    """Parquet DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes: a uint8
+    array of ``len(values) * byte_width`` little-endian two's complement, sign-extended.
+
+    ``values``: a BinaryArray (BYTE_ARRAY: big-endian, any length, empty = 0), a 2-D uint8 array
+    (FIXED_LEN_BYTE_ARRAY rows, big-endian) or int32 / int64 values. A value longer than
+    ``byte_width`` whose extra leading bytes are not sign extension is a CorruptFileError.
+    """
+    if byte_width not in (16, 32):
+        raise ValueError(f"decimal buffers have 16 or 32 bytes per value, not {byte_width}")
+    if isinstance(values, BinaryArray):
+        c = values.compact()
+        lens = c.lengths()
+        return _decimals_be(c.data, c.offsets[:-1], lens, byte_width)
+    a = np.asarray(values)
+    if a.ndim == 2 and a.dtype == np.uint8:
+        n, w = a.shape
+        flat = np.ascontiguousarray(a).reshape(-1)
+        return _decimals_be(flat, np.arange(n, dtype=np.int64) * w, np.full(n, w, np.int64), byte_width)
+    if a.ndim == 1 and a.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
+        n = len(a)
+        out = np.empty((n, byte_width), np.uint8)
+        v = a.astype("<i8")
+        out[:, :8] = v.view(np.uint8).reshape(n, 8)
+        out[:, 8:] = np.where(v < 0, 0xFF, 0).astype(np.uint8)[:, None]
+        return out.reshape(-1)
+    raise TypeError(f"decimal values are a BinaryArray, 2-D uint8 rows or int32/int64, not {a.dtype} {a.shape}")
+
+
+def _decimals_be(data: np.ndarray, starts: np.ndarray, lens: np.ndarray, width: int) -> np.ndarray:
+    """Big-endian values ``data[starts:starts+lens]`` as ``width``-byte little-endian rows."""
+    n = len(lens)
+    out = np.zeros((n, width), np.uint8)
+    if n == 0:
+        return out.reshape(-1)
+    keep = np.minimum(lens, width)
+    ends = starts + lens
+    nonempty = lens > 0
+    sign = np.zeros(n, np.uint8)
+    sign[nonempty] = np.where(data[(ends - keep)[nonempty]] & 0x80, 0xFF, 0).astype(np.uint8)
+    # dropped leading bytes of long values must repeat the sign of the bytes kept
+    drop = lens - keep
+    total = int(drop.sum())
+    if total:
+        row = np.repeat(np.arange(n, dtype=np.int64), drop)
+        idx = np.repeat(starts, drop) + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(drop) - drop, drop)
+        bad = data[idx] != sign[row]
+        if bool(bad.any()):
+            i = int(row[int(np.argmax(bad))])
+            raise CorruptFileError(f"DECIMAL value {i} of {int(lens[i])} bytes does not fit {width} bytes")
+    for k in range(width):  # little-endian byte k is big-endian byte len-1-k
+        has = keep > k
+        out[has, k] = data[ends[has] - 1 - k]
+        out[~has, k] = sign[~has]
+    return out.reshape(-1)
