@@ -213,7 +213,7 @@ def _decode_field(tv: flatbuf.TableView) -> ArrowField:
     if dv is not None:
         it = dv.table(1)
         dictionary = Dictionary(dv.scalar(0, "q", 0), it.scalar(0, "i", 32) if it else 32,
-                                bool(it.scalar(1, "?", True)) if it else True, bool(dv.scalar(2, "?", False)))
+                                bool(it.scalar(1, "?", False)) if it else True, bool(dv.scalar(2, "?", False)))
     children = tuple(_decode_field(c) for c in tv.tables(5) or [])
     return ArrowField(tv.string(0) or "", _decode_type(kind, tv.table(3)), bool(tv.scalar(1, "?", False)),
                       children, dictionary, _kv_items(tv, 6))

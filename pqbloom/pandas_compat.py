@@ -283,6 +283,8 @@ def table_to_pandas(table: Table) -> Any:
                 continue
             col = remaining.pop(pos)
             level = _to_pandas_values(col, arrow[col.field.name], None, tz_override.get(descr))
+            if _is_object(level):
+                level = pd.Index(level, dtype=object)
             logical = by_field.get(descr, {}).get("name")
             index_arrays.append(level)
             index_names.append(None if logical == descr and _is_generated_index_name(descr) else logical)
@@ -304,13 +306,19 @@ def table_to_pandas(table: Table) -> Any:
         name = col.field.name
         ext = _extension_dtype(by_field.get(name), arrow[name]) if meta else None
         data[i] = _to_pandas_values(col, arrow[name], ext, tz_override.get(name))
-    df = pd.DataFrame(data, index=index)
+    # object arrays go in as they are: pandas would infer its string dtype for strings pyarrow leaves as objects
+    df = pd.DataFrame({i: pd.Series(v, index=index, dtype=object, copy=False) if _is_object(v) else v
+                       for i, v in data.items()}, index=index)
     names = [by_field.get(c.field.name, {}).get("name", c.field.name) if meta else c.field.name for c in remaining]
     df.columns = column_index(names, (meta or {}).get("column_indexes", []))
     attrs = (meta or {}).get("attributes")
     if isinstance(attrs, dict):
         df.attrs = attrs
     return df
+
+
+def _is_object(values: Any) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype == object
 
 
 def _arrow_field(f: Field, hints: ArrowSchema | None) -> ArrowField | None:
@@ -396,7 +404,7 @@ def _to_pandas_values(col: Column, af: ArrowField | None, ext: Any, tz_override:
         if got is not None:
             return got
     if k in ("utf8", "large_utf8", "utf8_view") and not af.meta("ARROW:extension:name") and _uses_string_dtype():
-        return pd.array(col.to_numpy(), dtype=pd.StringDtype(na_value=np.nan))
+        return _strings(col, pd.StringDtype(na_value=np.nan))
     if k == "timestamp":
         unit = ("s", "ms", "us", "ns")[t.unit]
         raw = col.values.astype(np.int64, copy=False) if col.field.physical_type != 3 else None
@@ -426,6 +434,10 @@ def _to_pandas_values(col: Column, af: ArrowField | None, ext: Any, tz_override:
         return out
     if k == "time":
         return _times(col, ("s", "ms", "us", "ns")[t.unit])
+    if k == "binary" and col.field.logical_type is not None:  # ENUM, BSON: bytes, as pyarrow gives them
+        return Column(replace(col.field, logical_type=None), col.values, col.mask).to_numpy()
+    if k == "null":
+        return np.full(len(col), None, dtype=object)
     if k == "date":
         return np.array(col.to_pylist(), dtype=object)
     return col.to_numpy()
@@ -438,7 +450,7 @@ def _to_extension(col: Column, dtype: Any) -> Any:
     if isinstance(dtype, pd.StringDtype):
         if col.field.logical_type is None or col.field.logical_type.kind not in ("STRING", "JSON", "ENUM"):
             return None
-        return pd.array(col.to_numpy(), dtype=dtype)
+        return _strings(col, dtype)
     np_dtype = getattr(dtype, "numpy_dtype", None)
     if np_dtype is None or np_dtype.kind not in "biuf":
         return None
@@ -455,6 +467,15 @@ def _to_extension(col: Column, dtype: Any) -> Any:
     if np_dtype.kind == "f":
         return pd.arrays.FloatingArray(data, mask)
     return pd.arrays.IntegerArray(data, mask)
+
+
+def _strings(col: Column, dtype: Any) -> Any:
+    import pandas as pd
+
+    try:
+        return pd.array(col.to_numpy(), dtype=dtype)
+    except UnicodeError:
+        raise CorruptFileError(f"column {col.field.name!r}: a STRING value is not UTF-8") from None
 
 
 def _times(col: Column, unit: str) -> np.ndarray:
@@ -484,6 +505,7 @@ def _to_categorical(col: Column, af: ArrowField) -> Any:
         cats = Column(col.field.with_nullable(True), dictionary).to_numpy()
     else:
         cats = pd.unique(values[~col.mask] if col.mask is not None else values)
-    categories = pd.Index(list(cats), dtype="str" if af.type.kind != "binary" and _uses_string_dtype() else object)
+    as_str = len(cats) and af.type.kind != "binary" and _uses_string_dtype()  # no values: object, as pyarrow
+    categories = pd.Index(list(cats), dtype="str" if as_str else object)
     ordered = bool(af.dictionary.ordered) if af.dictionary is not None else False
     return pd.Categorical(values, categories=categories, ordered=ordered)

@@ -494,7 +494,7 @@ class ParquetWriter:
         # -- dictionary decision
         dict_values = None
         indices = None
-        if plan.dictionary and n_dense > 0:
+        if plan.dictionary and (n_dense > 0 or data.dictionary is not None and len(data.dictionary) > 0):
             built = None
             if data.dictionary is not None:
                 built = encode_with_dictionary(data.dictionary, dense, f.physical_type, opts.dictionary_pagesize_limit)
