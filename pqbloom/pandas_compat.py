@@ -40,8 +40,8 @@ from .pandas_meta import (
     tz_from_name,
     tz_name,
 )
-from .schema import Field, LogicalType, NestedField, make_field
-from .table import Column, DictionaryColumn, Table, column_from_values
+from .schema import Field, LogicalType, make_field
+from .table import Column, DictionaryColumn, Table, column_from_values, dictionary_codes, with_dictionary
 
 __all__ = ["table_from_pandas", "table_to_pandas"]
 
@@ -118,10 +118,7 @@ def _name_to_string(name: Any) -> Any:
 
 def _convert(name: str, values: Any, given: Field | None) -> tuple[Column, ArrowField]:
     """One Series or Index as a Column plus the Arrow field pyarrow would make of it."""
-    col, hint = _convert_values(name, values, given)
-    if given is not None and given != col.field:
-        col = column_from_values(name, col, given) if not isinstance(col, DictionaryColumn) else \
-            column_from_values(name, Column(col.field, col.values, col.mask), given)
+    col, hint = _convert_given(name, values, given) if given is not None else _convert_values(name, values)
     n = natural_field(col.field)
     if hint is None:
         if n is None:
@@ -130,7 +127,27 @@ def _convert(name: str, values: Any, given: Field | None) -> tuple[Column, Arrow
     return col, hint if n is None else replace(hint, name=name, nullable=n.nullable)
 
 
-def _convert_values(name: str, values: Any, given: Field | None) -> tuple[Column, ArrowField | None]:
+def _convert_given(name: str, values: Any, given: Field) -> tuple[Column, ArrowField | None]:
+    """A column of the type the caller's schema gives it (converted as ``Table.from_pydict`` converts
+    values), keeping a time zone or a duration unit where the schema's type can hold them."""
+    import pandas as pd
+
+    dtype = values.dtype
+    null = np.asarray(pd.isna(values), dtype=bool)
+    if isinstance(dtype, np.dtype) and dtype.kind in "biufmM":
+        raw: Any = np.ma.MaskedArray(values.to_numpy(), null)
+    else:
+        raw = [None if m else v for v, m in zip(values.tolist(), null.tolist())]
+    col = column_from_values(name, raw, given)
+    lt = given.logical_type
+    if isinstance(dtype, pd.DatetimeTZDtype) and lt is not None and lt.kind == "TIMESTAMP" and lt.utc:
+        return col, ArrowField(name, timestamp(lt.unit or "us", tz_name(dtype.tz)))
+    if isinstance(dtype, np.dtype) and dtype.kind == "m" and lt is None and given.physical_type == 2:
+        return col, ArrowField(name, duration(_unit(values.to_numpy())))
+    return col, None
+
+
+def _convert_values(name: str, values: Any) -> tuple[Column, ArrowField | None]:
     import pandas as pd
 
     dtype = values.dtype
@@ -149,9 +166,13 @@ def _convert_values(name: str, values: Any, given: Field | None) -> tuple[Column
         hints = from_pyarrow(pa.schema([pa.field(name, arr.type)]))
         return t.columns[0], hints.fields[0] if hints is not None else None
     if isinstance(dtype, pd.StringDtype):
+        hint = ArrowField(name, ArrowType("large_utf8" if dtype.storage == "pyarrow" else "utf8"))
+        if dtype.storage == "pyarrow":  # pyarrow holds the strings already: take its buffers
+            import pyarrow as pa
+
+            return Table.from_arrow(pa.table({name: pa.array(values.array)})).columns[0], hint
         objs = values.array.to_numpy(dtype=object, na_value=None)
-        col = column_from_values(name, objs, make_field(name, "string"))
-        return col, ArrowField(name, ArrowType("large_utf8" if dtype.storage == "pyarrow" else "utf8"))
+        return column_from_values(name, objs, make_field(name, "string")), hint
     if isinstance(values.array, (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)):
         arr = values.array
         data = arr.to_numpy(dtype=dtype.numpy_dtype, na_value=dtype.numpy_dtype.type(0))
@@ -168,7 +189,7 @@ def _convert_values(name: str, values: Any, given: Field | None) -> tuple[Column
         if k in "biu":
             return column_from_values(name, arr), None
         if k == "O":
-            return _objects(name, arr, given)
+            return _objects(name, arr)
     raise SchemaError(f"column {name!r}: cannot store pandas dtype {dtype}")
 
 
@@ -207,13 +228,11 @@ def _null_column(name: str, n: int) -> Column:
     return Column(Field(name, _PT_INT32, LogicalType("UNKNOWN")), np.zeros(n, np.int32), np.ones(n, bool))
 
 
-def _objects(name: str, arr: np.ndarray, given: Field | None) -> tuple[Column, ArrowField | None]:
+def _objects(name: str, arr: np.ndarray) -> tuple[Column, ArrowField | None]:
     """An object column: None, NaN, NaT and pd.NA are nulls; the type is inferred as pyarrow infers it."""
     import pandas as pd
 
     null = np.asarray(pd.isna(arr), dtype=bool)
-    if given is not None:
-        return column_from_values(name, [None if m else v for v, m in zip(arr.tolist(), null.tolist())], given), None
     kind = pd.api.types.infer_dtype(arr, skipna=True)
     vals = arr.copy()
     vals[null] = None
@@ -250,9 +269,9 @@ def _categorical(name: str, values: Any) -> tuple[Column, ArrowField]:
         vals = column_from_values(name, [None] * n, cats.field)
     else:
         vals = cats.take(np.where(null, 0, codes))
+    if type(cats) is not Column:
+        raise SchemaError(f"column {name!r}: categories of {cat_field.type.kind} values are not supported")
     arrow = replace(cat_field, dictionary=Dictionary(0, codes.dtype.itemsize * 8, True, bool(dtype.ordered)))
-    if isinstance(cats, NestedField) or type(cats) is not Column and not isinstance(cats, DictionaryColumn):
-        return Column(vals.field, vals.values, null | (vals.mask if vals.mask is not None else False)), arrow
     return DictionaryColumn(vals.field, vals.values, null, cats.values), arrow
 
 
@@ -393,7 +412,7 @@ def _to_pandas_values(col: Column, af: ArrowField | None, ext: Any, tz_override:
     """One column as the array pyarrow's to_pandas makes of it."""
     import pandas as pd
 
-    if af is None or isinstance(col, NestedField) or af.children:
+    if af is None or af.children:
         return col.to_numpy()  # nested and unknown types: Python objects
     t = af.type
     k = t.kind
@@ -472,6 +491,15 @@ def _to_extension(col: Column, dtype: Any) -> Any:
 def _strings(col: Column, dtype: Any) -> Any:
     import pandas as pd
 
+    if getattr(dtype, "storage", None) == "pyarrow":  # pandas keeps these in pyarrow: hand it the buffers
+        import pyarrow as pa
+
+        arr = Column(replace(col.field, logical_type=LogicalType("STRING")), col.values, col.mask).to_arrow()
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid:
+            raise CorruptFileError(f"column {col.field.name!r}: a STRING value is not UTF-8") from None
+        return dtype.__from_arrow__(arr)
     try:
         return pd.array(col.to_numpy(), dtype=dtype)
     except UnicodeError:
@@ -497,15 +525,16 @@ def _times(col: Column, unit: str) -> np.ndarray:
 
 
 def _to_categorical(col: Column, af: ArrowField) -> Any:
+    """A categorical whose categories are the column's dictionary (pyarrow's: the dictionary pages
+    joined, then values seen only in plain pages), else its distinct values in order of appearance."""
     import pandas as pd
 
-    values = col.to_numpy()
     dictionary = getattr(col, "dictionary", None)
-    if dictionary is not None:
-        cats = Column(col.field.with_nullable(True), dictionary).to_numpy()
-    else:
-        cats = pd.unique(values[~col.mask] if col.mask is not None else values)
+    if dictionary is None:
+        dictionary = with_dictionary(col, []).dictionary  # type: ignore[attr-defined]
+    codes = dictionary_codes(col, dictionary, -1)
+    cats = Column(col.field.with_nullable(True), dictionary).to_numpy()
     as_str = len(cats) and af.type.kind != "binary" and _uses_string_dtype()  # no values: object, as pyarrow
     categories = pd.Index(list(cats), dtype="str" if as_str else object)
     ordered = bool(af.dictionary.ordered) if af.dictionary is not None else False
-    return pd.Categorical(values, categories=categories, ordered=ordered)
+    return pd.Categorical.from_codes(codes, categories=categories, ordered=ordered)

@@ -686,7 +686,7 @@ def _apply_arrow_type(col: Column, arr: Any, hints: ArrowSchema) -> Any:
         dictionary = getattr(col, "dictionary", None)
         if dictionary is not None:
             dict_arr = Column(col.field.with_nullable(True), dictionary).to_arrow()
-            codes = pa.array(_codes(col, dictionary), type=pa.int32(), mask=col.mask)
+            codes = pa.array(dictionary_codes(col, dictionary), type=pa.int32(), mask=col.mask)
             return pa.DictionaryArray.from_arrays(codes, dict_arr.cast(target.value_type), ordered=target.ordered)
     try:
         return arr.cast(target)
@@ -694,11 +694,11 @@ def _apply_arrow_type(col: Column, arr: Any, hints: ArrowSchema) -> Any:
         return arr  # not a type these values can take: keep the Parquet-derived one
 
 
-def _codes(col: Column, dictionary: Any) -> np.ndarray:
-    """Each row's index into the column's dictionary (0 for nulls)."""
+def dictionary_codes(col: Column, dictionary: Any, null_code: int = 0) -> np.ndarray:
+    """Each row's index into ``dictionary`` (``null_code`` for nulls), found by hashing, not per value."""
     from .encodings import encode_with_dictionary
 
-    codes = np.zeros(len(col), np.int32)
+    codes = np.full(len(col), null_code, np.int32)
     got = encode_with_dictionary(dictionary, col.dense(), col.field.physical_type)
     if got is None:
         raise SchemaError(f"column {col.field.name!r}: values outside its dictionary")

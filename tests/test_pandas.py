@@ -408,3 +408,18 @@ def test_unsupported_pandas_dtypes_are_refused_by_name():
         pqbloom.Table.from_pandas(pd.DataFrame({"m": [1, "a"]}))
     with pytest.raises(SchemaError, match="duplicate"):
         pqbloom.Table.from_pandas(pd.DataFrame([[1, 2]], columns=["a", "a"]))
+
+
+def test_a_given_schema_types_the_frame(tmp_path):
+    df = pd.DataFrame({"i": pd.array([1, None], dtype="Int64"), "f": [1.5, np.nan],
+                       "t": pd.to_datetime(["2020-01-01 12:00", None]).tz_localize("Asia/Tokyo"),
+                       "d": pd.to_timedelta(["1s", None])})
+    p = tmp_path / "s.parquet"
+    pqbloom.write_table(df, p, schema={"i": "int32", "f": "float", "t": "timestamp[ms, UTC]", "d": "int64"})
+    got = pq.read_table(p)
+    assert got.schema.field("i").type == pa.int32() and got.column("i").to_pylist() == [1, None]
+    assert got.schema.field("f").type == pa.float32() and got.column("f").to_pylist() == [1.5, None]
+    assert got.schema.field("t").type == pa.timestamp("ms", "Asia/Tokyo")
+    assert got.column("t").to_pylist()[0] == pd.Timestamp("2020-01-01 12:00", tz="Asia/Tokyo")
+    assert got.schema.field("d").type == pa.duration("us") and got.column("d").to_pylist() == [dt.timedelta(seconds=1), None]
+    assert_frame_equal(pqbloom.read_table(p).to_pandas(), got.to_pandas())
