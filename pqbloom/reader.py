@@ -288,13 +288,14 @@ class ParquetFile:
     def _with_metadata(self, table: Table, row_groups: Sequence[int] | None = None) -> Table:
         """``table`` with the footer's key-value metadata and stored Arrow types (pandas' metadata,
         ``ARROW:schema``: see :mod:`pqbloom.arrow_schema`). A column the Arrow types call
-        dictionary-encoded also gets the dictionary pages of ``row_groups`` (all when None): pyarrow
-        reads them as a categorical's categories, used values or not."""
+        dictionary-encoded also gets the dictionary pages of ``row_groups`` (all when None; none for
+        batches, which cost what they hold): pyarrow reads them as a categorical's categories, used
+        values or not."""
         kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
         hints = schema_hints(kv)
         kv.pop(ARROW_SCHEMA_KEY, None)
         cols = table.columns
-        if hints is not None:
+        if hints is not None and (row_groups is None or len(row_groups)):
             rgs = range(self.num_row_groups) if row_groups is None else row_groups
             cols = [self._with_dictionary(c, hints, rgs) for c in cols]
         return Table(cols, kv, hints)
@@ -307,6 +308,10 @@ class ParquetFile:
         if desc is None:
             return col
         parts = [d for d in (self.chunk_dictionary(i, desc.index) for i in row_groups) if d is not None]
+        dense = col.dense()
+        nbytes = dense.nbytes if isinstance(dense, BinaryArray) else np.asarray(dense).nbytes
+        # the pages' dictionaries joined with the values: a copy of them, plus hash keys and codes
+        charge(2 * nbytes + 16 * len(dense), f"the dictionary of column {col.field.name!r}")
         return with_dictionary(col, parts)
 
     def chunk_dictionary(self, row_group: int, column: int | str) -> Any:
