@@ -36,6 +36,7 @@ from .pandas_meta import (
     build_metadata,
     column_index,
     index_level_name,
+    label_to_string,
     range_descriptor,
     tz_from_name,
     tz_name,
@@ -55,13 +56,36 @@ _MAX_EXACT_FLOAT_INT = 2**53
 def table_from_pandas(df: Any, schema: Any = None, preserve_index: bool | None = None) -> Table:
     """A Table of ``df``'s columns, then its index levels (``preserve_index`` as in pyarrow: None
     stores a RangeIndex as metadata only and any other index as columns, True stores every index as
-    columns, False none); with pandas metadata and Arrow types as pyarrow's ``Table.from_pandas``."""
-    import pandas as pd
-
+    columns, False none); with pandas metadata and Arrow types as pyarrow's ``Table.from_pandas``.
+    A ``schema`` (a :class:`~pqbloom.Schema` or ``{name: type}``) decides, as pyarrow's does, which
+    columns and index levels are stored, in its order, and their types."""
     if not df.columns.is_unique:
         raise SchemaError(f"duplicate column names in the DataFrame: {list(df.columns)}")
-    names = [_name_to_string(c) for c in df.columns]
-    field_names = [str(n) for n in names]
+    given = _given_fields(schema)
+    names, series, index_values, descriptors, all_names = (
+        _parts_given(df, given, preserve_index) if given else _parts(df, preserve_index))
+    if len(set(all_names)) != len(all_names):
+        raise SchemaError(f"duplicate column names once the index is stored: {all_names}")
+    columns: list[Column] = []
+    arrow_fields: list[ArrowField] = []
+    for name, values in zip(all_names, series + index_values):
+        col, af = _convert(name, values, given.get(name))
+        columns.append(col)
+        arrow_fields.append(af)
+    meta = build_metadata(df, names, all_names[:len(series)], series, index_values, descriptors, arrow_fields,
+                          preserve_index)
+    md = {PANDAS_KEY: meta}
+    return Table(columns, md, ArrowSchema(tuple(arrow_fields), tuple(md.items())))
+
+
+_Parts = tuple[list[Any], list[Any], list[Any], list[Any], list[str]]
+
+
+def _parts(df: Any, preserve_index: bool | None) -> _Parts:
+    """(labels, data columns, index levels stored as columns, index descriptors, stored names)."""
+    import pandas as pd
+
+    names = [label_to_string(c) for c in df.columns]
     series = [df.iloc[:, i] for i in range(df.shape[1])]
     levels = [df.index.get_level_values(i) for i in range(df.index.nlevels)] if preserve_index is not False else []
     descriptors: list[Any] = []
@@ -70,27 +94,44 @@ def table_from_pandas(df: Any, schema: Any = None, preserve_index: bool | None =
     for i, level in enumerate(levels):
         name = index_level_name(level, i, names + index_names)
         if isinstance(df.index, pd.RangeIndex) and preserve_index is None:
-            descriptors.append(range_descriptor(df.index))
+            descriptors.append(range_descriptor(df.index))  # metadata only
             continue
         descriptors.append(name)
         index_names.append(name)
         index_values.append(level)
-    all_names = field_names + index_names
-    if len(set(all_names)) != len(all_names):
-        raise SchemaError(f"duplicate column names once the index is stored: {all_names}")
-    given = _given_fields(schema)
-    columns: list[Column] = []
-    arrow_fields: list[ArrowField] = []
-    for name, values in zip(all_names, series + index_values):
-        col, af = _convert(name, values, given.get(name))
-        columns.append(col)
-        arrow_fields.append(af)
-    if given and set(given) - set(all_names):
-        raise SchemaError(f"schema names columns the frame lacks: {sorted(set(given) - set(all_names))}")
-    meta = build_metadata(df, names, field_names, series, index_values, descriptors, arrow_fields,
-                          preserve_index)
-    md = {PANDAS_KEY: meta}
-    return Table(columns, md, ArrowSchema(tuple(arrow_fields), tuple(md.items())))
+    return names, series, index_values, descriptors, [str(n) for n in names] + index_names
+
+
+def _parts_given(df: Any, given: dict[str, Field], preserve_index: bool | None) -> _Parts:
+    """As :func:`_parts`, for the columns and index levels ``given`` names, in its order."""
+    import pandas as pd
+
+    labels = {str(label_to_string(c)): i for i, c in enumerate(df.columns)}
+    level_names = [None if n is None else str(label_to_string(n)) for n in df.index.names]
+    names: list[Any] = []
+    series: list[Any] = []
+    index_values: list[Any] = []
+    index_names: list[str] = []
+    for name in given:
+        if name in labels:
+            names.append(name)
+            series.append(df.iloc[:, labels[name]])
+            continue
+        if name in level_names:
+            pos = level_names.index(name)
+        elif _is_generated_index_name(name) and int(name[14:-2]) < df.index.nlevels:
+            pos = int(name[14:-2])
+        else:
+            raise SchemaError(f"schema names column {name!r}, which the frame has neither as a column "
+                              "nor as an index level")
+        if preserve_index is False:
+            raise SchemaError(f"schema names index level {name!r} but preserve_index is False")
+        if isinstance(df.index, pd.RangeIndex) and preserve_index is None:
+            raise SchemaError(f"schema names the RangeIndex {name!r}, which is stored as metadata only: "
+                              "pass preserve_index=True to store it as a column")
+        index_values.append(df.index.get_level_values(pos))
+        index_names.append(name)
+    return names, series, index_values, list(index_names), names + index_names
 
 
 def _given_fields(schema: Any) -> dict[str, Field]:
@@ -101,19 +142,6 @@ def _given_fields(schema: Any) -> dict[str, Field]:
     if not isinstance(schema, Schema):
         schema = Schema.from_types(dict(schema))
     return {f.name: f for f in schema.fields}
-
-
-def _name_to_string(name: Any) -> Any:
-    """A column label as pyarrow stores it: str kept, bytes decoded, tuples (MultiIndex) as their repr."""
-    if isinstance(name, str):
-        return name
-    if isinstance(name, bytes):
-        return name.decode("utf-8")
-    if isinstance(name, tuple):
-        return str(tuple(_name_to_string(n) for n in name))
-    if name is None or (isinstance(name, float) and np.isnan(name)):
-        return name
-    return str(name)
 
 
 def _convert(name: str, values: Any, given: Field | None) -> tuple[Column, ArrowField]:
@@ -239,11 +267,10 @@ def _objects(name: str, arr: np.ndarray) -> tuple[Column, ArrowField | None]:
     if kind == "empty":
         return _null_column(name, len(arr)), None
     if kind in ("floating", "mixed-integer-float", "integer-na"):
-        floats = np.array([0.0 if m else float(v) for v, m in zip(vals.tolist(), null.tolist())], np.float64)
+        floats = np.where(null, 0.0, vals).astype(np.float64)
         return column_from_values(name, np.ma.MaskedArray(floats, null)), None
     if kind in ("timedelta", "timedelta64"):
-        return _durations(name, np.array([np.timedelta64("NaT") if m else v for v, m in zip(vals, null)],
-                                         "m8[us]"))
+        return _durations(name, np.asarray(pd.to_timedelta(vals).as_unit("us")))
     if kind in ("datetime", "datetime64"):
         first = vals[~null][0]
         tz = getattr(first, "tzinfo", None)
@@ -263,14 +290,13 @@ def _categorical(name: str, values: Any) -> tuple[Column, ArrowField]:
     dtype = values.dtype
     codes = np.asarray(values.array.codes)
     cats, cat_field = _convert(name, dtype.categories, None)
-    n = len(codes)
-    null = codes < 0
-    if len(cats) == 0:
-        vals = column_from_values(name, [None] * n, cats.field)
-    else:
-        vals = cats.take(np.where(null, 0, codes))
     if type(cats) is not Column:
         raise SchemaError(f"column {name!r}: categories of {cat_field.type.kind} values are not supported")
+    null = codes < 0
+    if len(cats) == 0:
+        vals = column_from_values(name, [None] * len(codes), cats.field)
+    else:
+        vals = cats.take(np.where(null, 0, codes))
     arrow = replace(cat_field, dictionary=Dictionary(0, codes.dtype.itemsize * 8, True, bool(dtype.ordered)))
     return DictionaryColumn(vals.field, vals.values, null, cats.values), arrow
 

@@ -22,7 +22,7 @@ from .arrow_schema import EXTENSION_NAME_KEY, ArrowField
 from .errors import SchemaError
 
 __all__ = ["PANDAS_KEY", "build_metadata", "column_index", "index_level_name", "range_descriptor",
-           "logical_type", "tz_name", "tz_from_name"]
+           "logical_type", "tz_name", "tz_from_name", "label_to_string"]
 
 PANDAS_KEY = "pandas"
 
@@ -144,20 +144,21 @@ def range_descriptor(index: Any) -> dict[str, Any]:
             "step": int(index.step)}
 
 
-def _label_to_string(name: Any) -> Any:
+def label_to_string(name: Any) -> Any:
+    """A column label as pyarrow stores it: str kept, bytes decoded, tuples (MultiIndex) as their repr."""
     if isinstance(name, str) or name is None or (isinstance(name, float) and np.isnan(name)):
         return name
     if isinstance(name, bytes):
         return name.decode("utf-8")
     if isinstance(name, tuple):
-        return str(tuple(_label_to_string(n) for n in name))
+        return str(tuple(label_to_string(n) for n in name))
     return str(name)
 
 
 def index_level_name(level: Any, i: int, taken: list[Any]) -> str:
     """The column name an index level is stored under: its own name, or ``__index_level_<i>__``."""
     if level.name is not None and level.name not in taken:
-        return str(_label_to_string(level.name))
+        return str(label_to_string(level.name))
     j = i
     while f"__index_level_{j}__" in taken:
         j += 1
@@ -176,7 +177,7 @@ def build_metadata(df: Any, names: list[Any], field_names: list[str], series: li
     if preserve_index is not False:
         stored = [d for d in descriptors if isinstance(d, str)]
         for level, descr, af in zip(index_values, stored, arrow_fields[len(series):]):
-            index_meta.append(_column_metadata(level, _label_to_string(level.name), af, descr))
+            index_meta.append(_column_metadata(level, label_to_string(level.name), af, descr))
         levels = getattr(df.columns, "levels", [df.columns])
         level_names = getattr(df.columns, "names", [df.columns.name])
         column_indexes = [_simple_index_descriptor(lv, nm) for lv, nm in zip(levels, level_names)]

@@ -106,6 +106,10 @@ def _frames() -> dict[str, pd.DataFrame]:
     out["no_rows"] = pd.DataFrame({
         "i": pd.Series([], dtype="int64"), "s": pd.Series([], dtype="str"), "t": pd.Series([], dtype="datetime64[us, UTC]"),
         "I": pd.Series([], dtype="Int32"), "c": pd.Categorical([], categories=["a"]), "o": pd.Series([], dtype=object)})
+    out["nested"] = pd.DataFrame({"ints": [[1, 2], None, [], [3], [4, 5]],
+                                  "strings": [["x"], ["y", None], None, [], ["z"]],
+                                  "structs": [{"a": 1, "b": "u"}, None, {"a": None, "b": "v"}, {"a": 2, "b": None},
+                                              {"a": 3, "b": "w"}]})
     out["empty"] = pd.DataFrame()
     attrs = pd.DataFrame({"a": [1, 2]})
     attrs.attrs = {"source": "test", "n": 2}
@@ -423,3 +427,25 @@ def test_a_given_schema_types_the_frame(tmp_path):
     assert got.column("t").to_pylist()[0] == pd.Timestamp("2020-01-01 12:00", tz="Asia/Tokyo")
     assert got.schema.field("d").type == pa.duration("us") and got.column("d").to_pylist() == [dt.timedelta(seconds=1), None]
     assert_frame_equal(pqbloom.read_table(p).to_pandas(), got.to_pandas())
+
+
+def test_a_given_schema_picks_columns_and_index_levels_as_pyarrow(tmp_path):
+    df = pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}, index=pd.MultiIndex.from_arrays([[5, 6], ["p", "q"]],
+                                                                                      names=["k", None]))
+    ours = pqbloom.Table.from_pandas(df, schema={"b": "string", "__index_level_1__": "string", "k": "int64"})
+    theirs = pa.Table.from_pandas(df, schema=pa.schema([("b", pa.string()), ("__index_level_1__", pa.string()),
+                                                        ("k", pa.int64())]))
+    assert ours.column_names == theirs.column_names == ["b", "__index_level_1__", "k"]
+    meta = json.loads(ours.metadata["pandas"])
+    meta.pop("creator")
+    expected = theirs.schema.pandas_metadata
+    expected.pop("creator")
+    assert meta == expected
+    # a writer's schema without the index: the frame's values are written, its index is not (as pyarrow)
+    p = tmp_path / "w.parquet"
+    with pqbloom.ParquetWriter(p, pqbloom.Schema.from_types({"a": "int64", "b": "string"})) as w:
+        w.write_table(df)
+    assert_frame_equal(pqbloom.read_table(p).to_pandas(), pq.read_table(p).to_pandas())
+    assert pq.read_table(p).column_names == ["a", "b"]
+    with pytest.raises(SchemaError, match="'c'"):
+        pqbloom.Table.from_pandas(df, schema={"c": "int64"})
