@@ -449,3 +449,19 @@ def test_a_given_schema_picks_columns_and_index_levels_as_pyarrow(tmp_path):
     assert pq.read_table(p).column_names == ["a", "b"]
     with pytest.raises(SchemaError, match="'c'"):
         pqbloom.Table.from_pandas(df, schema={"c": "int64"})
+
+
+def test_a_duration_column_changes_nothing_else_pyarrow_reads(tmp_path):
+    """The Arrow schema stored for a duration describes every other column as pyarrow would: zones,
+    categoricals, strings, decimals, nested values read the same with or without the duration."""
+    df = pd.concat([FRAMES["time_zones_and_units"], FRAMES["categoricals"], FRAMES["strings"],
+                    FRAMES["python_objects"], FRAMES["nullable_ints"], FRAMES["nested"].add_prefix("nested_")], axis=1)
+    df.index = pd.Index(list("abcde"), name="k")
+    without, with_td = tmp_path / "without.parquet", tmp_path / "with.parquet"
+    pqbloom.write_table(df, without)
+    pqbloom.write_table(df.assign(td=FRAMES["durations"]["us"].to_numpy()), with_td)
+    a, b = pq.read_table(without), pq.read_table(with_td)
+    assert b.schema.field("td").type == pa.duration("us")
+    assert b.drop_columns(["td"]).schema.equals(a.schema, check_metadata=False)
+    assert_frame_equal(b.to_pandas().drop(columns=["td"]), a.to_pandas())
+    assert_frame_equal(pqbloom.read_table(with_td).to_pandas().drop(columns=["td"]), a.to_pandas())
