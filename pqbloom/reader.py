@@ -190,7 +190,9 @@ class ParquetFile:
         pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what the read did.
         """
         with memory_budget(self.memory_limit):
-            return self._with_metadata(self._read(columns, filters, explain))
+            # a filtered read keeps its pruned row groups unread: no dictionary pages are fetched for it
+            filtered = filters is not None or explain is not None
+            return self._with_metadata(self._read(columns, filters, explain), [] if filtered else None)
 
     def _read(self, columns: Sequence[str] | None, filters: Any, explain: Any) -> Table:
         if filters is not None or explain is not None:
@@ -289,8 +291,8 @@ class ParquetFile:
         """``table`` with the footer's key-value metadata and stored Arrow types (pandas' metadata,
         ``ARROW:schema``: see :mod:`pqbloom.arrow_schema`). A column the Arrow types call
         dictionary-encoded also gets the dictionary pages of ``row_groups`` (all when None; none for
-        batches, which cost what they hold): pyarrow reads them as a categorical's categories, used
-        values or not."""
+        batches, which cost what they hold, and filtered reads, which read no pruned row group): pyarrow
+        reads them as a categorical's categories, used values or not."""
         kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
         hints = schema_hints(kv)
         kv.pop(ARROW_SCHEMA_KEY, None)
@@ -1165,7 +1167,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: An
             return pf.read(columns)
         from .predicate import read_filtered
 
-        return pf._with_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True))
+        return pf._with_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 
 
 def read_metadata(source: Any, **kwargs: Any) -> Any:
