@@ -17,6 +17,7 @@ import numpy as np
 
 from . import compression as compression_mod
 from .arrays import BinaryArray
+from .arrow_schema import ARROW_SCHEMA_KEY, effective_field, natural_field, schema_hints
 from .bloom import BloomFilter, hash_scalar
 from .bloom_site import BloomFilterSite
 from .encodings import (
@@ -41,7 +42,7 @@ from .limits import charge, current_budget, memory_budget, out_of_memory, run_li
 from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
 from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
 from .statistics import parse_created_by
-from .table import Column, Table
+from .table import Column, Table, with_dictionary
 
 __all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
 
@@ -191,7 +192,9 @@ class ParquetFile:
         pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what the read did.
         """
         with memory_budget(self.memory_limit):
-            return self._read(columns, filters, explain)
+            # a filtered read keeps its pruned row groups unread: no dictionary pages are fetched for it
+            filtered = filters is not None or explain is not None
+            return self._with_metadata(self._read(columns, filters, explain), [] if filtered else None)
 
     def _read(self, columns: Sequence[str] | None, filters: Any, explain: Any) -> Table:
         if filters is not None or explain is not None:
@@ -237,8 +240,9 @@ class ParquetFile:
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         descs = self._select(columns)
         with memory_budget(self.memory_limit):
-            return Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
-                      else _build_column(d.field, [self._read_chunk_parts(i, d)]) for d in descs])
+            return self._with_metadata(Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
+                                              else _build_column(d.field, [self._read_chunk_parts(i, d)])
+                                              for d in descs]), [i])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *, filters: Any = None,
                      explain: Any = None) -> Iterator[Table]:
@@ -283,7 +287,51 @@ class ParquetFile:
                         raise CorruptFileError("columns disagree on the row count", row_group=i)
                     break
                 emitted += n
-                yield Table([q.pop(n) for q in queues])
+                yield self._with_metadata(Table([q.pop(n) for q in queues]), [])
+
+    def _with_metadata(self, table: Table, row_groups: Sequence[int] | None = None) -> Table:
+        """``table`` with the footer's key-value metadata and stored Arrow types (pandas' metadata,
+        ``ARROW:schema``: see :mod:`pqbloom.arrow_schema`). A column the Arrow types call
+        dictionary-encoded also gets the dictionary pages of ``row_groups`` (all when None; none for
+        batches, which cost what they hold, and filtered reads, which read no pruned row group): pyarrow
+        reads them as a categorical's categories, used values or not."""
+        kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
+        hints = schema_hints(kv)
+        kv.pop(ARROW_SCHEMA_KEY, None)
+        cols = table.columns
+        if hints is not None and (row_groups is None or len(row_groups)):
+            rgs = range(self.num_row_groups) if row_groups is None else row_groups
+            cols = [self._with_dictionary(c, hints, rgs) for c in cols]
+        return Table(cols, kv, hints)
+
+    def _with_dictionary(self, col: Column, hints: Any, row_groups: Sequence[int]) -> Column:
+        n = natural_field(col.field, written=False) if type(col) is Column else None
+        if n is None or effective_field(n, hints.field(col.field.name)).dictionary is None:
+            return col
+        desc = self._leaf_by_path(col.field.name)
+        if desc is None:
+            return col
+        parts = [d for d in (self.chunk_dictionary(i, desc.index) for i in row_groups) if d is not None]
+        dense = col.dense()
+        nbytes = dense.nbytes if isinstance(dense, BinaryArray) else np.asarray(dense).nbytes
+        # the pages' dictionaries joined with the values: a copy of them, plus hash keys and codes
+        charge(2 * nbytes + 16 * len(dense), f"the dictionary of column {col.field.name!r}")
+        return with_dictionary(col, parts)
+
+    def chunk_dictionary(self, row_group: int, column: int | str) -> Any:
+        """The values of a flat column chunk's dictionary page (None when it has none)."""
+        desc = self._column(column)
+        meta = self._chunk_meta(row_group, desc)
+        if meta.num_values == 0 or desc.max_repetition_level > 0:
+            return None
+        start, length = self._chunk_range(meta, row_group, desc)
+        buf = self._reader.read(start, length, what="column chunk")
+        try:
+            for _kind, _values, _present, dictionary in self._iter_pages(buf, start, meta, row_group, desc):
+                return dictionary  # known once the first data page is decoded
+        except (ParquetError, *_DECODE_FAILURES) as exc:
+            raise _located(exc, row_group, desc) from None
+        return None
 
     def _iter_chunk_pages(self, rg: int, desc: ColumnDescriptor) -> Iterator[tuple[Any, np.ndarray | None]]:
         """Dense values and presence flags of each data page of one chunk, decoded lazily."""
@@ -1168,7 +1216,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: An
             return pf.read(columns)
         from .predicate import read_filtered
 
-        return read_filtered(pf, columns, filters, explain=explain, io_from_open=True)
+        return pf._with_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 
 
 def read_metadata(source: Any, **kwargs: Any) -> Any:

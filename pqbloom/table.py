@@ -18,10 +18,11 @@ from typing import Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import SchemaError
+from .arrow_schema import ArrowField, ArrowSchema, duration, effective_field, from_pyarrow, natural_field, schema_hints
+from .errors import CorruptFileError, SchemaError
 from .schema import MAX_SCHEMA_DEPTH, Field, NestedField, Schema, make_field
 
-__all__ = ["Column", "Table"]
+__all__ = ["Column", "DictionaryColumn", "Table"]
 
 PT_BOOLEAN, PT_INT32, PT_INT64, PT_INT96, PT_FLOAT, PT_DOUBLE, PT_BYTE_ARRAY, PT_FLBA = range(8)
 
@@ -100,16 +101,82 @@ class Column:
         return Column(f, vals, mask)
 
 
-class Table:
-    """A small columnar table: ``num_rows``, ``column_names``, ``column(name)``, conversions."""
+class DictionaryColumn(Column):
+    """A column whose values are drawn from ``dictionary`` (distinct values, in order): a pandas
+    categorical, or a column read with its file's dictionary pages. The writer stores the dictionary
+    page as this dictionary, and ``to_pandas`` makes it the categories."""
 
-    def __init__(self, columns: Sequence[Column]) -> None:
+    __slots__ = ("dictionary",)
+
+    def __init__(self, field: Field, values: Any, mask: np.ndarray | None, dictionary: Any) -> None:
+        super().__init__(field, values, mask)
+        self.dictionary = dictionary
+
+    def slice(self, start: int, stop: int) -> Column:
+        c = super().slice(start, stop)
+        return DictionaryColumn(c.field, c.values, c.mask, self.dictionary)
+
+    def take(self, idx: np.ndarray) -> Column:
+        c = super().take(idx)
+        return DictionaryColumn(c.field, c.values, c.mask, self.dictionary)
+
+    @staticmethod
+    def concat(parts: Sequence[Column]) -> Column:
+        plain = Column.concat([Column(p.field, p.values, p.mask) for p in parts])
+        dicts = [getattr(p, "dictionary", None) for p in parts]
+        if any(d is None for d in dicts) or any(not _same_values(dicts[0], d) for d in dicts[1:]):
+            return plain
+        return DictionaryColumn(plain.field, plain.values, plain.mask, dicts[0])
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, BinaryArray) and isinstance(b, BinaryArray):
+        return a.to_pylist() == b.to_pylist()
+    return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and bool((a == b).all())
+
+
+def with_dictionary(col: Column, dictionaries: Sequence[Any]) -> Column:
+    """``col`` as a :class:`DictionaryColumn` whose dictionary is ``dictionaries`` (its chunks'
+    dictionary pages, in order) followed by any other value it holds, each value once: the
+    categories pyarrow makes of a dictionary-encoded column when it joins the chunks."""
+    from .encodings import build_dictionary
+
+    pieces = [*dictionaries, col.dense()]
+    if isinstance(col.values, BinaryArray):
+        if not all(isinstance(p, BinaryArray) for p in pieces):
+            return col
+        both: Any = BinaryArray.concat(pieces)
+    else:
+        both = np.concatenate([np.asarray(p) for p in pieces])
+    dictionary, _ = build_dictionary(both, col.field.physical_type)
+    return DictionaryColumn(col.field, col.values, col.mask, dictionary)
+
+
+class Table:
+    """A small columnar table: ``num_rows``, ``column_names``, ``column(name)``, conversions.
+
+    ``metadata`` is the key-value metadata that goes with the data (pandas' ``"pandas"`` entry, a
+    file's footer entries); ``arrow_schema`` the Arrow types the data came with, where they say more
+    than the Parquet schema (time zones, durations, categoricals: see :mod:`pqbloom.arrow_schema`).
+    A writer stores both; ``to_pandas`` and ``to_arrow`` apply them.
+    """
+
+    def __init__(self, columns: Sequence[Column], metadata: Mapping[str, str] | None = None,
+                 arrow_schema: Any = None) -> None:
         self.columns = list(columns)
         self.schema = Schema([c.field for c in self.columns])
         lens = {len(c) for c in self.columns}
         if len(lens) > 1:
             raise SchemaError(f"columns have different lengths: { {c.field.name: len(c) for c in self.columns} }")
         self._num_rows = lens.pop() if lens else 0
+        self.metadata: dict[str, str] = dict(metadata or {})
+        self.arrow_schema = arrow_schema
+
+    def _like(self, columns: Sequence[Column]) -> Table:
+        """A table of ``columns`` that keeps this one's metadata and Arrow types."""
+        return Table(columns, self.metadata, self.arrow_schema)
 
     # -- construction ---------------------------------------------------------
     @classmethod
@@ -118,8 +185,14 @@ class Table:
         if schema is not None and not isinstance(schema, Schema):
             schema = Schema.from_types(dict(schema))
         cols = []
+        hints = []
         for name, values in data.items():
             f = schema.field(name) if schema is not None else None
+            durations = _as_durations(name, values) if f is None else None
+            if durations is not None:  # INT64 counts, with the Arrow type that says what they count
+                values, unit = durations
+                f = make_field(name, "int64")
+                hints.append(ArrowField(name, duration(unit)))
             cols.append(column_from_values(name, values, f))
         if schema is not None:
             missing = set(schema.names) - set(data)
@@ -127,23 +200,30 @@ class Table:
                 raise SchemaError(f"data lacks columns {sorted(missing)} of the schema")
             order = {n: i for i, n in enumerate(schema.names)}
             cols.sort(key=lambda c: order[c.field.name])
-        return cls(cols)
+        return cls(cols, None, ArrowSchema(tuple(hints)) if hints else None)
 
     @classmethod
-    def from_pandas(cls, df: Any, schema: Schema | None = None) -> Table:
-        data = {}
-        for name in df.columns:
-            s = df[name]
-            na = s.isna().to_numpy()
-            if s.dtype.kind in "biufcmM" and (s.dtype.kind == "f" or not na.any()):
-                data[str(name)] = s.to_numpy()  # float NaN stays a value, as pyarrow's from_pandas keeps it
-            else:
-                data[str(name)] = [None if m else v for v, m in zip(s.tolist(), na.tolist())]
-        return cls.from_pydict(data, schema)
+    def from_pandas(cls, df: Any, schema: Schema | None = None, preserve_index: bool | None = None) -> Table:
+        """Convert a DataFrame as ``pyarrow.Table.from_pandas`` does: NaN, None, NaT and pd.NA are
+        nulls; nullable dtypes, time zones, durations and categoricals keep their Arrow types; the
+        index is stored (``preserve_index`` as in pyarrow) and pandas' metadata describes the frame,
+        so that :meth:`to_pandas` (and pyarrow) rebuild it from a file."""
+        from .pandas_compat import table_from_pandas
+
+        return table_from_pandas(df, schema, preserve_index)
 
     @classmethod
     def from_arrow(cls, table: Any) -> Table:
-        return cls([_column_from_arrow(table.schema.field(i), table.column(i)) for i in range(table.num_columns)])
+        import pyarrow as pa
+
+        cols = []
+        for i in range(table.num_columns):
+            f, arr = table.schema.field(i), table.column(i)
+            if pa.types.is_duration(f.type):  # stored as INT64; the Arrow schema keeps the unit
+                f, arr = pa.field(f.name, pa.int64(), f.nullable), arr.cast(pa.int64())
+            cols.append(_column_from_arrow(f, arr))
+        md = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (table.schema.metadata or {}).items()}
+        return cls(cols, md, from_pyarrow(table.schema))
 
     @classmethod
     def coerce(cls, data: Any, schema: Schema | None = None) -> Table:
@@ -187,20 +267,21 @@ class Table:
         return self._num_rows
 
     def select(self, names: Iterable[str]) -> Table:
-        return Table([self.column(n) for n in names])
+        return self._like([self.column(n) for n in names])
 
     def slice(self, start: int, stop: int | None = None) -> Table:
         stop = self._num_rows if stop is None else min(stop, self._num_rows)
-        return Table([c.slice(start, stop) for c in self.columns])
+        return self._like([c.slice(start, stop) for c in self.columns])
 
     def take(self, idx: np.ndarray) -> Table:
-        return Table([c.take(idx) for c in self.columns])
+        return self._like([c.take(idx) for c in self.columns])
 
     @staticmethod
     def concat(tables: Sequence[Table]) -> Table:
         if not tables:
             return Table([])
-        return Table([Column.concat([t.columns[i] for t in tables]) for i in range(tables[0].num_columns)])
+        return tables[0]._like([Column.concat([t.columns[i] for t in tables])
+                                for i in range(tables[0].num_columns)])
 
     def to_pydict(self) -> dict[str, list[Any]]:
         return {c.field.name: c.to_pylist() for c in self.columns}
@@ -214,13 +295,24 @@ class Table:
         import pyarrow as pa
 
         arrays = [c.to_arrow() for c in self.columns]
+        hints = self.arrow_types()
+        if hints is not None:
+            arrays = [_apply_arrow_type(c, a, hints) for c, a in zip(self.columns, arrays)]
         fields = [pa.field(c.field.name, a.type, c.field.nullable) for c, a in zip(self.columns, arrays)]
-        return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=self.metadata or None))
+
+    def arrow_types(self) -> ArrowSchema | None:
+        """The Arrow types the data came with (from pandas, pyarrow or a file's ``ARROW:schema``)."""
+        return self.arrow_schema if isinstance(self.arrow_schema, ArrowSchema) else schema_hints(self.metadata)
 
     def to_pandas(self) -> Any:
-        import pandas as pd
+        """A DataFrame, as ``pyarrow.Table.to_pandas()`` makes it from the same file: pandas' metadata
+        restores the index, nullable and string dtypes; the Arrow types time zones, durations and
+        categoricals. Without them, ints with nulls become float64 (unless that would round a value:
+        then they stay exact Python ints), strings pandas' string dtype, dates and times Python objects."""
+        from .pandas_compat import table_to_pandas
 
-        return pd.DataFrame({c.field.name: c.to_numpy() for c in self.columns})
+        return table_to_pandas(self)
 
     def __repr__(self) -> str:
         return f"Table({self.num_rows} rows, {self.schema!r})"
@@ -265,8 +357,9 @@ def _infer_field(name: str, values: Any) -> Field:
                 return make_field(name, f"timestamp[{unit}]")
             return make_field(name, "timestamp[us]")
         if k == "m":
-            unit = np.datetime_data(dt)[0]
-            return make_field(name, f"time[{unit if unit in ('ms', 'us', 'ns') else 'us'}]")
+            # durations are counts of their unit (their Arrow type, when known, says which: from_pydict);
+            # a TIME is a time of day, which a duration is not
+            return make_field(name, "int64")
         if k == "U":
             return make_field(name, "string")
         if k == "S":
@@ -298,11 +391,19 @@ def _infer_field(name: str, values: Any) -> Field:
     if isinstance(sample, uuid.UUID):
         return make_field(name, "uuid")
     if isinstance(sample, decimal.Decimal):
-        digits = [d for d in values if d is not None]
-        scale = max(max(-int(d.as_tuple().exponent), 0) for d in digits)
-        precision = max(max(len(d.as_tuple().digits), 1) - min(int(d.as_tuple().exponent), 0) * 0 for d in digits)
-        precision = max(precision, scale + 1, 1)
-        return make_field(name, f"decimal({min(max(precision, 1), 38)}, {scale})")
+        # as pyarrow infers: the most integer digits plus the most fractional digits of any value
+        int_digits, scale = 0, 0
+        for d in values:
+            if d is None or not isinstance(d, decimal.Decimal) or not d.is_finite():
+                continue
+            t = d.as_tuple()
+            exp = int(t.exponent)
+            prec, sc = len(t.digits), -exp
+            if sc < 0:
+                prec, sc = prec - sc, 0
+            int_digits, scale = max(int_digits, prec - sc), max(scale, sc)
+        precision = max(int_digits + scale, 1)
+        return make_field(name, f"decimal({precision}, {scale})")
     raise SchemaError(f"column {name!r}: cannot infer a Parquet type for {type(sample).__name__}")
 
 
@@ -332,6 +433,11 @@ def column_from_values(name: str, values: Any, field: Field | None = None) -> Co
     if isinstance(values, np.ma.MaskedArray):
         mask = np.ma.getmaskarray(values)
         values = values.filled(0) if values.dtype.kind not in "OUS" else values.data
+    if isinstance(values, np.ndarray) and values.dtype.kind in "mM":
+        nat = np.isnat(values)
+        if nat.any():  # NaT is numpy's null: store a null (and a zero in its slot), as pyarrow does
+            mask = nat if mask is None else (mask | nat)
+            values = np.where(nat, np.zeros(1, values.dtype), values)
     if isinstance(values, np.ndarray) and values.dtype == object or not isinstance(values, (np.ndarray, BinaryArray)):
         seq = list(values)
         nulls = np.fromiter((v is None or _is_na(v) for v in seq), dtype=bool, count=len(seq))
@@ -386,7 +492,10 @@ def _physical_from_array(field: Field, arr: Any) -> Any:
         return arr.astype(f"datetime64[{lt.unit}]").view(np.int64)
     if lt is not None and lt.kind == "TIME" and k == "m":
         out = arr.astype(f"timedelta64[{lt.unit}]").view(np.int64)
+        _check_time_of_day(field, out)
         return out.astype(np.int32) if p == PT_INT32 else out
+    if lt is None and p == PT_INT64 and k == "m":  # a duration: the count of its unit
+        return np.ascontiguousarray(arr.view(np.int64))
     target = _NUMPY_OF.get(p)
     if target is None:
         raise SchemaError(f"column {field.name!r}: unsupported type {field.type_name}")
@@ -496,9 +605,13 @@ def _physical_from_objects(field: Field, seq: list[Any], nulls: np.ndarray) -> A
                 ints.append(0)
             elif isinstance(v, _dt.time):
                 ints.append(((v.hour * 60 + v.minute) * 60 + v.second) * per_s + v.microsecond * per_s // 1_000_000)
+            elif isinstance(v, (_dt.timedelta, np.timedelta64)):
+                ints.append(int(np.timedelta64(v).astype(f"timedelta64[{lt.unit}]").view(np.int64)))  # type: ignore[union-attr]
             else:
                 ints.append(int(v))
-        return np.array(ints, np.int32 if p == PT_INT32 else np.int64)
+        arr = np.array(ints, np.int64)
+        _check_time_of_day(field, arr)
+        return arr.astype(np.int32) if p == PT_INT32 else arr
     if kind == "DECIMAL":
         return np.array([0 if isnull else _unscaled(v, lt.scale or 0) for v, isnull in zip(seq, nulls)],  # type: ignore[union-attr]
                         np.int32 if p == PT_INT32 else np.int64)
@@ -516,6 +629,81 @@ def _physical_from_objects(field: Field, seq: list[Any], nulls: np.ndarray) -> A
     if raw.size == 0:
         raw = raw.astype(_NUMPY_OF.get(p, np.int32))
     return _physical_from_array(field, raw)
+
+
+def _check_time_of_day(field: Field, ticks: np.ndarray) -> None:
+    """A TIME is a time of day: refuse values outside [0, 24 h) rather than store what every reader
+    would show as another time (or reject)."""
+    if not ticks.size:
+        return
+    day = 86_400 * _UNIT_PER_S[field.logical_type.unit or "us"]  # type: ignore[union-attr]
+    bad = (ticks < 0) | (ticks >= day)
+    if bad.any():
+        v = int(ticks[bad][0])
+        raise SchemaError(f"column {field.name!r}: TIME value {v} {field.logical_type.unit} is not a time of day "  # type: ignore[union-attr]
+                          f"(0 to 24 h); store durations as int64 (numpy timedelta64 and pandas Timedelta are)")
+
+
+def _as_durations(name: str, values: Any) -> tuple[Any, str] | None:
+    """Durations (numpy timedelta64, or Python timedelta objects) as timedelta64 of an Arrow unit
+    (NaT for nulls), with that unit; None for other values."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "m":
+        arr = values
+    elif isinstance(values, (list, tuple)) or isinstance(values, np.ndarray) and values.dtype == object:
+        sample = next((v for v in values if v is not None), None)
+        if not isinstance(sample, (_dt.timedelta, np.timedelta64)):
+            return None
+        try:
+            arr = np.array([np.timedelta64("NaT") if v is None else v for v in values], "m8[us]")
+        except (TypeError, ValueError):
+            raise SchemaError(f"column {name!r}: values of mixed types cannot be stored") from None
+    else:
+        return None
+    unit = np.datetime_data(arr.dtype)[0]
+    if unit in ("W", "D", "h", "m"):  # whole seconds: exact in Arrow's coarsest unit
+        arr, unit = arr.astype("m8[s]"), "s"
+    if unit not in ("s", "ms", "us", "ns"):
+        raise SchemaError(f"column {name!r}: timedelta64 unit {unit!r} has no Arrow duration equivalent")
+    return arr, unit
+
+
+def _apply_arrow_type(col: Column, arr: Any, hints: ArrowSchema) -> Any:
+    """A column's pyarrow array with the Arrow type pyarrow reads for it from the same file (time
+    zone, duration, dictionary...); the array unchanged where there is nothing to apply."""
+    import pyarrow as pa
+
+    from .arrow_schema import to_pyarrow_type
+
+    hint = hints.field(col.field.name)
+    n = natural_field(col.field, written=False) if hint is not None else None
+    if n is None or hint is None:
+        return arr
+    eff = effective_field(n, hint)
+    if eff == n:
+        return arr
+    target = to_pyarrow_type(eff)
+    if pa.types.is_dictionary(target):
+        dictionary = getattr(col, "dictionary", None)
+        if dictionary is not None:
+            dict_arr = Column(col.field.with_nullable(True), dictionary).to_arrow()
+            codes = pa.array(dictionary_codes(col, dictionary), type=pa.int32(), mask=col.mask)
+            return pa.DictionaryArray.from_arrays(codes, dict_arr.cast(target.value_type), ordered=target.ordered)
+    try:
+        return arr.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return arr  # not a type these values can take: keep the Parquet-derived one
+
+
+def dictionary_codes(col: Column, dictionary: Any, null_code: int = 0) -> np.ndarray:
+    """Each row's index into ``dictionary`` (``null_code`` for nulls), found by hashing, not per value."""
+    from .encodings import encode_with_dictionary
+
+    codes = np.full(len(col), null_code, np.int32)
+    got = encode_with_dictionary(dictionary, col.dense(), col.field.physical_type)
+    if got is None:
+        raise SchemaError(f"column {col.field.name!r}: values outside its dictionary")
+    codes[~col.mask if col.mask is not None else slice(None)] = got[1]
+    return codes
 
 
 def timestamps_to_int96(ns: np.ndarray) -> np.ndarray:
@@ -628,10 +816,16 @@ def _to_pylist(col: Column) -> list[Any]:
             except OverflowError:
                 vals.append(x)
     elif kind == "TIME":
-        per_us = {"ms": 1000, "us": 1, "ns": 0.001}[lt.unit]  # type: ignore[union-attr, index]
+        ticks = v.astype(np.int64)
+        per_us = {"ms": 1000, "us": 1, "ns": 0}[lt.unit]  # type: ignore[union-attr, index]
+        micros = ticks // 1000 if per_us == 0 else ticks * per_us
+        bad = (micros < 0) | (micros >= 86_400_000_000)
+        if col.mask is not None:
+            bad &= ~col.mask
+        if bad.any():  # not a time of day: no datetime.time can show it
+            raise CorruptFileError(f"column {f.name!r}: TIME value {int(ticks[bad][0])} {lt.unit} is outside a day")  # type: ignore[union-attr]
         vals = []
-        for x in v.tolist():
-            us = int(x * per_us)
+        for us in micros.tolist():
             vals.append(_dt.time(us // 3_600_000_000, us // 60_000_000 % 60, us // 1_000_000 % 60, us % 1_000_000))
     else:
         vals = _logical_numpy(col).tolist()

@@ -19,6 +19,7 @@ import numpy as np
 from . import __version__
 from . import compression as compression_mod
 from .arrays import BinaryArray
+from .arrow_schema import footer_metadata, from_pyarrow
 from .bloom import BloomFilter, hash_values, optimal_num_bytes
 from .encodings import (
     bit_width_of,
@@ -32,6 +33,7 @@ from .encodings import (
     encode_plain,
     encode_rle_bitpacked,
     encode_rle_booleans,
+    encode_with_dictionary,
     estimate_distinct_fraction,
 )
 from .errors import SchemaError
@@ -226,6 +228,7 @@ class _LeafData:
     reps: np.ndarray | None
     num_values: int
     all_defined: bool = False  # a flat column without nulls: every definition level is the maximum
+    dictionary: Any = None  # values the dictionary page must hold, in order (a categorical's categories)
 
 
 def _check_encoding(f: Field, enc: int) -> None:
@@ -295,10 +298,20 @@ class ParquetWriter:
     """
 
     def __init__(self, where: Any, schema: Schema | Any, **options: Any) -> None:
+        #: key-value metadata and Arrow types the data came with (pandas', pyarrow's): stored in the footer
+        self._data_metadata: dict[str, str] | None = None
+        self._arrow_hints: Any = None
         if isinstance(schema, Mapping) and schema and all(isinstance(v, str) for v in schema.values()):
             schema = Schema.from_types(dict(schema))  # {"id": "int64", "email": "string"}
         elif not isinstance(schema, Schema):
-            schema = Table.coerce(schema).schema if not hasattr(schema, "names") else _schema_from_arrow(schema)
+            if hasattr(schema, "names"):  # a pyarrow schema
+                self._arrow_hints = from_pyarrow(schema)
+                self._data_metadata = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+                schema = _schema_from_arrow(schema)
+            else:
+                data = Table.coerce(schema)
+                self._data_metadata, self._arrow_hints = data.metadata, data.arrow_schema
+                schema = data.schema
         unknown = set(options) - set(WriterOptions.__dataclass_fields__)
         if unknown:
             raise TypeError(f"unknown writer options: {sorted(unknown)}")
@@ -348,6 +361,8 @@ class ParquetWriter:
     def write_table(self, table: Any, row_group_size: int | None = None) -> None:
         """Append rows, cutting row groups of at most ``row_group_size`` rows."""
         t = Table.coerce(table, self.schema)
+        if self._data_metadata is None:  # the first table's metadata describes the file
+            self._data_metadata, self._arrow_hints = t.metadata, t.arrow_schema
         if t.schema.names != self.schema.names:
             t = _conform(t, self.schema)
         elif t.schema != self.schema:
@@ -434,7 +449,8 @@ class ParquetWriter:
                 mask = column.mask
                 defs = None if plan.max_def == 0 else (
                     np.ones(len(column), np.uint8) if mask is None else (~mask).astype(np.uint8))
-                datas = [_LeafData(column.dense(), defs, None, len(column), mask is None)]
+                datas = [_LeafData(column.dense(), defs, None, len(column), mask is None,
+                                   getattr(column, "dictionary", None))]
             for plan, data in zip(plans, datas):
                 p = self._write_column_chunk(plan, data, rg)
                 chunks.append(p.chunk)
@@ -480,12 +496,14 @@ class ParquetWriter:
         # -- dictionary decision
         dict_values = None
         indices = None
-        if plan.dictionary and n_dense > 0:
-            frac = estimate_distinct_fraction(dense)
-            if frac <= 0.5:
+        if plan.dictionary and (n_dense > 0 or data.dictionary is not None and len(data.dictionary) > 0):
+            built = None
+            if data.dictionary is not None:
+                built = encode_with_dictionary(data.dictionary, dense, f.physical_type, opts.dictionary_pagesize_limit)
+            if built is None and estimate_distinct_fraction(dense) <= 0.5:
                 built = build_dictionary(dense, f.physical_type, opts.dictionary_pagesize_limit)
-                if built is not None:
-                    dict_values, indices = built
+            if built is not None:
+                dict_values, indices = built
         value_encoding = E.RLE_DICTIONARY if dict_values is not None else (plan.encoding or E.PLAIN)
 
         # -- Bloom filter over the dense values
@@ -694,10 +712,9 @@ class ParquetWriter:
             p.chunk.offset_index_offset = self._sink.tell()
             p.chunk.offset_index_length = len(data)
             self._sink.write(data)
-        kv = None
-        if self.options.key_value_metadata:
-            kv = [T.KeyValue(key=str(k), value=None if v is None else str(v))
-                  for k, v in self.options.key_value_metadata.items()]
+        kv_items = footer_metadata(self.schema, self.options.key_value_metadata, self._data_metadata,
+                                   self._arrow_hints)
+        kv = [T.KeyValue(key=str(k), value=None if v is None else str(v)) for k, v in kv_items.items()] or None
         fmd = T.FileMetaData(
             version=1, schema=self._schema_elements, num_rows=self._num_rows, row_groups=self._row_groups,
             key_value_metadata=kv, created_by=CREATED_BY,

@@ -27,6 +27,7 @@ from .rle import Buffer, as_u8, bit_width_of, decode_rle_bitpacked, encode_rle_b
 
 __all__ = [
     "build_dictionary",
+    "encode_with_dictionary",
     "encode_dictionary_indices",
     "decode_dictionary_indices",
     "take_dictionary",
@@ -246,6 +247,24 @@ def build_dictionary(values, ptype: int,  # type: ignore[no-untyped-def]
         firsts, codes = _dict_loop(bv)
         dict_values = _take(values, firsts)
     return dict_values, codes
+
+
+def encode_with_dictionary(dictionary, values, ptype: int,  # type: ignore[no-untyped-def]
+                           max_dictionary_bytes: int | None = None):
+    """Indices of dense ``values`` into a given ``dictionary`` of distinct values, kept whole and in
+    its order (a pandas categorical's categories, used or not, as pyarrow writes them).
+
+    Returns ``(dictionary, indices)``, or None when a value is not in the dictionary, the dictionary
+    repeats a value, or its PLAIN encoding would exceed ``max_dictionary_bytes``.
+    """
+    if isinstance(dictionary, BinaryArray) != isinstance(values, BinaryArray):
+        return None
+    both = BinaryArray.concat([dictionary, values]) if isinstance(values, BinaryArray) else \
+        np.concatenate([np.asarray(dictionary), np.asarray(values)])
+    built = build_dictionary(both, ptype, max_dictionary_bytes)
+    if built is None or len(built[0]) != len(dictionary):
+        return None
+    return dictionary, built[1][len(dictionary):]
 
 
 def estimate_distinct_fraction(values, sample: int = 4096, seed: int = 0) -> float:  # type: ignore[no-untyped-def]
