@@ -446,6 +446,8 @@ class PqbloomReader(DataSourceReader):
         self.path = path
         self.options = options
         self.names = [f.name for f in schema.fields]
+        # partition columns come from paths: typed by the schema, not by each value (a null is untyped)
+        self.long_columns = {f.name for f in schema.fields if f.dataType.typeName() == "long"}
         self.expr: Expr | None = _filter_option(options)
         self.explain: Explain | None = None  # filled by partitions() (on the planning worker)
 
@@ -496,7 +498,10 @@ class PqbloomReader(DataSourceReader):
         n = at.num_rows
         cols = dict(zip(target.names, arrays))
         for k, v in p.env.items():
-            cols[k] = pa.array([v] * n, pa.int64() if isinstance(v, int) else pa.string())
+            if k in self.long_columns:
+                cols[k] = pa.repeat(pa.scalar(v, pa.int64()), n)
+            else:
+                cols[k] = pa.repeat(pa.scalar(None if v is None else str(v), pa.string()), n)
         table = pa.table({nm: cols[nm] for nm in self.names})
         yield from table.to_batches(max_chunksize=65536)
 

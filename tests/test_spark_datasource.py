@@ -336,3 +336,17 @@ def test_partition_by_option_writes_hive_directories(spark, tmp_path):
     assert reader.explain.files_pruned_partition == 18 and len(parts) == 1
     with pytest.raises(Exception, match="partition_by column 'nope' is not in the data"):
         df.write.format("pqbloom").option("partition_by", "nope").mode("overwrite").save(str(tmp_path / "x"))
+
+
+def test_hive_partition_null_in_a_long_key(spark, tmp_path):
+    """A null partition value (``__HIVE_DEFAULT_PARTITION__``) in a key whose other values are all
+    integers: the column is long, so its nulls must come back as a long column too."""
+    out = str(tmp_path / "hive_null")
+    src = spark.range(0, 30).selectExpr("id", "CASE WHEN id % 3 = 0 THEN NULL ELSE id % 3 END AS y")
+    src.write.partitionBy("y").parquet(out)
+    assert any(p.name == "y=__HIVE_DEFAULT_PARTITION__" for p in Path(out).iterdir())
+    df = spark.read.format("pqbloom").load(out)
+    native = spark.read.parquet(out)
+    assert df.schema.simpleString() == "struct<id:bigint,y:bigint>"  # Spark's own reader says int
+    assert sorted(df.collect(), key=lambda r: r.id) == sorted(native.collect(), key=lambda r: r.id)
+    assert df.where("y IS NULL").count() == 10
