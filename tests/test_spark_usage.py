@@ -484,3 +484,24 @@ def test_user_script_without_pyspark_python(tmp_path):
     assert res["counts"] == [100, 1, 100]
     assert res["error"] is not None and "PYTHON_DATA_SOURCE_ERROR" in res["error"]
     assert "ModuleNotFoundError: No module named 'pqbloom'" in res["error"]
+
+
+def test_planning_is_repeatable(spark, typed_file):
+    """Spark may plan a reader more than once and pickles it to every task: the plan is a pure
+    function of the DataFrame's options and files."""
+    import pickle
+
+    from pyspark.sql.types import StructType
+
+    from pqbloom.spark import PqbloomDataSource
+
+    ds = PqbloomDataSource({"path": typed_file, "filter": "k >= 4 and s is not null"})
+    reader = ds.reader(StructType.fromDDL(ds.schema()))
+    first = [(p.path, p.row_group) for p in reader.partitions()]
+    ex = str(reader.explain)
+    again = pickle.loads(pickle.dumps(reader))
+    assert [(p.path, p.row_group) for p in again.partitions()] == [(p.path, p.row_group) for p in reader.partitions()]
+    assert [(p.path, p.row_group) for p in reader.partitions()] == first == [(typed_file, 1), (typed_file, 2)]
+    assert str(reader.explain) == ex and reader.explain.row_groups_pruned_statistics == 1
+    rows = [k for p in reader.partitions() for b in again.read(p) for k in b.column("k").to_pylist()]
+    assert rows == [4, 5, 6, 7]
