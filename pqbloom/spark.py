@@ -22,8 +22,9 @@ Reading
     from one query's filters would answer the next query wrongly. To prune, give the filter as
     the ``filter`` option (pqbloom's grammar and semantics, as ``pqbloom.read_table(filters=...)``
     and ``pqbloom query --filter``: ``"id = 42"``, ``"email in ('a', 'b') and amount >= 1"``,
-    ``"x is null"``; SQL null logic, IEEE NaN, strings compared byte-wise, a timestamp
-    literal without an offset taken as UTC). The DataFrame then holds only the matching rows,
+    ``"x is null"``; where Spark SQL differs: NaN follows IEEE 754, ``in (..., null)`` matches
+    null rows and ``not in`` keeps them, a timestamp literal without an offset is UTC; see the
+    README). The DataFrame then holds only the matching rows,
     for every query on it. Planning (``partitions()``, on Spark's planning Python worker)
     evaluates it against partition values, row-group statistics and Bloom filters and yields one
     input partition per surviving (file, row group): an absent-key lookup plans zero partitions;
