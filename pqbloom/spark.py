@@ -3,7 +3,8 @@
 >>> import pqbloom.spark
 >>> pqbloom.spark.register(spark)
 >>> df = spark.read.format("pqbloom").load("/data/events")          # a file or a directory
->>> df.where("id = 42").collect()                                   # pruned by stats + Bloom filters
+>>> df.where("id = 42").collect()                                   # Spark filters the rows
+>>> spark.read.format("pqbloom").option("filter", "id = 42").load(p)  # pruned by stats + Bloom filters
 >>> df.write.format("pqbloom").option("bloom_filter_columns", "id,email").mode("overwrite").save(path)
 
 Reading
@@ -13,13 +14,22 @@ Reading
     at least the requested ones) with the same Spark types, else
     :class:`~pqbloom.errors.SchemaError` naming both files and the column. Columns missing from
     some files are an error, not nulls (no ``mergeSchema``): read the common columns with
-    ``columns``. Files pruned by partition values are not opened, so not checked. ``pushFilters`` accepts
-    ``EqualTo``, ``EqualNullSafe`` (non-null value), ``In``, ``<``/``<=``/``>``/``>=``, ``IsNull``,
-    ``IsNotNull`` on top-level columns, when pqbloom can bind them to the file's column types;
-    other filters are returned to Spark. Planning (``partitions()``, on the driver) evaluates the
-    pushed filters against partition values, row-group statistics and Bloom filters, and yields
-    one input partition per surviving (file, row group): an absent-key lookup plans zero
-    partitions. ``read()`` applies the pushed filters exactly (pages, dictionaries, rows).
+    ``columns``. Files pruned by partition values are not opened, so not checked.
+
+    Spark's filters (``df.where(...)``) are not pushed down: Spark evaluates them on every row
+    the source returns. Spark 4.3 keeps a Python data source's read plan on the DataFrame and
+    reuses it for later scans that push no filter (see :class:`PqbloomReader`), so a plan built
+    from one query's filters would answer the next query wrongly. To prune, give the filter as
+    the ``filter`` option (pqbloom's grammar and semantics, as ``pqbloom.read_table(filters=...)``
+    and ``pqbloom query --filter``: ``"id = 42"``, ``"email in ('a', 'b') and amount >= 1"``,
+    ``"x is null"``; where Spark SQL differs: NaN follows IEEE 754, ``in (..., null)`` matches
+    null rows and ``not in`` keeps them, a timestamp literal without an offset is UTC; see the
+    README). The DataFrame then holds only the matching rows,
+    for every query on it. Planning (``partitions()``, on Spark's planning Python worker)
+    evaluates it against partition values, row-group statistics and Bloom filters and yields one
+    input partition per surviving (file, row group): an absent-key lookup plans zero partitions;
+    ``read()`` applies it exactly (pages, dictionaries, rows). A filter that cannot be parsed or
+    bound to the first file's columns fails at ``load()``.
 
     Options: ``columns`` ("a,b"), explicit-key decryption ``footer_key_hex`` and ``column_keys``
     ("col:HEX,col2:HEX"), or KMS decryption ``kms_key_list`` ("keyA:BASE64,keyB:BASE64", an
@@ -70,17 +80,7 @@ from typing import Any
 
 from .dataset import HIVE_NULL, SchemaCheck, _partition_types, _typed, discover
 from .errors import UnsupportedError
-from .predicate import (
-    Compare,
-    Const,
-    Explain,
-    Expr,
-    IsIn,
-    IsNull,
-    could_be_true,
-    plan_file,
-    substitute,
-)
+from .predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from .reader import ParquetFile
 
 try:  # pyspark is optional: only register() and the data source classes need it
@@ -117,14 +117,12 @@ except ImportError:  # pragma: no cover - exercised only without pyspark
 __all__ = ["PqbloomDataSource", "SHORT_NAME", "plan_row_groups", "register", "spark_schema"]
 
 SHORT_NAME = "pqbloom"
-PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 
 def register(spark: Any) -> None:
-    """Register the ``pqbloom`` data source with ``spark`` and enable Python filter pushdown."""
+    """Register the ``pqbloom`` data source with ``spark`` (no session setting is changed)."""
     if not HAVE_PYSPARK:
         raise ImportError("pqbloom.spark.register needs pyspark>=4.0 (pip install 'pqbloom[spark]')")
-    spark.conf.set(PUSHDOWN_CONF, "true")
     spark.dataSource.register(PqbloomDataSource)
 
 
@@ -341,26 +339,28 @@ def _discover(path: str) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, st
 # ---------------------------------------------------------------------------
 # filters and planning
 # ---------------------------------------------------------------------------
-def _to_expr(f: Any) -> Expr | None:
-    """A Spark ``pyspark.sql.datasource.Filter`` as a pqbloom expression, or None if unsupported."""
-    name = type(f).__name__
-    attr = getattr(f, "attribute", None)
-    if not attr or len(attr) != 1:
+def _filter_option(options: Any) -> Expr | None:
+    """The ``filter`` read option parsed (pqbloom's filter grammar, :func:`~pqbloom.predicate.parse_filter`)."""
+    text = _opt(options, "filter")
+    if text is None:
         return None
-    col = attr[0]
-    if name == "EqualTo" or (name == "EqualNullSafe" and f.value is not None):
-        return None if f.value is None else Compare(col, "==", f.value)
-    ops = {"GreaterThan": ">", "GreaterThanOrEqual": ">=", "LessThan": "<", "LessThanOrEqual": "<="}
-    if name in ops:
-        return None if f.value is None else Compare(col, ops[name], f.value)
-    if name == "In":
-        vals = [v for v in f.value if v is not None]
-        return IsIn(col, vals) if vals else None
-    if name == "IsNull":
-        return IsNull(col)
-    if name == "IsNotNull":
-        return IsNull(col, negate=True)
-    return None
+    try:
+        return parse_filter(text)
+    except ValueError as exc:
+        raise ValueError(f"pqbloom data source: cannot parse the filter option: {exc}") from None
+
+
+def _check_filter(expr: Expr, pf: ParquetFile, env: dict[str, Any], path: str) -> None:
+    """Bind ``expr`` to ``pf`` as planning will (partition keys substituted), as a clear ValueError."""
+    may, e = _file_expr(expr, env)
+    if not may or e is None:
+        return
+    try:
+        plan_file(pf, e)
+    except (KeyError, TypeError, ValueError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise ValueError(f"pqbloom data source: the filter option {str(expr)!r} does not apply to "
+                         f"{path}: {msg}") from None
 
 
 def _file_expr(expr: Expr | None, env: dict[str, Any]) -> tuple[bool, Expr | None]:
@@ -414,7 +414,14 @@ class PqbloomDataSource(DataSource):
         return p[len("file:"):] if p.startswith("file:") else p
 
     def schema(self) -> str:
-        return spark_schema(self._path(), self.options)
+        path = self._path()
+        expr = _filter_option(self.options)
+        if expr is not None:  # a bad filter fails at load(), not at the first action
+            files, _ = _discover(path)
+            first, env = files[0]
+            with ParquetFile(first, decryption_properties=_decryption_properties(self.options)) as pf:
+                _check_filter(expr, pf, env, first)
+        return spark_schema(path, self.options)
 
     def reader(self, schema: Any) -> PqbloomReader:
         return PqbloomReader(self._path(), dict(self.options), schema)
@@ -424,30 +431,26 @@ class PqbloomDataSource(DataSource):
 
 
 class PqbloomReader(DataSourceReader):
+    """Plans (on Spark's planning worker) and reads (in the tasks) one scan.
+
+    Deliberately no ``pushFilters``: Spark 4.3 keeps the plan a Python data source returns (this
+    reader, pickled, and its partitions) on the DataFrame's relation (``PythonDataSourceV2.readInfo``)
+    and replaces it only when a later scan of that DataFrame pushes filters. Every scan that pushes
+    none (``count()``, ``collect()``, a write) reuses the last plan, and the scans of one DataFrame
+    in one query (union, self join) share one. A plan built from pushed filters would so answer
+    another query's filter; Spark evaluates every filter itself instead. The plan depends only on
+    the DataFrame's options: the ``filter`` option is part of what the DataFrame is, so pruning
+    with it is right for every query on it.
+    """
+
     def __init__(self, path: str, options: dict[str, str], schema: Any) -> None:
         self.path = path
         self.options = options
         self.names = [f.name for f in schema.fields]
-        self.expr: Expr | None = None
+        # partition columns come from paths: typed by the schema, not by each value (a null is untyped)
+        self.long_columns = {f.name for f in schema.fields if f.dataType.typeName() == "long"}
+        self.expr: Expr | None = _filter_option(options)
         self.explain: Explain | None = None  # filled by partitions() (on the planning worker)
-
-    def pushFilters(self, filters: list[Any]) -> list[Any]:
-        files, ptypes = _discover(self.path)
-        rejected = []
-        with ParquetFile(files[0][0], decryption_properties=_decryption_properties(self.options)) as pf:
-            for f in filters:
-                e = _to_expr(f)
-                ok = e is not None and all(c in self.names for c in e.columns())
-                if ok and e is not None and not (e.columns() & set(ptypes)):
-                    try:  # pqbloom must be able to bind the literal to the file's column type
-                        plan_file(pf, e)
-                    except Exception:
-                        ok = False
-                if ok and e is not None:
-                    self.expr = e if self.expr is None else (self.expr & e)
-                else:
-                    rejected.append(f)
-        return rejected
 
     def partitions(self) -> list[RowGroupPartition]:  # type: ignore[override]
         """Surviving (file, row group) units. Empty when nothing can match; Spark then still runs one
@@ -496,7 +499,10 @@ class PqbloomReader(DataSourceReader):
         n = at.num_rows
         cols = dict(zip(target.names, arrays))
         for k, v in p.env.items():
-            cols[k] = pa.array([v] * n, pa.int64() if isinstance(v, int) else pa.string())
+            if k in self.long_columns:
+                cols[k] = pa.repeat(pa.scalar(v, pa.int64()), n)
+            else:
+                cols[k] = pa.repeat(pa.scalar(None if v is None else str(v), pa.string()), n)
         table = pa.table({nm: cols[nm] for nm in self.names})
         yield from table.to_batches(max_chunksize=65536)
 

@@ -49,16 +49,17 @@ def written(spark, tmp_path_factory):
     return out
 
 
-def _reader(spark, path, filters, **options):
+def _reader(spark, path, filter_text=None, **options):
+    """The reader Spark's planning worker builds for ``load(path)`` with the ``filter`` option."""
     from pyspark.sql.types import StructType
 
-    from pqbloom.spark import PqbloomDataSource, spark_schema
+    from pqbloom.spark import PqbloomDataSource
 
     opts = {"path": str(path), **options}
+    if filter_text is not None:
+        opts["filter"] = filter_text
     ds = PqbloomDataSource(opts)
-    reader = ds.reader(StructType.fromDDL(spark_schema(str(path), opts)))
-    rejected = list(reader.pushFilters(filters))
-    return reader, rejected
+    return ds.reader(StructType.fromDDL(ds.schema()))
 
 
 def test_write_layout_and_read_back(spark, written):
@@ -76,38 +77,33 @@ def test_write_layout_and_read_back(spark, written):
     assert sorted(df.collect()) == sorted(_events(spark).collect())
 
 
-def test_pushdown_absent_key_plans_no_partition(spark, written):
-    from pyspark.sql.datasource import EqualTo, In, StringStartsWith
-
-    odd = StringStartsWith(("email",), "u1")
-    reader, rejected = _reader(spark, written, [EqualTo(("id",), 12345), odd])
-    assert rejected == [odd]  # unsupported filters go back to Spark
+def test_filter_option_absent_key_plans_no_partition(spark, written):
+    reader = _reader(spark, written, "id = 12345")
     assert reader.partitions() == []
     assert reader.explain is not None and reader.explain.row_groups_pruned_bloom_filter > 0
-    reader, _ = _reader(spark, written, [In(("email",), ("nobody@example.com", "x@y"))])
+    reader = _reader(spark, written, "email in ('nobody@example.com', 'x@y')")
     assert reader.partitions() == []
-    df = spark.read.format("pqbloom").load(str(written)).where("id = 12345")
-    assert df.collect() == []
+    df = spark.read.format("pqbloom").option("filter", "id = 12345").load(str(written))
+    assert df.collect() == [] and df.count() == 0
+    assert spark.read.format("pqbloom").load(str(written)).where("id = 12345").collect() == []
 
 
-def test_pushdown_present_key(spark, written):
-    from pyspark.sql.datasource import EqualTo, GreaterThanOrEqual
-
-    reader, rejected = _reader(spark, written, [EqualTo(("id",), 1234)])
-    assert rejected == []
+def test_filter_option_present_key(spark, written):
+    reader = _reader(spark, written, "id = 1234")
     parts = reader.partitions()
     total = reader.explain.row_groups_total
     assert 1 <= len(parts) < total
     rows = list(reader.read(parts[0]))
     assert sum(b.num_rows for b in rows) <= 1
-    df = spark.read.format("pqbloom").load(str(written))
-    got = df.where("id = 1234").collect()
-    assert [(r.id, r.email) for r in got] == [(1234, "u617@example.com")]
-    got = df.where("email IN ('u3@example.com', 'u5@example.com', 'zz') AND amount >= 0.5").collect()
-    assert sorted(r.id for r in got) == [6, 10]
-    assert df.where("id >= 39990").count() == 5
-    reader, _ = _reader(spark, written, [GreaterThanOrEqual(("id",), 2 * N)])
-    assert reader.partitions() == []  # statistics prune every row group
+    one = spark.read.format("pqbloom").option("filter", "id = 1234").load(str(written))
+    assert [(r.id, r.email) for r in one.collect()] == [(1234, "u617@example.com")]
+    assert one.count() == 1 and one.where("email IS NULL").count() == 0
+    two = (spark.read.format("pqbloom").load(str(written))
+           .where("email IN ('u3@example.com', 'u5@example.com', 'zz') AND amount >= 0.5").collect())
+    assert sorted(r.id for r in two) == [6, 10]
+    ranged = spark.read.format("pqbloom").option("filter", "id >= 39990").load(str(written))
+    assert ranged.count() == 5
+    assert _reader(spark, written, f"id >= {2 * N}").partitions() == []  # statistics prune every row group
 
 
 def test_columns_option_and_single_file(spark, written):
@@ -247,14 +243,11 @@ def _peer_dataset(root, files=3, rgs=4, rg_rows=500):
 
 
 def test_multi_file_planning_absent_none_present_exact(spark, tmp_path):
-    from pyspark.sql.datasource import EqualTo, In
-
     root = tmp_path / "peer"
     where = _peer_dataset(root)
     present = sorted(where[(str(root / "part-00001.parquet"), 2)])[:3] + [PLANTED]
     for key in present:
-        reader, rejected = _reader(spark, root, [EqualTo(("k",), key)])
-        assert rejected == []
+        reader = _reader(spark, root, f"k = {key}")
         planned = [(p.path, p.row_group) for p in reader.partitions()]
         assert planned == sorted(fr for fr, ks in where.items() if key in ks), key
         ex = reader.explain
@@ -264,10 +257,10 @@ def test_multi_file_planning_absent_none_present_exact(spark, tmp_path):
     everything = set().union(*where.values())
     for key in (4_000_001, 9_999_999, 12_345_679, 15_000_001):  # odd, inside every min/max: absent
         assert key not in everything
-        reader, _ = _reader(spark, root, [EqualTo(("k",), key)])
+        reader = _reader(spark, root, f"k = {key}")
         assert reader.partitions() == []
         assert reader.explain.files_total == 3 and reader.explain.row_groups_pruned_bloom_filter == 12
-    reader, _ = _reader(spark, root, [In(("k",), (4_000_001, PLANTED))])
+    reader = _reader(spark, root, f"k in (4000001, {PLANTED})")
     assert len(reader.partitions()) == 2
     df = spark.read.format("pqbloom").load(str(root))
     native = spark.read.parquet(str(root))
@@ -288,7 +281,7 @@ def test_multi_file_schema_checked_at_planning(spark, tmp_path):
     df = spark.read.format("pqbloom").load(str(root))
     assert sorted(df.collect()) == sorted(spark.read.parquet(str(root)).collect())
     pq.write_table(pa.table({"id": pa.array([4], pa.int32()), "s": ["d"]}), root / "c.parquet")
-    reader, _ = _reader(spark, root, [])
+    reader = _reader(spark, root)
     with pytest.raises(SchemaError, match=r"column 'id' is long in .*a\.parquet but int in .*c\.parquet"):
         reader.partitions()
     with pytest.raises(Exception, match=r"SchemaError.*column 'id' is long"):
@@ -298,7 +291,7 @@ def test_multi_file_schema_checked_at_planning(spark, tmp_path):
     (root / "c.parquet").unlink()
     # a column some files lack is an error, not nulls
     pq.write_table(pa.table({"id": pa.array([5], pa.int64()), "s": ["e"], "x": [0.5]}), root / "d.parquet")
-    reader, _ = _reader(spark, root, [])
+    reader = _reader(spark, root)
     with pytest.raises(SchemaError, match=r"column 'x' is in .*d\.parquet but not in .*a\.parquet"):
         reader.partitions()
     common = spark.read.format("pqbloom").option("columns", "id,s").load(str(root))
@@ -316,8 +309,6 @@ def test_partition_by_is_rejected_by_spark(spark, tmp_path):
 
 
 def test_partition_by_option_writes_hive_directories(spark, tmp_path):
-    from pyspark.sql.datasource import EqualTo
-
     out = tmp_path / "by_country"
     df = spark.range(0, 3000, numPartitions=2).selectExpr(
         "id", "CASE id % 4 WHEN 0 THEN 'FR' WHEN 1 THEN 'a/b=c' WHEN 2 THEN NULL ELSE 'DE' END AS country",
@@ -340,8 +331,22 @@ def test_partition_by_option_writes_hive_directories(spark, tmp_path):
     assert ours.columns == ["id", "amount", "country", "y"]
     assert sorted(ours.select("id", "country", "y", "amount").collect()) == want
     assert sorted(r.id for r in ours.where("country = 'a/b=c' AND id < 20").collect()) == [1, 5, 9, 13, 17]
-    reader, _ = _reader(spark, out, [EqualTo(("country",), "DE"), EqualTo(("id",), 7)])
+    reader = _reader(spark, out, "country = 'DE' and id = 7")
     parts = reader.partitions()
     assert reader.explain.files_pruned_partition == 18 and len(parts) == 1
     with pytest.raises(Exception, match="partition_by column 'nope' is not in the data"):
         df.write.format("pqbloom").option("partition_by", "nope").mode("overwrite").save(str(tmp_path / "x"))
+
+
+def test_hive_partition_null_in_a_long_key(spark, tmp_path):
+    """A null partition value (``__HIVE_DEFAULT_PARTITION__``) in a key whose other values are all
+    integers: the column is long, so its nulls must come back as a long column too."""
+    out = str(tmp_path / "hive_null")
+    src = spark.range(0, 30).selectExpr("id", "CASE WHEN id % 3 = 0 THEN NULL ELSE id % 3 END AS y")
+    src.write.partitionBy("y").parquet(out)
+    assert any(p.name == "y=__HIVE_DEFAULT_PARTITION__" for p in Path(out).iterdir())
+    df = spark.read.format("pqbloom").load(out)
+    native = spark.read.parquet(out)
+    assert df.schema.simpleString() == "struct<id:bigint,y:bigint>"  # Spark's own reader says int
+    assert sorted(df.collect(), key=lambda r: r.id) == sorted(native.collect(), key=lambda r: r.id)
+    assert df.where("y IS NULL").count() == 10
