@@ -567,7 +567,7 @@ class BloomFilter:
     words are little-endian and block ``i`` covers bytes ``[32*i, 32*i+32)``.
     """
 
-    __slots__ = ("_words",)
+    __slots__ = ("_words", "_physical")
 
     def __init__(self, num_bytes: int) -> None:
         """An empty filter; ``num_bytes`` must be a positive multiple of 32 (a power of two is not required)."""
@@ -577,6 +577,20 @@ class BloomFilter:
                 f"num_bytes must be a positive multiple of {BLOCK_BYTES} up to {MAX_BLOOM_FILTER_BYTES}, got {num_bytes}"
             )
         self._words = np.zeros((num_bytes // BLOCK_BYTES, WORDS_PER_BLOCK), np.uint32)
+        self._physical: tuple[int, int | None] | None = None
+
+    def for_column(self, ptype: int, type_length: int | None = None) -> BloomFilter:
+        """Bind the filter to the physical type of the column it was read from, so that
+        :meth:`might_contain` and :meth:`insert` need only the values (returns ``self``)."""
+        self._physical = (ptype, type_length)
+        return self
+
+    def _type(self, ptype: int | None, type_length: int | None) -> tuple[int, int | None]:
+        if ptype is not None:
+            return ptype, type_length
+        if self._physical is None:
+            raise TypeError("this Bloom filter is not bound to a column: pass the physical type")
+        return self._physical
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -591,6 +605,7 @@ class BloomFilter:
         _check_num_bytes(len(raw))
         bf = cls.__new__(cls)
         bf._words = raw.reshape(-1).view("<u4").astype(np.uint32).reshape(-1, WORDS_PER_BLOCK)
+        bf._physical = None
         return bf
 
     @staticmethod
@@ -755,17 +770,19 @@ class BloomFilter:
         return self.check_block(self._words[self.block_index(h, self.num_blocks)], h)
 
     # -- values -------------------------------------------------------------
-    def insert(self, values: Any, ptype: int, type_length: int | None = None) -> None:
-        """Insert column values of physical type ``ptype`` (see :func:`hash_values`)."""
-        self.insert_hashes(hash_values(values, ptype, type_length))
+    def insert(self, values: Any, ptype: int | None = None, type_length: int | None = None) -> None:
+        """Insert column values of physical type ``ptype`` (see :func:`hash_values`; the bound
+        column's type when omitted)."""
+        self.insert_hashes(hash_values(values, *self._type(ptype, type_length)))
 
-    def might_contain(self, value: Any, ptype: int, type_length: int | None = None) -> bool:
-        """Whether one Python value might be in the filter (see :func:`hash_scalar`)."""
-        return self.check_hash(hash_scalar(value, ptype, type_length))
+    def might_contain(self, value: Any, ptype: int | None = None, type_length: int | None = None) -> bool:
+        """Whether one Python value might be in the filter (see :func:`hash_scalar`); ``ptype``
+        defaults to the type of the column the filter was read from."""
+        return self.check_hash(hash_scalar(value, *self._type(ptype, type_length)))
 
-    def might_contain_many(self, values: Any, ptype: int, type_length: int | None = None) -> np.ndarray:
+    def might_contain_many(self, values: Any, ptype: int | None = None, type_length: int | None = None) -> np.ndarray:
         """Vectorized :meth:`might_contain` over column values (see :func:`hash_values`)."""
-        return self.check_hashes(hash_values(values, ptype, type_length))
+        return self.check_hashes(hash_values(values, *self._type(ptype, type_length)))
 
     # -- serialization ------------------------------------------------------
     def bitset(self) -> bytes:

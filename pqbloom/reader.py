@@ -816,12 +816,17 @@ class ParquetFile:
         return num_bytes, hlen
 
     def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
-        """The column chunk's Bloom filter, or None when it has none.
+        """The column chunk's Bloom filter, or None when it has none. It is bound to the column's
+        physical type, so ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type.
 
         Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
         footer or the spec (see :mod:`pqbloom.bloom_site`): such a filter can report present values absent.
         """
         desc = self._column(column)
+        bf = self._read_bloom_filter(row_group, desc)
+        return None if bf is None else bf.for_column(desc.physical_type, desc.type_length)
+
+    def _read_bloom_filter(self, row_group: int, desc: ColumnDescriptor) -> BloomFilter | None:
         meta = self._chunk_meta(row_group, desc)
         site = self._bloom_site(row_group, desc, meta)
         if site is None:

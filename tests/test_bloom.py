@@ -14,6 +14,7 @@ import xxhash
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import pqbloom
 from pqbloom import bloom
 from pqbloom.arrays import BinaryArray
 from pqbloom.bloom import (
@@ -514,3 +515,21 @@ def test_constructor_validation() -> None:
         BloomFilter.from_bitset(b"\x00" * 33)
     with pytest.raises(CorruptFileError):
         BloomFilter.from_bitset(b"")
+
+
+def test_filter_read_from_a_file_knows_its_column_type(tmp_path):
+    """``ParquetFile.bloom_filter`` returns a filter bound to its column: probes need only the value,
+    and they hash the value as that column's type (an INT32 column: 4 bytes, not 8)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"n": pa.array(range(100), pa.int32()), "s": [f"v{i}" for i in range(100)]}), path,
+                   bloom_filter_options={"n": True, "s": True})
+    with pqbloom.ParquetFile(path) as pf:
+        n, s = pf.bloom_filter(0, "n"), pf.bloom_filter(0, "s")
+        assert all(n.might_contain(i) for i in range(100)) and all(s.might_contain(f"v{i}") for i in range(100))
+        assert sum(n.might_contain(i) for i in range(1000, 2000)) < 100
+        assert n.might_contain(7) == n.might_contain(7, PT.INT32)
+    with pytest.raises(TypeError, match="not bound"):
+        BloomFilter(64).might_contain(1)
