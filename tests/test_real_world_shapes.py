@@ -360,3 +360,13 @@ def test_times_outside_a_day_wrap_as_the_peers_read_them():
         "SELECT col33 FROM read_parquet(?)", [str(path)]).fetchall()]
     assert duck == expected
     assert all(isinstance(v, dt.time) for v in expected)
+
+
+def test_spark_data_source_takes_extension_types_as_their_storage():
+    # to_arrow() gives arrow.uuid / arrow.json; the Spark data source reports and reads their storage types
+    from pqbloom.spark import spark_schema
+
+    assert spark_schema(str(DUCK / "uuid_v2.parquet")) == "`uuid` binary"
+    assert spark_schema(str(DUCK / "parquet_with_json.parquet")) == "`field1` string, `field2` string"
+    assert spark_schema(str(DUCK / "variant_partial_shredded16.parquet")) == (
+        "`id` int, `var` struct<`metadata`:binary,`value`:binary,`typed_value`:binary>")
