@@ -728,7 +728,24 @@ def _check_written(out: Path, what: str, at: Any, duck_ref: DuckReading | None, 
 # ---------------------------------------------------------------------------
 # the pool
 # ---------------------------------------------------------------------------
-def _worker_main(conn: Any, tmp: str, mem_bytes: int) -> None:
+def selftest_check(rel: str) -> dict[str, Any]:
+    """A stand-in for :func:`check_file` that misbehaves on purpose (for the pool's own test): ``hang``
+    sleeps, ``grow`` allocates without end, ``abort`` kills the process, anything else is clean."""
+    if rel == "hang":
+        time.sleep(3600)
+    elif rel == "grow":
+        hog = []
+        while True:
+            hog.append(bytearray(64 << 20))
+    elif rel == "abort":
+        os.abort()
+    return {"path": rel, "problems": [], "notes": []}
+
+
+_CHECKS = {"check_file": check_file, "selftest_check": selftest_check}
+
+
+def _worker_main(conn: Any, tmp: str, mem_bytes: int, check: str) -> None:
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (mem_bytes, mem_bytes))
@@ -746,7 +763,7 @@ def _worker_main(conn: Any, tmp: str, mem_bytes: int) -> None:
         if rel is None:
             return
         try:
-            res = check_file(rel)
+            res = _CHECKS[check](rel)
         except BaseException as exc:  # noqa: BLE001 - the harness itself failed on this file
             res = {"path": rel, "problems": [f"check crashed: {type(exc).__name__}: {exc}\n"
                                              f"{traceback.format_exc()[-2000:]}"], "notes": []}
@@ -754,10 +771,10 @@ def _worker_main(conn: Any, tmp: str, mem_bytes: int) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: Any, mem_bytes: int) -> None:
+    def __init__(self, ctx: Any, mem_bytes: int, check: str) -> None:
         self.tmp = tempfile.mkdtemp(prefix="pqbloom-real-world-")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, self.tmp, mem_bytes), daemon=True)
+        self.proc = ctx.Process(target=_worker_main, args=(child, self.tmp, mem_bytes, check), daemon=True)
         self.proc.start()
         child.close()
         self.task: str | None = None
@@ -781,14 +798,15 @@ class _Worker:
 
 
 def run_corpus(rels: list[str], *, workers: int = 2, timeout: float = 90.0, mem_bytes: int = 12 << 30,
-               startup_timeout: float = 120.0, progress: bool = False) -> dict[str, dict[str, Any]]:
+               startup_timeout: float = 120.0, progress: bool = False,
+               check: str = "check_file") -> dict[str, dict[str, Any]]:
     """:func:`check_file` for every path in ``rels``, ``workers`` at a time. A file whose check
     exceeds ``timeout`` seconds, or whose worker dies (say, past ``mem_bytes`` of address space),
     gets a result with a problem naming what happened; its worker is replaced."""
     ctx = mp.get_context("spawn")
     todo = list(reversed(rels))
     results: dict[str, dict[str, Any]] = {}
-    pool = [_Worker(ctx, mem_bytes) for _ in range(min(workers, max(len(rels), 1)))]
+    pool = [_Worker(ctx, mem_bytes, check) for _ in range(min(workers, max(len(rels), 1)))]
     try:
         while len(results) < len(rels):
             for w in pool:
@@ -805,6 +823,7 @@ def run_corpus(rels: list[str], *, workers: int = 2, timeout: float = 90.0, mem_
                     try:
                         msg = w.conn.recv()
                     except (EOFError, OSError):
+                        w.proc.join(10)
                         crashed = f"worker died (exit code {w.proc.exitcode})"
                     else:
                         if msg == "ready":
@@ -821,12 +840,12 @@ def run_corpus(rels: list[str], *, workers: int = 2, timeout: float = 90.0, mem_
                     raise RuntimeError("a corpus worker did not start")
                 if crashed is not None:
                     w.stop(kill=True)
+                    if not w.ready:
+                        raise RuntimeError(f"a corpus worker failed to start: {crashed}")
                     if w.task is not None:
                         results[w.task] = {"path": w.task, "problems": [f"check {crashed}"], "notes": [],
                                            "crashed": crashed}
-                    elif not todo:
-                        raise RuntimeError(f"a corpus worker failed to start: {crashed}")
-                    pool[i] = _Worker(ctx, mem_bytes)
+                    pool[i] = _Worker(ctx, mem_bytes, check)
     finally:
         for w in pool:
             w.stop(kill=w.task is not None)

@@ -181,7 +181,7 @@ def _selected_paths(request: pytest.FixtureRequest) -> list[str]:
             callspec = getattr(item, "callspec", None)
             if callspec is not None and "path" in callspec.params:
                 chosen.add(callspec.params["path"])
-            else:
+            elif "results" in getattr(item, "fixturenames", ()):
                 return PATHS
     return [p for p in PATHS if p in chosen]
 
@@ -291,6 +291,17 @@ def test_counts(results: dict[str, dict[str, Any]]) -> None:
     counts = summarize(results)
     print("\nreal-world corpus:", counts)
     assert counts == EXPECTED_COUNTS, counts
+
+
+def test_pool_turns_hangs_and_blowups_into_failures_naming_the_file() -> None:
+    """The worker pool itself: a check that hangs is killed at the timeout, one that allocates without
+    end stops at the address-space cap, one that kills its process is reported; the others still run."""
+    res = run_corpus(["hang", "grow", "abort", "clean-1", "clean-2"], check="selftest_check", timeout=5,
+                     mem_bytes=2 << 30)
+    assert res["hang"]["problems"] == ["check timed out after 5 s"]
+    assert res["grow"]["problems"][0].startswith("check crashed: MemoryError")
+    assert res["abort"]["problems"][0].startswith("check worker died (exit code -6)")
+    assert res["clean-1"]["problems"] == res["clean-2"]["problems"] == []
 
 
 def test_decisions_name_corpus_files() -> None:
