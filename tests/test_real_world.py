@@ -190,7 +190,9 @@ def _selected_paths(request: pytest.FixtureRequest) -> list[str]:
 def results(request: pytest.FixtureRequest) -> dict[str, dict[str, Any]]:
     if not CORPUS.is_dir():
         pytest.fail(f"real-world corpus not found at {CORPUS}; tests read it from ../shared/fixtures")
-    return run_corpus(_selected_paths(request))
+    sizes = {p: (CORPUS / p).stat().st_size for p in PATHS}
+    # largest first: the slowest files start early, so the two workers finish together
+    return run_corpus(sorted(_selected_paths(request), key=lambda p: -sizes[p]))
 
 
 def classify(r: dict[str, Any]) -> tuple[str, list[str], list[str]]:
