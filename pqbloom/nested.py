@@ -977,7 +977,6 @@ def column_from_arrow(arr: Any, name: str, nullable: bool = True) -> Column:
     n = len(arr)
     if not is_arrow_nested(t):
         if pat.is_null(t):  # stored as Arrow does: INT32 with the Null (UNKNOWN) logical type
-
             f = Field(name, T.Type.INT32, LogicalType("UNKNOWN"), True)
             return Column(f, np.zeros(n, np.int32), np.ones(n, bool) if n else None)
         return _column_from_arrow(pa.field(name, t, nullable), arr)
