@@ -319,6 +319,11 @@ if __name__ == "__main__":
     t0 = time.monotonic()
     res = run_corpus(PATHS)
     print(json.dumps(summarize(res), indent=1))
+    print("typed refusals and listed decisions:")
+    for p in PATHS:
+        r = res[p]
+        if r.get("pqbloom") != "reads" or p in DECISIONS:
+            print(f"  {p}: {r.get('pqbloom')}" + (f" [decision: {DECISIONS[p].outcome}]" if p in DECISIONS else ""))
     bad = {p: classify(r)[1] for p, r in res.items() if classify(r)[1]}
-    print(json.dumps(bad, indent=1))
+    print("unexplained differences:", json.dumps(bad, indent=1))
     print(f"{len(res)} files in {time.monotonic() - t0:.0f} s", file=sys.stderr)
