@@ -287,10 +287,11 @@ def annotations(path: str | Path, *, physical: bool = True, oracle: str = "pyarr
             out.append(f"group {m.group(1)}")
     for i in range(len(schema)):
         c = schema.column(i)
-        lt = json.loads(c.logical_type.to_json())
-        lt.pop("force_set_converted_type", None)
+        # str() has every parameter (to_json leaves out a GEOGRAPHY's algorithm), and whether a logical
+        # type comes from a converted type only
+        lt = str(c.logical_type).replace(", force_set_converted_type=false", "")
         phys = c.physical_type + (f"({c.length})" if c.physical_type == "FIXED_LEN_BYTE_ARRAY" else "")
-        out.append(f"leaf {phys if physical else ''} {json.dumps(lt, sort_keys=True)} {c.converted_type}")
+        out.append(f"leaf {phys if physical else ''} {lt} {c.converted_type}")
     return out
 
 
