@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 
 from .arrays import BinaryArray
-from .errors import CorruptFileError, SchemaError
+from .errors import CorruptFileError, SchemaError, UnsupportedError
 from .format import T
-from .schema import MAX_SCHEMA_DEPTH, ColumnDescriptor, Field, NestedField, nested_field
+from .schema import GROUP_ANNOTATIONS, MAX_SCHEMA_DEPTH, ColumnDescriptor, Field, LogicalType, NestedField, nested_field
 from .table import Column
 
 __all__ = ["LNode", "NestedColumn", "build_tree", "assemble", "shred", "column_from_pylist",
@@ -60,6 +60,7 @@ class LNode:
     elem_def: int = 0  # list / map: def level at which the slot holds at least one element
     desc: ColumnDescriptor | None = None
     field_id: int | None = None
+    annotation: LogicalType | None = None  # a struct's group annotation (VARIANT)
 
     def leaves(self) -> list[ColumnDescriptor]:
         if self.desc is not None:
@@ -81,7 +82,7 @@ class LNode:
             assert self.desc is not None
             return replace(self.desc.field, name=self.name, nullable=self.nullable)
         ch = tuple(c.to_field() for c in self.children)
-        return NestedField(self.name, -1, None, self.nullable, None, self.field_id, self.kind, ch)
+        return NestedField(self.name, -1, self.annotation, self.nullable, None, self.field_id, self.kind, ch)
 
     def prune(self, keep: set[int]) -> LNode | None:
         """This subtree restricted to the leaves whose ordinals are in ``keep`` (maps stay whole)."""
@@ -156,7 +157,10 @@ def _interpret(sn: _SNode, parent_def: int, parent_rep: int, forced_required: bo
         return LNode(el.name, "leaf", nullable, d, parent_rep, sn.path, desc=sn.desc, field_id=el.field_id)
     kids = sn.children
     if not kids:
-        raise CorruptFileError(f"schema group {'.'.join(sn.path)!r} has no children")
+        if _is_list(el) or _is_map(el):
+            raise CorruptFileError(f"{'list' if _is_list(el) else 'map'} group {'.'.join(sn.path)!r} has no children")
+        # an empty group: a struct without members, as Arrow reads it (it holds no data)
+        return LNode(el.name, "struct", nullable, d, parent_rep, sn.path, [], field_id=el.field_id)
     one_repeated = len(kids) == 1 and kids[0].el.repetition_type == FRT.REPEATED
     if _is_list(el) and one_repeated:
         rg = kids[0]
@@ -183,7 +187,9 @@ def _interpret(sn: _SNode, parent_def: int, parent_rep: int, forced_required: bo
             elem = _interpret(kv, de, re_, forced_required=True)
         return LNode(el.name, "list", nullable, d, parent_rep, sn.path, [elem], elem_def=de, field_id=el.field_id)
     children = [_interpret(c, d, parent_rep) for c in kids]
-    return LNode(el.name, "struct", nullable, d, parent_rep, sn.path, children, field_id=el.field_id)
+    ann = LogicalType.from_thrift(el) if el.logicalType is not None else None
+    return LNode(el.name, "struct", nullable, d, parent_rep, sn.path, children, field_id=el.field_id,
+                 annotation=ann if ann is not None and ann.kind in GROUP_ANNOTATIONS else None)
 
 
 def build_tree(elements: list[Any], leaves: list[ColumnDescriptor]) -> list[LNode]:
@@ -548,6 +554,9 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
         else:
             full = scatter(lv.values if npresent else _empty_values(fld), present)
         return Column(fld, full, ~present if node.nullable else None)
+    if not node.leaves():
+        raise UnsupportedError(f"{'.'.join(node.path)!r} is an empty group inside a field that holds data: its "
+                               f"slots cannot be told from the levels of its siblings (pyarrow and DuckDB refuse it too)")
     first = node.first_leaf()
     lv = data[first.index]
     defs, reps = lv.defs, lv.reps
@@ -635,6 +644,49 @@ def _innermost_offsets(defs: np.ndarray, reps: np.ndarray, pos: np.ndarray, sd: 
     return offsets
 
 
+def null_column(field: Field, n: int) -> Column:
+    """``n`` null slots of ``field``, which must have no leaves (an empty group, or groups of them).
+
+    That is how pyarrow reads a top-level field without leaves: no column chunk says anything about
+    its rows, so every slot is null (and the field nullable, whatever the file declares)."""
+    if not isinstance(field, NestedField):
+        raise SchemaError(f"field {field.name!r} has leaves")
+    field = replace(field, nullable=True)
+    mask = np.ones(n, bool) if n else None
+    if field.kind == "struct":
+        kids = [_unset_column(c, n) for c in field.children]
+        return NestedColumn(field, n, mask, kids)
+    return NestedColumn(field, n, mask, [empty_column(c) for c in field.children], np.zeros(n + 1, np.int64))
+
+
+def _unset_column(field: Field, n: int) -> Column:
+    """The members of a null struct slot: null where they may be, placeholders where they may not."""
+    if not isinstance(field, NestedField):
+        raise SchemaError(f"field {field.name!r} has leaves")
+    mask = np.ones(n, bool) if n and field.nullable else None
+    if field.kind == "struct":
+        return NestedColumn(field, n, mask, [_unset_column(c, n) for c in field.children])
+    return NestedColumn(field, n, mask, [empty_column(c) for c in field.children], np.zeros(n + 1, np.int64))
+
+
+def has_leaves(field: Field) -> bool:
+    """Whether a field holds any leaf column (empty groups, and groups of them, hold none)."""
+    return not isinstance(field, NestedField) or any(has_leaves(c) for c in field.children)
+
+
+def check_writable(field: Field) -> None:
+    """Refuse what no reader reads back: an empty group inside a field that has leaves (pyarrow
+    refuses such a file; a top-level field without leaves reads back as nulls, see :func:`null_column`)."""
+    if not isinstance(field, NestedField) or not has_leaves(field):
+        return
+    for c in field.children:
+        if isinstance(c, NestedField) and not has_leaves(c):
+            raise SchemaError(f"field {field.name!r}: member {c.name!r} is an empty struct (a group without leaves) "
+                              f"inside a field that holds data; readers refuse such a schema (pyarrow: "
+                              f"'non-leaf node has no children')")
+        check_writable(c)
+
+
 def empty_column(field: Field) -> Column:
     """A zero-row column of ``field``."""
     if isinstance(field, NestedField):
@@ -681,7 +733,7 @@ def shred(col: Column, node: LNode) -> dict[int, ShreddedLeaf]:
     """
     n = len(col)
     out: dict[int, ShreddedLeaf] = {}
-    top = max(max(d.max_definition_level, d.max_repetition_level) for d in node.leaves())
+    top = max((max(d.max_definition_level, d.max_repetition_level) for d in node.leaves()), default=0)
     lt = np.dtype(np.int8 if top < 128 else LEVEL_DTYPE)
     _shred(col, node, np.zeros(n, lt), np.zeros(n, lt), None, True, out, None, True)
     return out
@@ -949,8 +1001,6 @@ def column_from_arrow(arr: Any, name: str, nullable: bool = True) -> Column:
     n = len(arr)
     if not is_arrow_nested(t):
         if pat.is_null(t):  # stored as Arrow does: INT32 with the Null (UNKNOWN) logical type
-            from .schema import LogicalType
-
             f = Field(name, T.Type.INT32, LogicalType("UNKNOWN"), True)
             return Column(f, np.zeros(n, np.int32), np.ones(n, bool) if n else None)
         return _column_from_arrow(pa.field(name, t, nullable), arr)

@@ -39,7 +39,16 @@ from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetEr
 from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
 from .limits import charge, current_budget, memory_budget, out_of_memory, run_limited
-from .nested import LeafLevels, LNode, NestedColumn, assemble, build_tree, check_levels, empty_column
+from .nested import (
+    LeafLevels,
+    LNode,
+    NestedColumn,
+    assemble,
+    build_tree,
+    check_levels,
+    empty_column,
+    null_column,
+)
 from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
 from .statistics import parse_created_by
 from .table import Column, Table, with_dictionary
@@ -216,7 +225,7 @@ class ParquetFile:
             for i in range(self.num_row_groups):
                 builder.add(self._read_chunk_parts(i, d))
             cols.append(builder.finish())
-        return Table(cols)
+        return Table(cols, num_rows=self.num_rows)
 
     def _byte_array_size_hint(self, desc: ColumnDescriptor) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
@@ -242,7 +251,7 @@ class ParquetFile:
         with memory_budget(self.memory_limit):
             return self._with_metadata(Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
                                               else _build_column(d.field, [self._read_chunk_parts(i, d)])
-                                              for d in descs]), [i])
+                                              for d in descs], num_rows=self.metadata.row_groups[i].num_rows), [i])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *, filters: Any = None,
                      explain: Any = None) -> Iterator[Table]:
@@ -268,6 +277,10 @@ class ParquetFile:
         descs = self._select(columns)
         for i in range(self.num_row_groups):
             expected = self.metadata.row_groups[i].num_rows
+            if not descs:  # no columns: batches of rows only
+                for start in range(0, expected, batch_size):
+                    yield Table([], num_rows=min(batch_size, expected - start))
+                continue
             streams = [iter([(self._read_nested(i, d),)]) if isinstance(d, NestedSelection)
                        else self._iter_chunk_pages(i, d) for d in descs]
             queues = [_NestedQueue() if isinstance(d, NestedSelection) else _RowQueue(d.field) for d in descs]
@@ -302,7 +315,7 @@ class ParquetFile:
         if hints is not None and (row_groups is None or len(row_groups)):
             rgs = range(self.num_row_groups) if row_groups is None else row_groups
             cols = [self._with_dictionary(c, hints, rgs) for c in cols]
-        return Table(cols, kv, hints)
+        return Table(cols, kv, hints, num_rows=table.num_rows)
 
     def _with_dictionary(self, col: Column, hints: Any, row_groups: Sequence[int]) -> Column:
         n = natural_field(col.field, written=False) if type(col) is Column else None
@@ -481,6 +494,8 @@ class ParquetFile:
         expected = self.metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
+        if not sel.leaves:  # a field of empty groups: no chunk tells its slots apart; all null, as pyarrow reads it
+            return null_column(sel.field, expected)
         data = {}
         for d in sel.leaves:
             lv = levels.get(d.index) if levels else None
@@ -880,7 +895,7 @@ class NestedSelection:
         self.dotted_path = name
         self.node = node
         self.leaves = node.leaves()
-        self.max_repetition_level = max(d.max_repetition_level for d in self.leaves)
+        self.max_repetition_level = max((d.max_repetition_level for d in self.leaves), default=0)
 
     @property
     def field(self) -> Field:

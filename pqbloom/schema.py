@@ -28,10 +28,24 @@ PHYSICAL_NAMES = dict(T.Type._VALUES_TO_NAMES)
 _UNITS = ("ms", "us", "ns")
 
 
+#: ConvertedType 24: "NA", which parquet-cpp before the Null logical type wrote for all-null columns
+#: (not in parquet.thrift any more; pyarrow still reads it as null)
+CT_NA = 24
+
+_LEGACY_CONVERTED = {"UTF8": "STRING", "ENUM": "ENUM", "JSON": "JSON", "BSON": "BSON", "DATE": "DATE",
+                     "INTERVAL": "INTERVAL"}
+
+
 @dataclass(frozen=True)
 class LogicalType:
     """A logical annotation. ``kind`` is one of STRING, ENUM, JSON, BSON, UUID, DATE, TIME, TIMESTAMP,
-    DECIMAL, INTEGER, FLOAT16, UNKNOWN (all-null), INTERVAL (legacy, read only)."""
+    DECIMAL, INTEGER, FLOAT16, UNKNOWN (all-null), INTERVAL (a legacy ConvertedType), GEOMETRY and
+    GEOGRAPHY (leaves), VARIANT (a group: see :class:`NestedField`).
+
+    ``legacy`` marks an annotation a file gave as a ConvertedType only (older writers): it is written
+    back the same way, since readers give some of those another meaning than the LogicalType (DuckDB
+    reads a legacy TIMESTAMP_MILLIS as a local timestamp, the LogicalType as an instant). It takes no
+    part in comparisons."""
 
     kind: str
     unit: str | None = None  # TIME/TIMESTAMP: ms, us, ns
@@ -40,6 +54,10 @@ class LogicalType:
     scale: int | None = None  # DECIMAL
     bit_width: int | None = None  # INTEGER
     signed: bool = True  # INTEGER
+    version: int | None = None  # VARIANT specification_version
+    crs: str | None = None  # GEOMETRY / GEOGRAPHY
+    algorithm: int | None = None  # GEOGRAPHY edge interpolation
+    legacy: bool = dataclass_field(default=False, compare=False)
 
     def __str__(self) -> str:
         k = self.kind
@@ -49,11 +67,19 @@ class LogicalType:
             return f"DECIMAL({self.precision}, {self.scale})"
         if k == "INTEGER":
             return f"{'' if self.signed else 'U'}INT{self.bit_width}"
+        if k == "VARIANT" and self.version is not None:
+            return f"VARIANT({self.version})"
         return k
 
     # -- thrift mapping -------------------------------------------------------
     def to_thrift(self) -> tuple[Any, int | None]:
         """Return (T.LogicalType or None, legacy ConvertedType or None)."""
+        lt, ct = self._to_thrift()
+        if self.legacy and ct is not None:
+            return None, ct
+        return lt, ct
+
+    def _to_thrift(self) -> tuple[Any, int | None]:
         k = self.kind
         unit = None
         if self.unit:
@@ -74,7 +100,7 @@ class LogicalType:
         if k == "FLOAT16":
             return T.LogicalType(FLOAT16=T.Float16Type()), None
         if k == "UNKNOWN":
-            return T.LogicalType(UNKNOWN=T.NullType()), None
+            return T.LogicalType(UNKNOWN=T.NullType()), CT_NA if self.legacy else None
         if k == "DECIMAL":
             return T.LogicalType(DECIMAL=T.DecimalType(scale=self.scale, precision=self.precision)), CT.DECIMAL
         if k == "TIME":
@@ -89,6 +115,12 @@ class LogicalType:
             return T.LogicalType(INTEGER=T.IntType(bitWidth=self.bit_width, isSigned=self.signed)), ct
         if k == "INTERVAL":
             return None, CT.INTERVAL
+        if k == "VARIANT":
+            return T.LogicalType(VARIANT=T.VariantType(specification_version=self.version)), None
+        if k == "GEOMETRY":
+            return T.LogicalType(GEOMETRY=T.GeometryType(crs=self.crs)), None
+        if k == "GEOGRAPHY":
+            return T.LogicalType(GEOGRAPHY=T.GeographyType(crs=self.crs, algorithm=self.algorithm)), None
         raise SchemaError(f"unknown logical type {k}")
 
     @staticmethod
@@ -126,24 +158,30 @@ class LogicalType:
                                    utc=bool(t.isAdjustedToUTC))
             if lt.INTEGER is not None:
                 return LogicalType("INTEGER", bit_width=lt.INTEGER.bitWidth, signed=bool(lt.INTEGER.isSigned))
-            # MAP/LIST/VARIANT/geo or a member newer than us: fall through to converted_type
+            if lt.VARIANT is not None:
+                return LogicalType("VARIANT", version=lt.VARIANT.specification_version)
+            if lt.GEOMETRY is not None:
+                return LogicalType("GEOMETRY", crs=lt.GEOMETRY.crs)
+            if lt.GEOGRAPHY is not None:
+                return LogicalType("GEOGRAPHY", crs=lt.GEOGRAPHY.crs, algorithm=lt.GEOGRAPHY.algorithm)
+            # MAP/LIST or a member newer than us: fall through to converted_type
         ct = el.converted_type
         if ct is None:
             return None
+        if ct == CT_NA:
+            return LogicalType("UNKNOWN", legacy=True)
         name = T.ConvertedType._VALUES_TO_NAMES.get(ct)
-        if name == "UTF8":
-            return LogicalType("STRING")
-        if name in ("ENUM", "JSON", "BSON", "DATE", "INTERVAL"):
-            return LogicalType(name)
+        if name in _LEGACY_CONVERTED:
+            return LogicalType(_LEGACY_CONVERTED[name], legacy=True)
         if name == "DECIMAL":
-            return LogicalType("DECIMAL", precision=el.precision, scale=el.scale or 0)
+            return LogicalType("DECIMAL", precision=el.precision, scale=el.scale or 0, legacy=True)
         if name in ("TIME_MILLIS", "TIME_MICROS"):
-            return LogicalType("TIME", unit="ms" if name.endswith("MILLIS") else "us", utc=True)
+            return LogicalType("TIME", unit="ms" if name.endswith("MILLIS") else "us", utc=True, legacy=True)
         if name in ("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"):
-            return LogicalType("TIMESTAMP", unit="ms" if name.endswith("MILLIS") else "us", utc=True)
+            return LogicalType("TIMESTAMP", unit="ms" if name.endswith("MILLIS") else "us", utc=True, legacy=True)
         if name and (name.startswith("INT_") or name.startswith("UINT_")):
             signed = name.startswith("INT_")
-            return LogicalType("INTEGER", bit_width=int(name.split("_")[1]), signed=signed)
+            return LogicalType("INTEGER", bit_width=int(name.split("_")[1]), signed=signed, legacy=True)
         return None
 
 
@@ -193,7 +231,8 @@ class NestedField(Field):
             return f"list<{member(self.children[0])}>"
         if self.kind == "map":
             return f"map<{self.children[0].type_name}, {member(self.children[1])}>"
-        return "struct<" + ", ".join(f"{_quote_name(c.name)}: {member(c)}" for c in self.children) + ">"
+        body = "struct<" + ", ".join(f"{_quote_name(c.name)}: {member(c)}" for c in self.children) + ">"
+        return body if self.logical_type is None else f"{body} ({self.logical_type})"
 
     def child(self, name: str) -> Field:
         for c in self.children:
@@ -203,8 +242,11 @@ class NestedField(Field):
 
 
 def nested_field(name: str, kind: str, children: list[Field] | tuple[Field, ...], *, nullable: bool = True,
-                 field_id: int | None = None) -> NestedField:
-    """A struct/list/map field; lists take one child, maps two (key, value)."""
+                 field_id: int | None = None, logical_type: LogicalType | None = None) -> NestedField:
+    """A struct/list/map field; lists take one child, maps two (key, value).
+
+    A struct may have no members (an empty group: it holds no data, and reads back as null, as
+    pyarrow reads it). ``logical_type`` annotates a struct's group: VARIANT is the one kept."""
     kind = kind.lower()
     if kind not in NESTED_KINDS:
         raise SchemaError(f"unknown nested kind {kind!r}")
@@ -217,12 +259,16 @@ def nested_field(name: str, kind: str, children: list[Field] | tuple[Field, ...]
         if ch[0].nullable:
             ch = (replace(ch[0], nullable=False),) + ch[1:]
     if kind == "struct":
-        if not ch:
-            raise SchemaError(f"struct {name!r} has no members")
         names = [c.name for c in ch]
         if len(set(names)) != len(names):
             raise SchemaError(f"duplicate member names in struct {name!r}: {names}")
-    return NestedField(name, -1, None, nullable, None, field_id, kind, ch)
+    if logical_type is not None and (kind != "struct" or logical_type.kind not in GROUP_ANNOTATIONS):
+        raise SchemaError(f"a {kind} cannot carry the annotation {logical_type}")
+    return NestedField(name, -1, logical_type, nullable, None, field_id, kind, ch)
+
+
+#: annotations a struct's group may carry (lists and maps are annotated by their kind)
+GROUP_ANNOTATIONS = frozenset(("VARIANT",))
 
 
 def is_nested(f: Field) -> bool:
@@ -303,7 +349,7 @@ def _parse_nested(name: str, spec: str, nullable: bool, field_id: int | None) ->
         key = _parse_member(parts[0], "key")
         return nested_field(name, "map", [replace(key, nullable=False), _parse_member(parts[1], "value")],
                             nullable=nullable, field_id=field_id)
-    if not inner.strip():
+    if not inner.strip():  # empty groups exist in files (nested_field builds them), not in type strings
         raise SchemaError(f"struct type {spec!r} has no members")
     return nested_field(name, "struct", [_parse_member(p, None) for p in parts], nullable=nullable,
                         field_id=field_id)
@@ -509,8 +555,9 @@ def _emit_thrift(f: Field, out: list[Any], name: str | None, repetition: int | N
     nm = f.name if name is None else name
     if isinstance(f, NestedField):
         if f.kind == "struct":
+            lt, ct = f.logical_type.to_thrift() if f.logical_type is not None else (None, None)
             out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=len(f.children),
-                                       field_id=f.field_id))
+                                       field_id=f.field_id, logicalType=lt, converted_type=ct))
             for c in f.children:
                 _emit_thrift(c, out, None)
         elif f.kind == "list":
@@ -575,7 +622,7 @@ FRT_REPEATED = T.FieldRepetitionType.REPEATED
 FRT_REQUIRED = T.FieldRepetitionType.REQUIRED
 
 
-_BYTE_ARRAY_KINDS = frozenset(("STRING", "ENUM", "JSON", "BSON"))
+_BYTE_ARRAY_KINDS = frozenset(("STRING", "ENUM", "JSON", "BSON", "GEOMETRY", "GEOGRAPHY"))
 _FIXED_WIDTH_KINDS = {"UUID": 16, "FLOAT16": 2, "INTERVAL": 12}
 
 
@@ -596,8 +643,9 @@ def malformed_annotation(lt: LogicalType) -> str | None:
 def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> bool:
     """Whether the (well-formed) annotation ``lt`` may annotate physical type ``ptype``
     (LogicalTypes.md), e.g. STRING only BYTE_ARRAY, DATE only INT32, DECIMAL(p) only a type
-    that holds p digits. Readers drop an annotation that does not apply and read the physical
-    values, as Arrow C++ does (parquet-java refuses the file)."""
+    that holds p digits. Readers drop a LogicalType that does not apply and read the physical
+    values, as Arrow C++ does (parquet-java refuses the file); a ConvertedType-only annotation that
+    does not apply makes the file corrupt, as both Arrow C++ and DuckDB say."""
     k = lt.kind
     if k in _BYTE_ARRAY_KINDS:
         return ptype == PT.BYTE_ARRAY
@@ -613,6 +661,8 @@ def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> 
         return ptype == (PT.INT64 if lt.bit_width == 64 else PT.INT32)
     if k == "DECIMAL":
         p = lt.precision or 0
+        if lt.legacy:  # Arrow C++ reads a converted DECIMAL of any precision on these types
+            return ptype in (PT.INT32, PT.INT64, PT.BYTE_ARRAY, PT.FIXED_LEN_BYTE_ARRAY)
         if ptype == PT.INT32:
             return p <= 9
         if ptype == PT.INT64:
@@ -620,6 +670,8 @@ def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> 
         if ptype == PT.FIXED_LEN_BYTE_ARRAY:
             return type_length is not None and type_length >= 1 and p <= decimal_digits(type_length)
         return ptype == PT.BYTE_ARRAY
+    if k == "VARIANT":
+        return False  # annotates groups only
     return True  # UNKNOWN: any type
 
 
@@ -692,10 +744,15 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
                 if problem is not None:
                     raise CorruptFileError(f"column {'.'.join(path)!r}: {problem}")
                 if not annotation_applies(lt, ptype, tl):
+                    if lt.legacy:  # Arrow C++ refuses these (its LogicalType check is lenient)
+                        raise CorruptFileError(f"column {'.'.join(path)!r}: converted type {lt} cannot "
+                                               f"annotate {PHYSICAL_NAMES.get(ptype, ptype)}")
                     lt = None
             fld = Field(".".join(path), ptype, lt, rep != required, tl if ptype == flba else None,
                         el.field_id)
             leaves.append(ColumnDescriptor(path, el, dd, rr, len(leaves), fld, ancestors + [el]))
+    if pos != n_elements:  # elements no group claims: the counts are wrong, any reading of them a guess
+        raise CorruptFileError(f"the schema has {n_elements} elements but its groups claim {pos}")
     return leaves, elements
 
 

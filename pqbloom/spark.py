@@ -277,6 +277,25 @@ def _arrow_to_ddl(t: Any) -> str:
     raise UnsupportedError(f"no Spark type for Arrow type {t}")
 
 
+def _without_extensions(t: Any) -> Any:
+    """``t`` with Arrow extension types (arrow.uuid, arrow.json, as ``to_arrow()`` gives them) replaced by
+    their storage types, all the way down: Spark takes the storage (binary, string)."""
+    import pyarrow as pa
+
+    if isinstance(t, pa.BaseExtensionType):
+        return _without_extensions(t.storage_type)
+    if pa.types.is_struct(t):
+        return pa.struct([t.field(i).with_type(_without_extensions(t.field(i).type)) for i in range(t.num_fields)])
+    if pa.types.is_map(t):
+        return pa.map_(t.key_field.with_type(_without_extensions(t.key_type)),
+                       t.item_field.with_type(_without_extensions(t.item_type)))
+    if pa.types.is_list(t):
+        return pa.list_(t.value_field.with_type(_without_extensions(t.value_type)))
+    if pa.types.is_large_list(t):
+        return pa.large_list(t.value_field.with_type(_without_extensions(t.value_type)))
+    return t
+
+
 def _file_arrow_schema(pf: ParquetFile, columns: Sequence[str] | None) -> Any:
     import pyarrow as pa
 
@@ -285,7 +304,7 @@ def _file_arrow_schema(pf: ParquetFile, columns: Sequence[str] | None) -> Any:
     by_name = {f.name: f for f in pf.table_schema}
     for f in sch:
         pqf = by_name.get(f.name)
-        t = f.type
+        t = _without_extensions(f.type)
         if pa.types.is_timestamp(t) and (t.tz is not None or getattr(pqf, "physical_type", None) == 1):
             t = pa.timestamp("us", tz="UTC")  # instants (INT96 as Spark writes it, or isAdjustedToUTC)
         elif pa.types.is_timestamp(t):

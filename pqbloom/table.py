@@ -19,7 +19,7 @@ import numpy as np
 
 from .arrays import BinaryArray
 from .arrow_schema import ArrowField, ArrowSchema, duration, effective_field, from_pyarrow, natural_field, schema_hints
-from .errors import CorruptFileError, SchemaError
+from .errors import SchemaError, UnsupportedError
 from .schema import MAX_SCHEMA_DEPTH, Field, NestedField, Schema, make_field
 
 __all__ = ["Column", "DictionaryColumn", "Table"]
@@ -161,22 +161,30 @@ class Table:
     file's footer entries); ``arrow_schema`` the Arrow types the data came with, where they say more
     than the Parquet schema (time zones, durations, categoricals: see :mod:`pqbloom.arrow_schema`).
     A writer stores both; ``to_pandas`` and ``to_arrow`` apply them.
+
+    The row count is the columns' length; a table without columns has its own (``num_rows``), as a
+    file of rows without columns does (pyarrow reads such files, and so a table keeps their rows).
     """
 
     def __init__(self, columns: Sequence[Column], metadata: Mapping[str, str] | None = None,
-                 arrow_schema: Any = None) -> None:
+                 arrow_schema: Any = None, *, num_rows: int | None = None) -> None:
         self.columns = list(columns)
         self.schema = Schema([c.field for c in self.columns])
         lens = {len(c) for c in self.columns}
         if len(lens) > 1:
             raise SchemaError(f"columns have different lengths: { {c.field.name: len(c) for c in self.columns} }")
-        self._num_rows = lens.pop() if lens else 0
+        n = lens.pop() if lens else (num_rows or 0)
+        if num_rows is not None and num_rows != n:
+            raise SchemaError(f"columns of {n} rows for a table of {num_rows} rows")
+        if n < 0:
+            raise SchemaError(f"a table cannot have {n} rows")
+        self._num_rows = n
         self.metadata: dict[str, str] = dict(metadata or {})
         self.arrow_schema = arrow_schema
 
-    def _like(self, columns: Sequence[Column]) -> Table:
-        """A table of ``columns`` that keeps this one's metadata and Arrow types."""
-        return Table(columns, self.metadata, self.arrow_schema)
+    def _like(self, columns: Sequence[Column], num_rows: int | None = None) -> Table:
+        """A table of ``columns`` (``num_rows`` rows) that keeps this one's metadata and Arrow types."""
+        return Table(columns, self.metadata, self.arrow_schema, num_rows=num_rows)
 
     # -- construction ---------------------------------------------------------
     @classmethod
@@ -223,7 +231,7 @@ class Table:
                 f, arr = pa.field(f.name, pa.int64(), f.nullable), arr.cast(pa.int64())
             cols.append(_column_from_arrow(f, arr))
         md = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (table.schema.metadata or {}).items()}
-        return cls(cols, md, from_pyarrow(table.schema))
+        return cls(cols, md, from_pyarrow(table.schema), num_rows=table.num_rows)
 
     @classmethod
     def coerce(cls, data: Any, schema: Schema | None = None) -> Table:
@@ -267,21 +275,24 @@ class Table:
         return self._num_rows
 
     def select(self, names: Iterable[str]) -> Table:
-        return self._like([self.column(n) for n in names])
+        return self._like([self.column(n) for n in names], num_rows=self._num_rows)
 
     def slice(self, start: int, stop: int | None = None) -> Table:
         stop = self._num_rows if stop is None else min(stop, self._num_rows)
-        return self._like([c.slice(start, stop) for c in self.columns])
+        start = min(max(start, 0), stop)
+        return self._like([c.slice(start, stop) for c in self.columns], num_rows=max(stop - start, 0))
 
     def take(self, idx: np.ndarray) -> Table:
-        return self._like([c.take(idx) for c in self.columns])
+        idx = np.asarray(idx)
+        n = int(np.count_nonzero(idx)) if idx.dtype == bool else len(idx)
+        return self._like([c.take(idx) for c in self.columns], num_rows=n)
 
     @staticmethod
     def concat(tables: Sequence[Table]) -> Table:
         if not tables:
             return Table([])
-        return tables[0]._like([Column.concat([t.columns[i] for t in tables])
-                                for i in range(tables[0].num_columns)])
+        return tables[0]._like([Column.concat([t.columns[i] for t in tables]) for i in range(tables[0].num_columns)],
+                               num_rows=sum(t.num_rows for t in tables))
 
     def to_pydict(self) -> dict[str, list[Any]]:
         return {c.field.name: c.to_pylist() for c in self.columns}
@@ -289,7 +300,7 @@ class Table:
     def to_pylist(self) -> list[dict[str, Any]]:
         d = self.to_pydict()
         names = list(d)
-        return [dict(zip(names, row)) for row in zip(*d.values())] if names else []
+        return [dict(zip(names, row)) for row in zip(*d.values())] if names else [{} for _ in range(self._num_rows)]
 
     def to_arrow(self) -> Any:
         import pyarrow as pa
@@ -299,6 +310,10 @@ class Table:
         if hints is not None:
             arrays = [_apply_arrow_type(c, a, hints) for c, a in zip(self.columns, arrays)]
         fields = [pa.field(c.field.name, a.type, c.field.nullable) for c, a in zip(self.columns, arrays)]
+        if not arrays:  # rows without columns: pyarrow keeps the row count of a table that has none
+            # (the metadata goes on first: replacing the schema of a column-less table loses its rows)
+            holder = pa.table({"_": pa.nulls(self._num_rows)}).replace_schema_metadata(self.metadata or None)
+            return holder.drop_columns(["_"])
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=self.metadata or None))
 
     def arrow_types(self) -> ArrowSchema | None:
@@ -806,26 +821,15 @@ def _to_pylist(col: Column) -> list[Any]:
     elif kind == "TIMESTAMP" or p == PT_INT96:
         ints = int96_to_ns(v) if p == PT_INT96 else v
         unit: str = "ns" if p == PT_INT96 or lt is None or lt.unit is None else lt.unit
-        per_us = {"ms": 1 / 1000, "us": 1, "ns": 1000}[unit]
-        tz = _dt.timezone.utc if lt is not None and lt.utc else None
-        epoch = _dt.datetime(1970, 1, 1, tzinfo=tz)
-        vals = []
-        for x in ints.tolist():
-            try:
-                vals.append(epoch + _dt.timedelta(microseconds=x // per_us if unit == "ns" else x / per_us))
-            except OverflowError:
-                vals.append(x)
+        vals = _timestamps_to_py(f.name, np.asarray(ints, np.int64), unit, lt is not None and lt.utc, col.mask)
     elif kind == "TIME":
         ticks = v.astype(np.int64)
         per_us = {"ms": 1000, "us": 1, "ns": 0}[lt.unit]  # type: ignore[union-attr, index]
         micros = ticks // 1000 if per_us == 0 else ticks * per_us
-        bad = (micros < 0) | (micros >= 86_400_000_000)
-        if col.mask is not None:
-            bad &= ~col.mask
-        if bad.any():  # not a time of day: no datetime.time can show it
-            raise CorruptFileError(f"column {f.name!r}: TIME value {int(ticks[bad][0])} {lt.unit} is outside a day")  # type: ignore[union-attr]
         vals = []
-        for us in micros.tolist():
+        # a time of day outside 0..24 h (some writers store negative ones) wraps around the day, as
+        # pyarrow and DuckDB read it
+        for us in (micros % 86_400_000_000).tolist():
             vals.append(_dt.time(us // 3_600_000_000, us // 60_000_000 % 60, us // 1_000_000 % 60, us % 1_000_000))
     else:
         vals = _logical_numpy(col).tolist()
@@ -833,6 +837,42 @@ def _to_pylist(col: Column) -> list[Any]:
         for i in np.flatnonzero(col.mask).tolist():
             vals[i] = None
     return vals
+
+
+#: the instants datetime.datetime holds, in microseconds since the epoch
+_DATETIME_US = (-62_135_596_800_000_000, 253_402_300_799_999_999)
+
+
+def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: np.ndarray | None) -> list[Any]:
+    """Python values of a timestamp column, as pyarrow's ``as_py`` gives them: ``datetime.datetime``
+    (aware, in UTC, when the column is), or ``pandas.Timestamp`` for nanoseconds (which datetime cannot
+    hold). A value outside datetime's range, or nanoseconds without pandas, raise
+    :class:`~pqbloom.errors.UnsupportedError` rather than come back as something else."""
+    valid = ints if mask is None else ints[~mask]
+    if unit == "ns":
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is installed with the test extras
+            if bool((valid % 1000 != 0).any()):
+                raise UnsupportedError(f"column {name!r}: nanosecond timestamps need pandas for Python values "
+                                       f"(datetime holds microseconds); use to_arrow() or to_numpy()") from None
+            return _timestamps_to_py(name, ints // 1000, "us", utc, mask)
+        idx = pd.DatetimeIndex(np.where(mask, 0, ints) if mask is not None else ints, dtype="datetime64[ns]")
+        out: list[Any] = (idx.tz_localize("UTC") if utc else idx).tolist()
+        return out
+    us = ints * 1000 if unit == "ms" else ints
+    bad = (valid < _DATETIME_US[0] // (1000 if unit == "ms" else 1)) | (
+        valid > _DATETIME_US[1] // (1000 if unit == "ms" else 1))
+    if bool(bad.any()):
+        raise UnsupportedError(f"column {name!r}: timestamp {int(valid[bad][0])} ({unit}) is outside the range of "
+                               f"datetime.datetime; use to_arrow() or to_numpy()")
+    if mask is not None:
+        us = np.where(mask, 0, us)
+    naive = us.astype("datetime64[us]").astype(object).tolist()
+    if not utc:
+        return naive  # type: ignore[no-any-return]
+    tz = _dt.timezone.utc
+    return [d.replace(tzinfo=tz) for d in naive]
 
 
 def _validity_buffer(col: Column) -> Any:
@@ -854,19 +894,23 @@ def _to_arrow(col: Column) -> Any:
     nulls = col.null_count
     if kind == "UNKNOWN":  # the Null logical type: every value is null
         return pa.nulls(n)
-    if isinstance(v, BinaryArray) and kind != "DECIMAL":
+    if kind == "DECIMAL":
+        return _decimal_to_arrow(col, validity)
+    if isinstance(v, BinaryArray):
         c = v.compact()
         big = c.nbytes >= 2**31
         btyp = (pa.large_string() if big else pa.string()) if kind in ("STRING", "JSON", "ENUM") else (
             pa.large_binary() if big else pa.binary())
         offs = c.offsets if big else c.offsets.astype(np.int32)
-        return pa.Array.from_buffers(btyp, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
-    if kind == "DECIMAL":
-        return pa.array(col.to_pylist(), type=pa.decimal128(lt.precision, lt.scale))  # type: ignore[union-attr]
+        arr = pa.Array.from_buffers(btyp, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
+        # JSON as pyarrow reads it: the arrow.json extension type over its text
+        return pa.ExtensionArray.from_storage(pa.json_(btyp), arr) if kind == "JSON" else arr
     if p == PT_FLBA and kind != "FLOAT16":
         w = f.type_length or 0
-        return pa.Array.from_buffers(pa.binary(w), n, [validity, pa.py_buffer(np.ascontiguousarray(v).tobytes())],
-                                     null_count=nulls)
+        arr = pa.Array.from_buffers(pa.binary(w), n, [validity, pa.py_buffer(np.ascontiguousarray(v).tobytes())],
+                                    null_count=nulls)
+        # UUID as pyarrow reads it: the arrow.uuid extension type over 16 bytes
+        return pa.ExtensionArray.from_storage(pa.uuid(), arr) if kind == "UUID" else arr
     if kind == "DATE":
         typ: Any = pa.date32()
     elif kind == "TIMESTAMP":
@@ -890,6 +934,43 @@ def _to_arrow(col: Column) -> Any:
                                  null_count=nulls)
 
 
+def _decimal_to_arrow(col: Column, validity: Any) -> Any:
+    """A DECIMAL column as Arrow's decimal128 (precision up to 38) or decimal256 (up to 76), built from
+    the stored unscaled values with numpy. Values are taken as stored, also where they have more digits
+    than the precision declares (pyarrow reads them so)."""
+    import pyarrow as pa
+
+    from .decimals import (
+        DecimalOverflow,
+        arrow_decimal_width,
+        words_from_big_endian,
+        words_from_byte_array,
+        words_from_ints,
+    )
+
+    f, v, n = col.field, col.values, len(col)
+    lt = f.logical_type
+    assert lt is not None
+    precision, scale = lt.precision or 0, lt.scale or 0
+    width = arrow_decimal_width(precision)
+    if width is None:
+        raise UnsupportedError(f"column {f.name!r}: DECIMAL({precision}, {scale}) has more digits than Arrow's "
+                               f"decimal types hold (76); read it with to_pylist()")
+    try:
+        if isinstance(v, BinaryArray):
+            c = v.compact()
+            words = words_from_byte_array(c.offsets, c.data, width)
+        elif f.physical_type == PT_FLBA:
+            words = words_from_big_endian(np.asarray(v).reshape(n, f.type_length or 0), width)
+        else:
+            words = words_from_ints(np.asarray(v), width)
+    except DecimalOverflow:
+        raise UnsupportedError(f"column {f.name!r}: a DECIMAL({precision}, {scale}) value needs more than the "
+                               f"{width} bytes of Arrow's decimal{8 * width}") from None
+    typ = pa.decimal128(precision, scale) if width == 16 else pa.decimal256(precision, scale)
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(words)], null_count=col.null_count)
+
+
 def _column_from_arrow(afield: Any, chunked: Any) -> Column:
     import pyarrow as pa
     import pyarrow.types as pat
@@ -905,6 +986,13 @@ def _column_from_arrow(afield: Any, chunked: Any) -> Column:
         return column_from_arrow(arr, afield.name, afield.nullable)
     name = afield.name
     nullable = afield.nullable
+    if isinstance(t, pa.BaseExtensionType):
+        return _extension_from_arrow(afield, arr)
+    if pat.is_string_view(t) or pat.is_binary_view(t):  # the same values in the offsets layout
+        arr = arr.cast(pa.large_string() if pat.is_string_view(t) else pa.large_binary())
+        return _column_from_arrow(pa.field(name, arr.type, nullable), arr)
+    if pat.is_date64(t):  # milliseconds at midnight; Parquet's DATE counts days, as pyarrow writes it
+        return _column_from_arrow(pa.field(name, pa.date32(), nullable), arr.cast(pa.date32()))
     mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
     if pat.is_string(t) or pat.is_large_string(t) or pat.is_binary(t) or pat.is_large_binary(t):
         fld = make_field(name, "string" if (pat.is_string(t) or pat.is_large_string(t)) else "binary", nullable=nullable)
@@ -918,8 +1006,7 @@ def _column_from_arrow(afield: Any, chunked: Any) -> Column:
         raw = np.frombuffer(arr.buffers()[1], np.uint8)[arr.offset * t.byte_width:(arr.offset + len(arr)) * t.byte_width]
         return Column(fld, raw.reshape(len(arr), t.byte_width), mask)
     if pat.is_decimal(t):
-        fld = make_field(name, f"decimal({t.precision}, {t.scale})", nullable=nullable)
-        return column_from_values(name, arr.to_pylist(), fld)
+        return _decimal_from_arrow(name, nullable, arr, mask)
     if pat.is_timestamp(t):
         spec = f"timestamp[{t.unit}{', UTC' if t.tz is not None else ''}]"
         fld = make_field(name, spec if t.unit != "s" else spec.replace("[s", "[ms"), nullable=nullable)
@@ -944,3 +1031,49 @@ def _column_from_arrow(afield: Any, chunked: Any) -> Column:
     if pat.is_dictionary(t):
         return _column_from_arrow(pa.field(name, t.value_type, nullable), arr.dictionary_decode())
     raise SchemaError(f"column {name!r}: pyarrow type {t} is not supported")
+
+
+#: Arrow extension types that map to a Parquet annotation, as pyarrow writes them
+_EXTENSION_ANNOTATIONS = {"arrow.uuid": "uuid", "arrow.json": "json"}
+
+
+def _extension_from_arrow(afield: Any, arr: Any) -> Column:
+    """An Arrow extension column: ``arrow.uuid`` becomes UUID and ``arrow.json`` JSON (as pyarrow writes
+    them); any other extension type (``arrow.bool8``, ``arrow.opaque``, ...) is written as its storage type
+    without an annotation, which is also what pyarrow writes for those."""
+    import pyarrow as pa
+
+    t = arr.type
+    storage = _column_from_arrow(pa.field(afield.name, t.storage_type, afield.nullable), arr.storage)
+    spec = _EXTENSION_ANNOTATIONS.get(t.extension_name)
+    if spec is None:
+        return storage
+    fld = make_field(afield.name, spec, nullable=storage.field.nullable)
+    if fld.physical_type != storage.field.physical_type or fld.type_length != storage.field.type_length:
+        raise SchemaError(f"column {afield.name!r}: {t.extension_name} over {t.storage_type} has no Parquet mapping")
+    return Column(fld, storage.values, storage.mask)
+
+
+def _decimal_from_arrow(name: str, nullable: bool, arr: Any, mask: np.ndarray | None) -> Column:
+    """An Arrow decimal column as DECIMAL(p, s) in the physical type pqbloom picks for p (INT32 up to 9
+    digits, INT64 up to 18, else the narrowest FIXED_LEN_BYTE_ARRAY), converted with numpy."""
+    from .decimals import DecimalOverflow, big_endian_from_words, ints_from_words
+
+    t = arr.type
+    fld = make_field(name, f"decimal({t.precision}, {t.scale})", nullable=nullable)
+    w = t.byte_width
+    n = len(arr)
+    buf = arr.buffers()[1]
+    words = (np.frombuffer(buf, np.uint8)[arr.offset * w:(arr.offset + n) * w] if buf is not None
+             else np.zeros(0, np.uint8)).reshape(n, w)
+    if mask is not None:  # null slots may hold anything
+        words = words.copy()
+        words[mask] = 0
+    try:
+        if fld.physical_type in (PT_INT32, PT_INT64):
+            vals: Any = ints_from_words(words, 32 if fld.physical_type == PT_INT32 else 64)
+        else:
+            vals = big_endian_from_words(words, fld.type_length or w)
+    except DecimalOverflow:
+        raise SchemaError(f"column {name!r}: a value has more digits than {t} declares") from None
+    return Column(fld, vals, mask)

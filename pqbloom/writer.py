@@ -39,7 +39,7 @@ from .encodings import (
 from .errors import SchemaError
 from .format import T, encode, gc_paused
 from .io import open_sink
-from .nested import LNode, NestedColumn, build_tree, shred
+from .nested import LNode, NestedColumn, build_tree, check_writable, shred
 from .schema import ColumnDescriptor, Field, LogicalType, NestedField, Schema, leaves_from_thrift
 from .statistics import build_column_index, build_offset_index, compute_statistics, sort_order_for
 from .table import Column, Table
@@ -136,10 +136,15 @@ class WriterOptions:
                 raise ValueError(f"unknown encoding {enc!r} for column {name!r}")
 
 
-@functools.lru_cache(maxsize=256)
 def _converted_type(lt: LogicalType | None) -> int | None:
     """The legacy ConvertedType of a logical type (one Thrift build per distinct type, not per column)."""
-    return lt.to_thrift()[1] if lt is not None else None
+    return _converted_type_cached(lt, lt.legacy) if lt is not None else None
+
+
+@functools.lru_cache(maxsize=256)
+def _converted_type_cached(lt: LogicalType, legacy: bool) -> int | None:
+    # ``legacy`` takes no part in LogicalType equality, so it is part of the key here
+    return lt.to_thrift()[1]
 
 
 def _logical_kind(f: Field) -> str | None:
@@ -322,6 +327,8 @@ class ParquetWriter:
             leaves = leaves_from_thrift(self._schema_elements)[0]
             self._tree: list[LNode] = build_tree(self._schema_elements, leaves)
         self.options.validate(schema, leaves)
+        for f in schema.fields:
+            check_writable(f)
         self.schema = schema
         self._num_leaves = len(leaves)
         self._plans: list[_ColumnPlan] = []
@@ -437,6 +444,12 @@ class ParquetWriter:
         total_uncompressed = 0
         pending = []
         for plans, node, column in zip(self._field_plans, self._tree, t.columns):
+            if not plans:  # a field of empty groups: nothing to write, and only nulls read back
+                if column.null_count != len(column):
+                    raise SchemaError(f"column {column.field.name!r}: an empty struct (a group without leaves) "
+                                      f"holds no data in Parquet, so only null values can be written "
+                                      f"({len(column) - column.null_count} are not)")
+                continue
             if isinstance(column, NestedColumn):
                 leaves = shred(column, node)
                 datas = []

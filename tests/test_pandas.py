@@ -312,8 +312,9 @@ def test_a_time_outside_a_day_in_a_file_is_a_typed_error(tmp_path):
     p = tmp_path / "bad_time.parquet"
     pq.write_table(pa.table({"t": pa.array([0, 2 * 86_400_000_000], pa.time64("us"))}), p)  # pyarrow does not check
     t = pqbloom.read_table(p)
-    with pytest.raises(CorruptFileError, match="outside a day"):
-        t.column("t").to_pylist()
+    # Python values wrap around the day, as pyarrow's (and DuckDB's) do; pandas has no such time, and
+    # pyarrow's to_pandas fails there too (ValueError): pqbloom's failure is typed
+    assert t.column("t").to_pylist() == pq.read_table(p).column("t").to_pylist()
     with pytest.raises(CorruptFileError, match="outside a day"):
         t.to_pandas()
 
