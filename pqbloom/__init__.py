@@ -8,11 +8,10 @@ numpy in, numpy out; no Arrow or JVM needed at runtime.
 {'id': [1, 2, 3]}
 """
 
-__version__ = "0.1.0"
-
-from . import errors  # noqa: E402
-from .arrays import BinaryArray  # noqa: E402
-from .crypto import (  # noqa: E402
+from . import errors
+from ._version import __version__
+from .arrays import BinaryArray
+from .crypto import (
     CryptoFactory,
     DecryptionConfiguration,
     EncryptionConfiguration,
@@ -22,11 +21,11 @@ from .crypto import (  # noqa: E402
     KmsClient,
     KmsConnectionConfig,
 )
-from .predicate import Explain, FilePlan, field, plan_file  # noqa: E402
-from .reader import ParquetFile, read_metadata, read_schema, read_table  # noqa: E402
-from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field  # noqa: E402
-from .table import Column, Table  # noqa: E402
-from .writer import ParquetWriter, write_table  # noqa: E402
+from .predicate import Explain, FilePlan, field, plan_file
+from .reader import ParquetFile, read_metadata, read_schema, read_table
+from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
+from .table import Column, Table
+from .writer import ParquetWriter, write_table
 
 __all__ = [
     "__version__",

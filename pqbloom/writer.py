@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
 from . import compression as compression_mod
+from ._version import __version__
 from .arrays import BinaryArray
 from .arrow_schema import footer_metadata, from_pyarrow
 from .bloom import BloomFilter, hash_values, optimal_num_bytes
