@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from . import flatbuf
-from .flatbuf import FlatbufferError, Scalar, Table, Vector
+from .format import flatbuf
+from .format.flatbuf import FlatbufferError, Scalar, Table, Vector
 
 __all__ = ["ArrowType", "ArrowField", "ArrowSchema", "ARROW_SCHEMA_KEY", "encode_schema", "decode_schema",
            "natural_field", "effective_field", "writable_field", "file_arrow_schema", "footer_metadata",

@@ -35,6 +35,7 @@ import xxhash
 from .arrays import BinaryArray
 from .errors import BloomFilterError, CorruptFileError, UnsupportedError
 from .format import T, decode_prefix, encode
+from .format.enums import NUMERIC_DTYPES, PhysicalType, name_of
 
 __all__ = [
     "BLOCK_BYTES",
@@ -94,7 +95,6 @@ _SALT_TILE = np.tile(_SALT_U32, _FILTER_CHUNK)
 #: Bytes decoded when looking for the Thrift header (a valid one is ~16 bytes).
 _HEADER_PROBE_BYTES = 256
 
-_PT = T.Type
 _BLOCK_VOID = np.dtype((np.void, BLOCK_BYTES))
 
 
@@ -339,12 +339,6 @@ def xxh64_binary(values: BinaryArray) -> np.ndarray:
 # Hashing Parquet values
 # --------------------------------------------------------------------------
 
-_FIXED_DTYPES: dict[int, np.dtype[Any]] = {
-    _PT.INT32: np.dtype("<i4"),
-    _PT.INT64: np.dtype("<i8"),
-    _PT.FLOAT: np.dtype("<f4"),
-    _PT.DOUBLE: np.dtype("<f8"),
-}
 _INT96_WIDTH = 12
 
 
@@ -355,7 +349,7 @@ def _no_boolean() -> UnsupportedError:
 
 
 def _as_numeric(values: Any, ptype: int) -> np.ndarray:
-    target = _FIXED_DTYPES[ptype]
+    target = NUMERIC_DTYPES[ptype]
     if isinstance(values, np.ndarray):
         a = values.reshape(-1) if values.ndim != 1 else values
         if a.dtype == target:
@@ -364,7 +358,7 @@ def _as_numeric(values: Any, ptype: int) -> np.ndarray:
             # e.g. UINT_32 data stored as INT32: hash the same bits
             return a.astype(a.dtype.newbyteorder("<"), copy=False).view(target)
         if not np.can_cast(a.dtype, target, casting="safe"):
-            raise TypeError(f"cannot hash {a.dtype} values as {_PT._VALUES_TO_NAMES.get(ptype, ptype)}")
+            raise TypeError(f"cannot hash {a.dtype} values as {name_of(PhysicalType, ptype)}")
         return a.astype(target)
     return np.asarray(values, dtype=target).reshape(-1)
 
@@ -392,7 +386,7 @@ def hash_values(values: Any, ptype: int, type_length: int | None = None) -> np.n
     of ``bytes``/``str``) for BYTE_ARRAY. ``type_length`` is only used to check
     FIXED_LEN_BYTE_ARRAY widths.
     """
-    if ptype in _FIXED_DTYPES:
+    if ptype in NUMERIC_DTYPES:
         a = _as_numeric(values, ptype)
         out = np.empty(len(a), np.uint64)
         if a.dtype.itemsize == 4:
@@ -400,47 +394,47 @@ def hash_values(values: Any, ptype: int, type_length: int | None = None) -> np.n
         else:
             _xxh64_u64(np.ascontiguousarray(a).view(np.uint64), out)
         return out
-    if ptype == _PT.BYTE_ARRAY:
+    if ptype == PhysicalType.BYTE_ARRAY:
         if not isinstance(values, BinaryArray):
             values = BinaryArray.from_pylist(values)
         return xxh64_binary(values)
-    if ptype == _PT.FIXED_LEN_BYTE_ARRAY:
+    if ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY:
         if isinstance(values, BinaryArray):
             width = type_length if type_length is not None else (values.fixed_width() or 0)
         else:
             width = np.asarray(values).shape[-1] if type_length is None else type_length
         return xxh64_fixed(_as_matrix(values, width, "FIXED_LEN_BYTE_ARRAY"))
-    if ptype == _PT.INT96:
+    if ptype == PhysicalType.INT96:
         return xxh64_fixed(_as_matrix(values, _INT96_WIDTH, "INT96"))
-    if ptype == _PT.BOOLEAN:
+    if ptype == PhysicalType.BOOLEAN:
         raise _no_boolean()
     raise ValueError(f"unknown physical type {ptype!r}")
 
 
 def _scalar_bytes(value: Any, ptype: int, type_length: int | None) -> bytes:
-    if ptype == _PT.BOOLEAN:
+    if ptype == PhysicalType.BOOLEAN:
         raise _no_boolean()
-    if ptype in (_PT.INT32, _PT.INT64):
+    if ptype in (PhysicalType.INT32, PhysicalType.INT64):
         if isinstance(value, float | np.floating) or not isinstance(value, int | np.integer):
-            raise TypeError(f"expected an integer for {_PT._VALUES_TO_NAMES[ptype]}, got {type(value).__name__}")
-        bits = 32 if ptype == _PT.INT32 else 64
+            raise TypeError(f"expected an integer for {name_of(PhysicalType, ptype)}, got {type(value).__name__}")
+        bits = 32 if ptype == PhysicalType.INT32 else 64
         v = int(value)
         if not -(1 << (bits - 1)) <= v < (1 << bits):
             raise OverflowError(f"{v} does not fit in {bits} bits")
         return (v & ((1 << bits) - 1)).to_bytes(bits // 8, "little")
-    if ptype == _PT.FLOAT:
+    if ptype == PhysicalType.FLOAT:
         return struct.pack("<f", float(value))
-    if ptype == _PT.DOUBLE:
+    if ptype == PhysicalType.DOUBLE:
         return struct.pack("<d", float(value))
-    if ptype in (_PT.BYTE_ARRAY, _PT.FIXED_LEN_BYTE_ARRAY, _PT.INT96):
+    if ptype in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY, PhysicalType.INT96):
         if isinstance(value, str):
             b = value.encode("utf-8")
         elif isinstance(value, bytes | bytearray | memoryview | np.ndarray):
             b = bytes(value) if not isinstance(value, np.ndarray) else value.astype(np.uint8, copy=False).tobytes()
         else:
             raise TypeError(f"expected bytes or str, got {type(value).__name__}")
-        expected = _INT96_WIDTH if ptype == _PT.INT96 else type_length
-        if ptype != _PT.BYTE_ARRAY and expected is not None and len(b) != expected:
+        expected = _INT96_WIDTH if ptype == PhysicalType.INT96 else type_length
+        if ptype != PhysicalType.BYTE_ARRAY and expected is not None and len(b) != expected:
             raise ValueError(f"value has {len(b)} bytes, the column stores {expected}")
         return b
     raise ValueError(f"unknown physical type {ptype!r}")

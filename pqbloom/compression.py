@@ -15,7 +15,7 @@ import cramjam
 import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
-from .format import T
+from .format.enums import CompressionCodec, name_of
 from .limits import charge, out_of_memory
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "CODEC_NAMES"]
@@ -192,13 +192,13 @@ def _none_decompress(data: Buffer, size: int) -> bytes:
 
 
 _CODECS = [
-    Codec("UNCOMPRESSED", T.CompressionCodec.UNCOMPRESSED, bytes, _none_decompress),
-    Codec("SNAPPY", T.CompressionCodec.SNAPPY, _snappy_compress, _snappy_decompress),
-    Codec("GZIP", T.CompressionCodec.GZIP, _gzip_compress, _gzip_decompress),
-    Codec("BROTLI", T.CompressionCodec.BROTLI, _brotli_compress, _brotli_decompress),
-    Codec("LZ4", T.CompressionCodec.LZ4, None, _lz4_legacy_decompress),
-    Codec("ZSTD", T.CompressionCodec.ZSTD, _zstd_compress, _zstd_decompress),
-    Codec("LZ4_RAW", T.CompressionCodec.LZ4_RAW, _lz4_raw_compress, _lz4_raw_decompress),
+    Codec("UNCOMPRESSED", CompressionCodec.UNCOMPRESSED, bytes, _none_decompress),
+    Codec("SNAPPY", CompressionCodec.SNAPPY, _snappy_compress, _snappy_decompress),
+    Codec("GZIP", CompressionCodec.GZIP, _gzip_compress, _gzip_decompress),
+    Codec("BROTLI", CompressionCodec.BROTLI, _brotli_compress, _brotli_decompress),
+    Codec("LZ4", CompressionCodec.LZ4, None, _lz4_legacy_decompress),
+    Codec("ZSTD", CompressionCodec.ZSTD, _zstd_compress, _zstd_decompress),
+    Codec("LZ4_RAW", CompressionCodec.LZ4_RAW, _lz4_raw_compress, _lz4_raw_decompress),
 ]
 _BY_NAME = {c.name: c for c in _CODECS}
 _BY_ID = {c.thrift_id: c for c in _CODECS}
@@ -219,7 +219,7 @@ def codec_by_name(name: str | None) -> Codec:
 def codec_by_id(thrift_id: int) -> Codec:
     codec = _BY_ID.get(thrift_id)
     if codec is None:
-        raise UnsupportedError(f"compression codec {T.CompressionCodec._VALUES_TO_NAMES.get(thrift_id, thrift_id)}"
+        raise UnsupportedError(f"compression codec {name_of(CompressionCodec, thrift_id)}"
                                " is not supported")
     return codec
 

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pyarrow.parquet as pq
 import pytest
 from thrift.protocol import TCompactProtocol
@@ -13,7 +14,7 @@ from thrift.protocol import TCompactProtocol
 import pqbloom
 from pqbloom import format as fmt
 from pqbloom.errors import CorruptFileError, ParquetError, SchemaError
-from pqbloom.format import T
+from pqbloom.format import T, enums
 
 from .conftest import FIXTURES
 
@@ -31,6 +32,25 @@ def test_accelerated_codec_is_used(monkeypatch):
     md = fmt.decode(T.FileMetaData, data[-8 - n:-8])
     assert md.num_rows == 8
     assert fmt.decode(T.FileMetaData, fmt.encode(md)) == md
+
+
+@pytest.mark.parametrize("enum, thrift_name", [
+    (enums.PhysicalType, "Type"), (enums.Encoding, "Encoding"), (enums.PageType, "PageType"),
+    (enums.CompressionCodec, "CompressionCodec"), (enums.ConvertedType, "ConvertedType"),
+    (enums.FieldRepetitionType, "FieldRepetitionType"), (enums.BoundaryOrder, "BoundaryOrder")])
+def test_enums_have_the_thrift_values(enum, thrift_name):
+    # the IntEnums stand in for the generated enumerations: same names, same numbers
+    assert {m.name: m.value for m in enum} == getattr(T, thrift_name)._NAMES_TO_VALUES
+
+
+def test_dtype_table_covers_the_fixed_width_numbers():
+    # the values of each physical type in memory: the one table, stored little-endian
+    assert {enums.PhysicalType(p).name: str(d) for p, d in enums.NUMERIC_DTYPES.items()} == {
+        "INT32": "int32", "INT64": "int64", "FLOAT": "float32", "DOUBLE": "float64"}
+    assert all(d == d.newbyteorder("<") for d in enums.NUMERIC_DTYPES.values())
+    assert enums.numpy_dtype(T.Type.BOOLEAN) == np.dtype(bool) and enums.numpy_dtype(T.Type.INT96) is None
+    assert enums.numpy_dtype(T.Type.BYTE_ARRAY) is None and enums.numpy_dtype(T.Type.FIXED_LEN_BYTE_ARRAY) is None
+    assert enums.name_of(enums.Encoding, 8) == "RLE_DICTIONARY" and enums.name_of(enums.Encoding, 99) == "99"
 
 
 def test_bloom_header_bytes_match_the_spec_example():

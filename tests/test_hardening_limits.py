@@ -20,11 +20,11 @@ import pytest
 
 import pqbloom
 from pqbloom import cli, compression
-from pqbloom import format as format_mod
 from pqbloom import reader as reader_mod
 from pqbloom.encodings import encode_delta_binary_packed
 from pqbloom.errors import CorruptFileError, MemoryLimitError, SchemaError, UnsupportedError
 from pqbloom.format import T
+from pqbloom.format import codec as format_codec
 
 from .test_hardening import LIE, MB, rebuild, rewrite_footer, single_chunk, traced
 
@@ -170,7 +170,7 @@ def test_allocation_failure_is_a_memory_error_not_corruption(tmp_path, monkeypat
     elif where == "dictionary":
         monkeypatch.setattr(reader_mod, "take_dictionary", no_memory)
     else:
-        monkeypatch.setattr(format_mod._thread_protocol(), "_fast_decode", no_memory)
+        monkeypatch.setattr(format_codec._thread_protocol(), "_fast_decode", no_memory)
     if where == "footer":
         _assert_memory_not_corrupt(lambda: pqbloom.ParquetFile(path))
         return

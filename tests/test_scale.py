@@ -15,15 +15,8 @@ import pqbloom
 from pqbloom import statistics as statistics_mod
 from pqbloom import writer as writer_mod
 from pqbloom.errors import CorruptFileError
-from pqbloom.format import (
-    LAZY_COLUMNS_MIN,
-    LAZY_ROW_GROUPS_MIN,
-    ColumnChunkList,
-    RowGroupList,
-    T,
-    decode_prefix,
-    encode,
-)
+from pqbloom.format import ColumnChunkList, RowGroupList, T, decode_prefix, encode
+from pqbloom.format.footer import LAZY_COLUMNS_MIN, LAZY_ROW_GROUPS_MIN
 from pqbloom.statistics import SortOrder, compute_statistics
 
 N_RG, PER_RG = 10_000, 4

@@ -9,25 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import CorruptFileError
-from ..format import T
+from ..format.enums import NUMERIC_DTYPES, PhysicalType
 from ..limits import charge
 from .rle import Buffer, as_u8
 
 __all__ = ["encode_byte_stream_split", "decode_byte_stream_split"]
 
 _MAX_COUNT = (1 << 31) - 1
-_DTYPES: dict[int, np.dtype] = {
-    T.Type.INT32: np.dtype("<i4"),
-    T.Type.INT64: np.dtype("<i8"),
-    T.Type.FLOAT: np.dtype("<f4"),
-    T.Type.DOUBLE: np.dtype("<f8"),
-}
 
 
 def _width(ptype: int, type_length: int | None) -> int:
-    if ptype in _DTYPES:
-        return _DTYPES[ptype].itemsize
-    if ptype == T.Type.FIXED_LEN_BYTE_ARRAY:
+    if ptype in NUMERIC_DTYPES:
+        return NUMERIC_DTYPES[ptype].itemsize
+    if ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY:
         if type_length is None or type_length <= 0:
             raise ValueError("FIXED_LEN_BYTE_ARRAY needs a positive type_length")
         return int(type_length)
@@ -37,8 +31,8 @@ def _width(ptype: int, type_length: int | None) -> int:
 def encode_byte_stream_split(values, ptype: int, type_length: int | None = None) -> bytes:  # type: ignore[no-untyped-def]
     """Encode dense values (numeric array or 2-D uint8 for FLBA)."""
     w = _width(ptype, type_length)
-    if ptype in _DTYPES:
-        mat = np.ascontiguousarray(np.asarray(values, dtype=_DTYPES[ptype])).view(np.uint8).reshape(-1, w)
+    if ptype in NUMERIC_DTYPES:
+        mat = np.ascontiguousarray(np.asarray(values, dtype=NUMERIC_DTYPES[ptype])).view(np.uint8).reshape(-1, w)
     else:
         mat = np.asarray(values, dtype=np.uint8)
         if mat.ndim == 1 and len(mat) == 0:
@@ -61,7 +55,7 @@ def decode_byte_stream_split(buf: Buffer, ptype: int, count: int,
         raise CorruptFileError(f"BYTE_STREAM_SPLIT: {count} values need {need} bytes, only {len(u8)} available")
     charge(need, f"{count:,} BYTE_STREAM_SPLIT values")
     mat = np.ascontiguousarray(u8[:need].reshape(w, count).T)
-    if ptype in _DTYPES:
-        native = _DTYPES[ptype].newbyteorder("=")
-        return mat.view(_DTYPES[ptype]).reshape(-1).astype(native, copy=False), need
+    if ptype in NUMERIC_DTYPES:
+        native = NUMERIC_DTYPES[ptype].newbyteorder("=")
+        return mat.view(NUMERIC_DTYPES[ptype]).reshape(-1).astype(native, copy=False), need
     return mat, need

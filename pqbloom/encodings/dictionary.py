@@ -22,7 +22,7 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
-from ..format import T
+from ..format.enums import PhysicalType
 from .rle import Buffer, as_u8, bit_width_of, decode_rle_bitpacked, encode_rle_bitpacked
 
 __all__ = [
@@ -211,7 +211,7 @@ def plain_dictionary_size(dict_values, ptype: int) -> int:  # type: ignore[no-un
     if isinstance(dict_values, BinaryArray):
         return 4 * len(dict_values) + dict_values.nbytes
     a = np.asarray(dict_values)
-    if ptype == T.Type.BOOLEAN:
+    if ptype == PhysicalType.BOOLEAN:
         return (len(a) + 7) // 8
     return int(a.size * a.itemsize)
 
@@ -237,7 +237,7 @@ def build_dictionary(values, ptype: int,  # type: ignore[no-untyped-def]
             size = 4 * len(firsts) + int(values.lengths()[firsts].sum())
         else:
             a = np.asarray(values)
-            size = (len(firsts) + 7) // 8 if ptype == T.Type.BOOLEAN else len(firsts) * a.itemsize * (
+            size = (len(firsts) + 7) // 8 if ptype == PhysicalType.BOOLEAN else len(firsts) * a.itemsize * (
                 a.shape[1] if a.ndim == 2 else 1)
         if size > max_dictionary_bytes:
             return None

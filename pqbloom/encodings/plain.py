@@ -14,41 +14,22 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
-from ..format import T
+from ..format.enums import NUMERIC_DTYPES, PhysicalType, name_of
 from ..limits import charge
 from .rle import Buffer, as_u8
 
-__all__ = ["encode_plain", "decode_plain", "fixed_width_dtype", "value_width", "encode_plain_byte_array",
-           "decode_plain_byte_array"]
+__all__ = ["encode_plain", "decode_plain", "value_width", "encode_plain_byte_array", "decode_plain_byte_array"]
 
 _MAX_COUNT = (1 << 31) - 1
-
-_NUMERIC: dict[int, np.dtype] = {
-    T.Type.INT32: np.dtype("<i4"),
-    T.Type.INT64: np.dtype("<i8"),
-    T.Type.FLOAT: np.dtype("<f4"),
-    T.Type.DOUBLE: np.dtype("<f8"),
-}
-_NATIVE: dict[int, np.dtype] = {
-    T.Type.INT32: np.dtype(np.int32),
-    T.Type.INT64: np.dtype(np.int64),
-    T.Type.FLOAT: np.dtype(np.float32),
-    T.Type.DOUBLE: np.dtype(np.float64),
-}
-
-
-def fixed_width_dtype(ptype: int) -> np.dtype | None:
-    """The native numpy dtype of a numeric physical type, else None."""
-    return _NATIVE.get(ptype)
 
 
 def value_width(ptype: int, type_length: int | None = None) -> int | None:
     """Bytes per PLAIN value of a fixed-width type (None for BOOLEAN and BYTE_ARRAY)."""
-    if ptype in _NUMERIC:
-        return _NUMERIC[ptype].itemsize
-    if ptype == T.Type.INT96:
+    if ptype in NUMERIC_DTYPES:
+        return NUMERIC_DTYPES[ptype].itemsize
+    if ptype == PhysicalType.INT96:
         return 12
-    if ptype == T.Type.FIXED_LEN_BYTE_ARRAY:
+    if ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY:
         if type_length is None or type_length < 0:
             raise ValueError("FIXED_LEN_BYTE_ARRAY needs a non-negative type_length")
         return int(type_length)
@@ -66,15 +47,15 @@ def _matrix(values: np.ndarray, width: int, what: str) -> np.ndarray:
 
 def encode_plain(values, ptype: int, type_length: int | None = None) -> bytes:  # type: ignore[no-untyped-def]
     """PLAIN-encode dense (non-null) values of physical type ``ptype``."""
-    if ptype == T.Type.BOOLEAN:
+    if ptype == PhysicalType.BOOLEAN:
         return np.packbits(np.asarray(values, dtype=bool), bitorder="little").tobytes()
-    if ptype in _NUMERIC:
-        return np.asarray(values, dtype=_NUMERIC[ptype]).tobytes()
-    if ptype == T.Type.INT96:
+    if ptype in NUMERIC_DTYPES:
+        return np.asarray(values, dtype=NUMERIC_DTYPES[ptype]).tobytes()
+    if ptype == PhysicalType.INT96:
         return _matrix(values, 12, "INT96").tobytes()
-    if ptype == T.Type.FIXED_LEN_BYTE_ARRAY:
+    if ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY:
         return _matrix(values, value_width(ptype, type_length), "FIXED_LEN_BYTE_ARRAY").tobytes()  # type: ignore[arg-type]
-    if ptype == T.Type.BYTE_ARRAY:
+    if ptype == PhysicalType.BYTE_ARRAY:
         return encode_plain_byte_array(values)
     raise ValueError(f"unknown physical type {ptype}")
 
@@ -118,21 +99,21 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
     if count < 0 or count > _MAX_COUNT:
         raise CorruptFileError(f"PLAIN: invalid value count {count}")
     u8 = as_u8(buf)
-    if ptype == T.Type.BOOLEAN:
+    if ptype == PhysicalType.BOOLEAN:
         need = (count + 7) // 8
         _need(u8, need, count, "BOOLEAN")
         charge(count, f"{count:,} PLAIN booleans")  # a byte per bit
         return np.unpackbits(u8[:need], bitorder="little", count=count).view(bool), need
-    if ptype == T.Type.BYTE_ARRAY:
+    if ptype == PhysicalType.BYTE_ARRAY:
         return decode_plain_byte_array(u8, count)
     width = value_width(ptype, type_length)
     if width is None:
         raise ValueError(f"unknown physical type {ptype}")
     need = count * width
-    _need(u8, need, count, T.Type._VALUES_TO_NAMES.get(ptype, str(ptype)))
+    _need(u8, need, count, name_of(PhysicalType, ptype))
     charge(need, f"{count:,} PLAIN values")
-    if ptype in _NUMERIC:
-        return u8[:need].copy().view(_NUMERIC[ptype]).astype(_NATIVE[ptype], copy=False), need
+    if ptype in NUMERIC_DTYPES:
+        return u8[:need].copy().view(NUMERIC_DTYPES[ptype]).astype(NUMERIC_DTYPES[ptype].newbyteorder("="), copy=False), need
     return u8[:need].copy().reshape(count, width), need
 
 

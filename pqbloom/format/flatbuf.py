@@ -1,6 +1,6 @@
 """A minimal FlatBuffers encoder and bounds-checked decoder (tables, strings, vectors, scalars).
 
-Only what Arrow's IPC ``Schema`` message needs (see :mod:`pqbloom.arrow_schema`); no code
+Only what Arrow's IPC ``Schema`` message needs (see :mod:`pqbloom.table.arrow_schema`); no code
 generation and no dependency. The encoder lays a buffer out front to back: each table is preceded
 by its vtable and followed by the objects it refers to, so every offset points forward, as the
 format requires, and every scalar sits at a multiple of its size from the buffer's start, as

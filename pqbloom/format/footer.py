@@ -1,43 +1,27 @@
-"""Thin codec over the generated Thrift bindings (compact protocol, C-accelerated).
-
-Decoding reads exactly one struct and reports how many bytes it used, so a
-caller can find what follows it (a page after its header) and can ignore
-trailing padding (parquet-java zero-pads encrypted Thrift modules).
+"""The footer (``FileMetaData``), decoded lazily.
 
 :func:`decode_file_metadata` decodes a footer with many row groups lazily: the
 C decoder skims the row groups once (recording where each starts) and each
 RowGroup is decoded on first access (see :class:`RowGroupList`). With few row
 groups, a row group of many columns keeps its column chunks undecoded until
 accessed (:class:`ColumnChunkList`). Large footers are decoded with the cyclic
-garbage collector paused (:func:`gc_paused`).
+garbage collector paused (:func:`~pqbloom.format.codec.gc_paused`).
+:meth:`RowGroupList.statistics_skim` decodes only what statistics pruning reads.
 """
 
 from __future__ import annotations
 
-import contextlib
-import gc
-import threading
 from collections.abc import Iterator, Sequence
-from io import BytesIO
-from typing import Any, TypeVar, overload
+from typing import Any, overload
 
-from thrift.protocol import TCompactProtocol
 from thrift.Thrift import TType
-from thrift.transport import TTransport
 
-from ._thrift import ttypes as T
-from .errors import CorruptFileError
-from .limits import out_of_memory
+from .._thrift import ttypes as T
+from ..errors import CorruptFileError
+from .codec import ACCELERATED, decoding_position, gc_paused, read_struct
 
-__all__ = ["T", "decode", "decode_prefix", "decode_at", "decode_file_metadata", "encode", "RowGroupList",
-           "ColumnChunkList", "ACCELERATED", "gc_paused"]
-
-S = TypeVar("S")
-
-# Caps that keep a lying length field from allocating gigabytes inside the
-# Thrift decoder; real footers stay far below them.
-STRING_LENGTH_LIMIT = 1 << 30
-CONTAINER_LENGTH_LIMIT = 1 << 24
+__all__ = ["decode_file_metadata", "RowGroupList", "ColumnChunkList", "LAZY_ROW_GROUPS_MIN", "LAZY_COLUMNS_MIN",
+           "BULK_AFTER_MISSES"]
 
 # Footers with fewer row groups are decoded whole: laziness only pays off when a
 # reader may touch a few of many row groups.
@@ -47,134 +31,6 @@ BULK_AFTER_MISSES = 16
 # A row group (of a footer decoded eagerly) with at least this many column chunks keeps them as a
 # ColumnChunkList: a reader of a few columns of a wide file decodes only those.
 LAZY_COLUMNS_MIN = 256
-
-
-try:
-    from thrift.protocol import fastbinary as _fastbinary
-except ImportError:  # pragma: no cover - the C extension ships with the thrift wheel
-    _fastbinary = None
-
-ACCELERATED = _fastbinary is not None
-
-
-def _protocol(trans: TTransport.TMemoryBuffer) -> TCompactProtocol.TCompactProtocol:
-    if ACCELERATED:
-        return TCompactProtocol.TCompactProtocolAccelerated(
-            trans,
-            fallback=False,
-            string_length_limit=STRING_LENGTH_LIMIT,
-            container_length_limit=CONTAINER_LENGTH_LIMIT,
-        )
-    return TCompactProtocol.TCompactProtocol(  # pragma: no cover - only without the C extension
-        trans,
-        string_length_limit=STRING_LENGTH_LIMIT,
-        container_length_limit=CONTAINER_LENGTH_LIMIT,
-    )
-
-
-# One transport + protocol per thread, reused by every decode: building them costs more than
-# decoding a small struct (a page header), and the C decoder keeps no state in them between calls.
-_tls = threading.local()
-
-
-def _thread_protocol() -> Any:
-    prot = getattr(_tls, "prot", None)
-    if prot is None:
-        prot = _tls.prot = _protocol(TTransport.TMemoryBuffer(b""))
-    return prot
-
-
-def _read(cls: type[S], buf: bytes | bytearray | memoryview, pos: int, offset: int | None, what: str | None,
-          spec: Any = None) -> tuple[S, int]:
-    """Decode one ``cls`` (or ``spec``, an alternative thrift_spec) at ``buf[pos]``; the object and end."""
-    bio = BytesIO(buf if isinstance(buf, bytes) else bytes(buf))  # shares a bytes object, no copy
-    if pos:
-        bio.seek(pos)
-    obj = cls()
-    prot = _thread_protocol()
-    prot.trans._buffer = bio
-    _tls.bio = bio  # for _RowGroupMark
-    try:
-        if ACCELERATED:
-            prot._fast_decode(obj, prot, [cls, spec if spec is not None else cls.thrift_spec])  # type: ignore[attr-defined]
-        else:  # pragma: no cover - only without the C extension
-            obj.read(prot)  # type: ignore[attr-defined]
-    except CorruptFileError:
-        raise
-    except MemoryError as exc:  # the machine's limit, not a sign of a damaged file
-        raise out_of_memory(exc, f"decoding {what or cls.__name__}") from exc
-    except Exception as exc:  # the Thrift runtime raises many types on garbage
-        name = what or cls.__name__
-        raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
-    finally:
-        prot.trans._buffer = _EMPTY
-        _tls.bio = None
-    return obj, bio.tell()
-
-
-_EMPTY = BytesIO(b"")
-
-
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building (or dropping into a structure) very many
-    objects without cycles: a wide or long footer, or the metadata of 10,000 column chunks.
-
-    Its collections are triggered by allocation counts and each older-generation pass walks every
-    object built so far, so decoding a 10,000-column footer spent more time in the collector than
-    in the decoder. Reference counting still frees everything; a collector the caller disabled
-    stays disabled.
-    """
-    global _gc_pauses, _gc_we_disabled
-    with _gc_lock:  # nested and concurrent pauses (reader threads) share one disable/enable pair
-        if _gc_pauses == 0:
-            _gc_we_disabled = gc.isenabled()
-            if _gc_we_disabled:
-                gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_we_disabled:
-                gc.enable()
-                _gc_we_disabled = False
-
-
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_we_disabled = False
-
-
-def decode_prefix(cls: type[S], data: bytes | bytearray | memoryview, *, offset: int | None = None,
-                  what: str | None = None) -> tuple[S, int]:
-    """Decode one ``cls`` struct from the start of ``data``; return it and the bytes consumed.
-
-    ``offset`` (the file position of ``data``) only serves error messages.
-    """
-    return _read(cls, data, 0, offset, what)
-
-
-def decode(cls: type[S], data: bytes | bytearray | memoryview, *, offset: int | None = None,
-           what: str | None = None) -> S:
-    """Decode one ``cls`` struct from ``data``, ignoring whatever follows it."""
-    return _read(cls, data, 0, offset, what)[0]
-
-
-def encode(obj: object) -> bytes:
-    """Serialize a Thrift struct with the compact protocol."""
-    if _fastbinary is not None:  # straight to the C encoder: a transport and protocol cost more than a small struct
-        return _fastbinary.encode_compact(obj, [obj.__class__, obj.thrift_spec])  # type: ignore[attr-defined]
-    trans = TTransport.TMemoryBuffer()  # pragma: no cover - only without the C extension
-    obj.write(_protocol(trans))  # type: ignore[attr-defined]
-    return trans.getvalue()
-
-
-def decode_at(cls: type[S], buf: bytes, pos: int, *, offset: int | None = None,
-              what: str | None = None) -> tuple[S, int]:
-    """Decode one struct starting at ``buf[pos]`` without copying ``buf``; return it and the end position."""
-    return _read(cls, buf, pos, offset, what)
 
 
 # -- lazy row groups ----------------------------------------------------------------------------
@@ -189,7 +45,7 @@ class _RowGroupMark:
     __slots__ = ("pos", "num_rows")
 
     def __init__(self) -> None:
-        self.pos = _tls.bio.tell()
+        self.pos = decoding_position()
         self.num_rows: int | None = None
 
 
@@ -214,7 +70,7 @@ class _ChunkMark:
     __slots__ = ("pos",)
 
     def __init__(self) -> None:
-        self.pos = _tls.bio.tell()
+        self.pos = decoding_position()
 
 
 def _lazy_columns_spec() -> tuple[Any, ...]:
@@ -385,7 +241,7 @@ class RowGroupList(_LazyList):
     def _decode_one(self, i: int) -> Any:
         start = self._starts[i]
         at = self._at(start)
-        rg, end = _read(T.RowGroup, self._footer, start, at, f"metadata of row group {i}")
+        rg, end = read_struct(T.RowGroup, self._footer, start, at, f"metadata of row group {i}")
         if (i + 1 < len(self._starts) and end != self._starts[i + 1]) or rg.num_rows != self.num_rows[i]:
             raise CorruptFileError("row group metadata does not match the footer skim", row_group=i, offset=at)
         if rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
@@ -394,7 +250,7 @@ class RowGroupList(_LazyList):
 
     def _decode_all(self) -> None:
         with gc_paused():
-            md = _read(T.FileMetaData, self._footer, 0, self._offset, "file metadata")[0]
+            md = read_struct(T.FileMetaData, self._footer, 0, self._offset, "file metadata")[0]
         rgs = md.row_groups
         if rgs is None or len(rgs) != len(self._items):
             raise CorruptFileError("row groups of the footer do not match its skim", offset=self._offset)
@@ -415,7 +271,7 @@ class RowGroupList(_LazyList):
         Raises :class:`~pqbloom.errors.CorruptFileError` when the footer does not decode.
         """
         with gc_paused():
-            md = _read(_StatsFooter, self._footer, 0, self._offset, "file metadata",
+            md = read_struct(_StatsFooter, self._footer, 0, self._offset, "file metadata",
                        spec=_STATS_SKIM_SPECS[size_statistics])[0]
         rgs = md.row_groups
         if rgs is None or len(rgs) != len(self._items):
@@ -440,7 +296,7 @@ class ColumnChunkList(_LazyList):
     def _decode_one(self, i: int) -> Any:
         start = self._starts[i]
         at = self._at(start)
-        cc, end = _read(T.ColumnChunk, self._footer, start, at, "column chunk metadata")
+        cc, end = read_struct(T.ColumnChunk, self._footer, start, at, "column chunk metadata")
         if i + 1 < len(self._starts) and end != self._starts[i + 1]:
             raise CorruptFileError("column chunk metadata does not match the footer skim", row_group=self._row_group,
                                    offset=at)
@@ -449,7 +305,7 @@ class ColumnChunkList(_LazyList):
     def _decode_all(self) -> None:
         at = self._at(self._rg_start)
         with gc_paused():
-            rg = _read(T.RowGroup, self._footer, self._rg_start, at, f"metadata of row group {self._row_group}")[0]
+            rg = read_struct(T.RowGroup, self._footer, self._rg_start, at, f"metadata of row group {self._row_group}")[0]
         if rg.columns is None or len(rg.columns) != len(self._items):
             raise CorruptFileError("column chunks of the row group do not match the footer skim",
                                    row_group=self._row_group, offset=at)
@@ -462,7 +318,7 @@ def _row_group_at(buf: bytes, start: int, end_hint: int, offset: int | None, ind
     """One row group at ``buf[start]`` and where it ends; its column chunks lazy (a ColumnChunkList)
     when it spans enough bytes to hold :data:`LAZY_COLUMNS_MIN` of them and their positions check out."""
     if end_hint - start >= 24 * LAZY_COLUMNS_MIN:  # a column chunk takes at least ~24 bytes
-        rg, end = _read(T.RowGroup, buf, start, offset, None, spec=_LAZY_COLUMNS_SPEC)
+        rg, end = read_struct(T.RowGroup, buf, start, offset, None, spec=_LAZY_COLUMNS_SPEC)
         marks = rg.columns
         if marks is not None and len(marks) >= LAZY_COLUMNS_MIN:
             starts = [m.pos for m in marks]
@@ -477,7 +333,7 @@ def _row_group_at(buf: bytes, start: int, end_hint: int, offset: int | None, ind
                     cols._misses = 0
                     rg.columns = cols
                     return rg, end
-    return _read(T.RowGroup, buf, start, offset, None)
+    return read_struct(T.RowGroup, buf, start, offset, None)
 
 
 def decode_file_metadata(data: bytes | bytearray | memoryview, *, offset: int | None = None,
@@ -516,16 +372,16 @@ _GC_PAUSE_BYTES = 1 << 16
 
 def _decode_file_metadata(buf: bytes, offset: int | None, what: str) -> Any:
     if not ACCELERATED:  # pragma: no cover - only without the C extension
-        return _read(T.FileMetaData, buf, 0, offset, what)[0]
-    md, _ = _read(T.FileMetaData, buf, 0, offset, what, spec=_SKIM_SPEC)
+        return read_struct(T.FileMetaData, buf, 0, offset, what)[0]
+    md, _ = read_struct(T.FileMetaData, buf, 0, offset, what, spec=_SKIM_SPEC)
     marks = md.row_groups
     if marks is None:
-        return _read(T.FileMetaData, buf, 0, offset, what)[0]
+        return read_struct(T.FileMetaData, buf, 0, offset, what)[0]
     if len(marks) < LAZY_ROW_GROUPS_MIN:
         # the skim decoded everything else (a wide schema is much of the work): add the row groups
         rgs = _row_groups_at(buf, marks, offset)
         if rgs is None:
-            return _read(T.FileMetaData, buf, 0, offset, what)[0]
+            return read_struct(T.FileMetaData, buf, 0, offset, what)[0]
         md.row_groups = rgs
         return md
     starts = [m.pos for m in marks]
@@ -533,11 +389,11 @@ def _decode_file_metadata(buf: bytes, offset: int | None, what: str) -> Any:
     # the positions rely on how the C decoder reads; if they are not what they should be
     # (increasing, each row group ending where the next starts), decode everything eagerly
     if any(a >= b for a, b in zip(starts, starts[1:])):
-        return _read(T.FileMetaData, buf, 0, offset, what)[0]
+        return read_struct(T.FileMetaData, buf, 0, offset, what)[0]
     try:
         rows[0]
         rows[len(rows) - 2]
     except CorruptFileError:
-        return _read(T.FileMetaData, buf, 0, offset, what)[0]
+        return read_struct(T.FileMetaData, buf, 0, offset, what)[0]
     md.row_groups = rows
     return md

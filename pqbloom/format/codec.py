@@ -1,0 +1,176 @@
+"""Thin codec over the generated Thrift bindings (compact protocol, C-accelerated).
+
+Decoding reads exactly one struct and reports how many bytes it used, so a
+caller can find what follows it (a page after its header) and can ignore
+trailing padding (parquet-java zero-pads encrypted Thrift modules). Large
+structures are decoded with the cyclic garbage collector paused
+(:func:`gc_paused`). The lazy footer (:mod:`pqbloom.format.footer`) decodes
+through :func:`read_struct`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import threading
+from collections.abc import Iterator
+from io import BytesIO
+from typing import Any, TypeVar
+
+from thrift.protocol import TCompactProtocol
+from thrift.transport import TTransport
+
+from ..errors import CorruptFileError
+from ..limits import out_of_memory
+
+__all__ = ["decode", "decode_prefix", "decode_at", "encode", "read_struct", "decoding_position", "ACCELERATED",
+           "gc_paused"]
+
+S = TypeVar("S")
+
+# Caps that keep a lying length field from allocating gigabytes inside the
+# Thrift decoder; real footers stay far below them.
+STRING_LENGTH_LIMIT = 1 << 30
+CONTAINER_LENGTH_LIMIT = 1 << 24
+
+
+try:
+    from thrift.protocol import fastbinary as _fastbinary
+except ImportError:  # pragma: no cover - the C extension ships with the thrift wheel
+    _fastbinary = None
+
+ACCELERATED = _fastbinary is not None
+
+
+def _protocol(trans: TTransport.TMemoryBuffer) -> TCompactProtocol.TCompactProtocol:
+    if ACCELERATED:
+        return TCompactProtocol.TCompactProtocolAccelerated(
+            trans,
+            fallback=False,
+            string_length_limit=STRING_LENGTH_LIMIT,
+            container_length_limit=CONTAINER_LENGTH_LIMIT,
+        )
+    return TCompactProtocol.TCompactProtocol(  # pragma: no cover - only without the C extension
+        trans,
+        string_length_limit=STRING_LENGTH_LIMIT,
+        container_length_limit=CONTAINER_LENGTH_LIMIT,
+    )
+
+
+# One transport + protocol per thread, reused by every decode: building them costs more than
+# decoding a small struct (a page header), and the C decoder keeps no state in them between calls.
+_tls = threading.local()
+
+
+def _thread_protocol() -> Any:
+    prot = getattr(_tls, "prot", None)
+    if prot is None:
+        prot = _tls.prot = _protocol(TTransport.TMemoryBuffer(b""))
+    return prot
+
+
+def read_struct(cls: type[S], buf: bytes | bytearray | memoryview, pos: int, offset: int | None, what: str | None,
+                spec: Any = None) -> tuple[S, int]:
+    """Decode one ``cls`` (or ``spec``, an alternative thrift_spec) at ``buf[pos]``; the object and end.
+
+    ``offset`` (the file position of ``buf``) and ``what`` only serve error messages: bytes that do not
+    decode raise :class:`~pqbloom.errors.CorruptFileError`, an allocation failure
+    :class:`~pqbloom.errors.MemoryLimitError`. During the call :func:`decoding_position` tells where
+    the decoder is.
+    """
+    bio = BytesIO(buf if isinstance(buf, bytes) else bytes(buf))  # shares a bytes object, no copy
+    if pos:
+        bio.seek(pos)
+    obj = cls()
+    prot = _thread_protocol()
+    prot.trans._buffer = bio
+    _tls.bio = bio  # for decoding_position
+    try:
+        if ACCELERATED:
+            prot._fast_decode(obj, prot, [cls, spec if spec is not None else cls.thrift_spec])  # type: ignore[attr-defined]
+        else:  # pragma: no cover - only without the C extension
+            obj.read(prot)  # type: ignore[attr-defined]
+    except CorruptFileError:
+        raise
+    except MemoryError as exc:  # the machine's limit, not a sign of a damaged file
+        raise out_of_memory(exc, f"decoding {what or cls.__name__}") from exc
+    except Exception as exc:  # the Thrift runtime raises many types on garbage
+        name = what or cls.__name__
+        raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
+    finally:
+        prot.trans._buffer = _EMPTY
+        _tls.bio = None
+    return obj, bio.tell()
+
+
+def decoding_position() -> int:
+    """Where in its buffer the decode running on this thread (:func:`read_struct`) is.
+
+    The C decoder creates a struct object before reading its fields, so a struct class whose
+    constructor calls this learns its own first byte (see the footer skim's marks)."""
+    return int(_tls.bio.tell())
+
+
+_EMPTY = BytesIO(b"")
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building (or dropping into a structure) very many
+    objects without cycles: a wide or long footer, or the metadata of 10,000 column chunks.
+
+    Its collections are triggered by allocation counts and each older-generation pass walks every
+    object built so far, so decoding a 10,000-column footer spent more time in the collector than
+    in the decoder. Reference counting still frees everything; a collector the caller disabled
+    stays disabled.
+    """
+    global _gc_pauses, _gc_we_disabled
+    with _gc_lock:  # nested and concurrent pauses (reader threads) share one disable/enable pair
+        if _gc_pauses == 0:
+            _gc_we_disabled = gc.isenabled()
+            if _gc_we_disabled:
+                gc.disable()
+        _gc_pauses += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_we_disabled:
+                gc.enable()
+                _gc_we_disabled = False
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_we_disabled = False
+
+
+def decode_prefix(cls: type[S], data: bytes | bytearray | memoryview, *, offset: int | None = None,
+                  what: str | None = None) -> tuple[S, int]:
+    """Decode one ``cls`` struct from the start of ``data``; return it and the bytes consumed.
+
+    ``offset`` (the file position of ``data``) only serves error messages.
+    """
+    return read_struct(cls, data, 0, offset, what)
+
+
+def decode(cls: type[S], data: bytes | bytearray | memoryview, *, offset: int | None = None,
+           what: str | None = None) -> S:
+    """Decode one ``cls`` struct from ``data``, ignoring whatever follows it."""
+    return read_struct(cls, data, 0, offset, what)[0]
+
+
+def encode(obj: object) -> bytes:
+    """Serialize a Thrift struct with the compact protocol."""
+    if _fastbinary is not None:  # straight to the C encoder: a transport and protocol cost more than a small struct
+        return _fastbinary.encode_compact(obj, [obj.__class__, obj.thrift_spec])  # type: ignore[attr-defined]
+    trans = TTransport.TMemoryBuffer()  # pragma: no cover - only without the C extension
+    obj.write(_protocol(trans))  # type: ignore[attr-defined]
+    return trans.getvalue()
+
+
+def decode_at(cls: type[S], buf: bytes, pos: int, *, offset: int | None = None,
+              what: str | None = None) -> tuple[S, int]:
+    """Decode one struct starting at ``buf[pos]`` without copying ``buf``; return it and the end position."""
+    return read_struct(cls, buf, pos, offset, what)
