@@ -24,189 +24,30 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from dataclasses import field as dc_field
 from typing import Any
 
 import numpy as np
 
 from .arrays import BinaryArray
 from .errors import CorruptFileError, SchemaError, UnsupportedError
-from .format import T
-from .schema import GROUP_ANNOTATIONS, MAX_SCHEMA_DEPTH, ColumnDescriptor, Field, LogicalType, NestedField, nested_field
+from .format.enums import PhysicalType
+from .schema import (
+    MAX_SCHEMA_DEPTH,
+    ColumnDescriptor,
+    Field,
+    LNode,
+    LogicalType,
+    NestedField,
+    build_tree,
+    nested_field,
+    repeated_def_levels,
+)
 from .table import Column
 
-__all__ = ["LNode", "NestedColumn", "build_tree", "assemble", "shred", "column_from_pylist",
+__all__ = ["NestedColumn", "assemble", "shred", "column_from_pylist",
            "column_from_arrow", "infer_field", "LeafLevels", "ShreddedLeaf"]
 
-FRT = T.FieldRepetitionType
-CT = T.ConvertedType
 LEVEL_DTYPE = np.int16
-
-
-# ---------------------------------------------------------------------------
-# the logical schema tree
-# ---------------------------------------------------------------------------
-@dataclass
-class LNode:
-    """One node of the logical schema: a leaf, struct, list or map."""
-
-    name: str
-    kind: str  # "leaf", "struct", "list", "map"
-    nullable: bool
-    def_level: int  # the node is non-null when def >= def_level
-    rep_level: int  # number of repeated ancestors
-    path: tuple[str, ...]  # schema path of the element this node stands for
-    children: list[LNode] = dc_field(default_factory=list)
-    elem_def: int = 0  # list / map: def level at which the slot holds at least one element
-    desc: ColumnDescriptor | None = None
-    field_id: int | None = None
-    annotation: LogicalType | None = None  # a struct's group annotation (VARIANT)
-
-    def leaves(self) -> list[ColumnDescriptor]:
-        if self.desc is not None:
-            return [self.desc]
-        return [d for c in self.children for d in c.leaves()]
-
-    def first_leaf(self) -> ColumnDescriptor:
-        n = self
-        while n.desc is None:
-            n = n.children[0]
-        return n.desc
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.kind == "leaf"
-
-    def to_field(self) -> Field:
-        if self.kind == "leaf":
-            assert self.desc is not None
-            return replace(self.desc.field, name=self.name, nullable=self.nullable)
-        ch = tuple(c.to_field() for c in self.children)
-        return NestedField(self.name, -1, self.annotation, self.nullable, None, self.field_id, self.kind, ch)
-
-    def prune(self, keep: set[int]) -> LNode | None:
-        """This subtree restricted to the leaves whose ordinals are in ``keep`` (maps stay whole)."""
-        if self.kind == "leaf":
-            return self if self.desc is not None and self.desc.index in keep else None
-        if self.kind == "map":
-            return self if any(d.index in keep for d in self.leaves()) else None
-        kids = [k for k in (c.prune(keep) for c in self.children) if k is not None]
-        if not kids:
-            return None
-        return replace(self, children=kids)
-
-    def walk(self) -> list[LNode]:
-        out = [self]
-        for c in self.children:
-            out.extend(c.walk())
-        return out
-
-
-@dataclass
-class _SNode:
-    el: Any
-    path: tuple[str, ...]
-    children: list[_SNode]
-    desc: ColumnDescriptor | None
-
-
-def _snodes(elements: list[Any], leaves: list[ColumnDescriptor]) -> list[_SNode]:
-    pos = 1
-    leaf_i = 0
-
-    def walk(n: int, prefix: tuple[str, ...]) -> list[_SNode]:
-        nonlocal pos, leaf_i
-        out = []
-        for _ in range(n):
-            el = elements[pos]
-            pos += 1
-            path = prefix + (el.name,)
-            if el.num_children is not None and el.num_children > 0 or el.type is None:
-                out.append(_SNode(el, path, walk(el.num_children or 0, path), None))
-            else:
-                out.append(_SNode(el, path, [], leaves[leaf_i]))
-                leaf_i += 1
-        return out
-
-    root = elements[0]
-    return walk(root.num_children if root.num_children is not None else len(elements) - 1, ())
-
-
-def _is_list(el: Any) -> bool:
-    return el.converted_type == CT.LIST or (el.logicalType is not None and el.logicalType.LIST is not None)
-
-
-def _is_map(el: Any) -> bool:
-    return el.converted_type in (CT.MAP, CT.MAP_KEY_VALUE) or (
-        el.logicalType is not None and el.logicalType.MAP is not None)
-
-
-def _interpret(sn: _SNode, parent_def: int, parent_rep: int, forced_required: bool = False) -> LNode:
-    el = sn.el
-    rep = FRT.REQUIRED if forced_required else (el.repetition_type if el.repetition_type is not None
-                                                 else FRT.REQUIRED)
-    if rep == FRT.REPEATED:
-        # an unannotated repeated field: a required list of required elements
-        d, r = parent_def + 1, parent_rep + 1
-        elem = _interpret(sn, d, r, forced_required=True)
-        return LNode(el.name, "list", False, parent_def, parent_rep, sn.path, [elem], elem_def=d,
-                     field_id=el.field_id)
-    d = parent_def + (1 if rep == FRT.OPTIONAL else 0)
-    nullable = rep == FRT.OPTIONAL
-    if sn.desc is not None:
-        return LNode(el.name, "leaf", nullable, d, parent_rep, sn.path, desc=sn.desc, field_id=el.field_id)
-    kids = sn.children
-    if not kids:
-        if _is_list(el) or _is_map(el):
-            raise CorruptFileError(f"{'list' if _is_list(el) else 'map'} group {'.'.join(sn.path)!r} has no children")
-        # an empty group: a struct without members, as Arrow reads it (it holds no data)
-        return LNode(el.name, "struct", nullable, d, parent_rep, sn.path, [], field_id=el.field_id)
-    one_repeated = len(kids) == 1 and kids[0].el.repetition_type == FRT.REPEATED
-    if _is_list(el) and one_repeated:
-        rg = kids[0]
-        de, re_ = d + 1, parent_rep + 1
-        if rg.desc is not None or len(rg.children) > 1 or rg.el.name == "array" or rg.el.name == el.name + "_tuple":
-            # legacy two-level forms: the repeated field itself is the (required) element
-            elem = _interpret(rg, de, re_, forced_required=True)
-        else:
-            if not rg.children:
-                raise CorruptFileError(f"list group {'.'.join(rg.path)!r} has no children")
-            elem = _interpret(rg.children[0], de, re_)
-        return LNode(el.name, "list", nullable, d, parent_rep, sn.path, [elem], elem_def=de, field_id=el.field_id)
-    if _is_map(el) and one_repeated and kids[0].desc is None:
-        kv = kids[0]
-        de, re_ = d + 1, parent_rep + 1
-        if len(kv.children) == 2:
-            key = _interpret(kv.children[0], de, re_)
-            value = _interpret(kv.children[1], de, re_)
-            return LNode(el.name, "map", nullable, d, parent_rep, sn.path, [key, value], elem_def=de,
-                         field_id=el.field_id)
-        if len(kv.children) == 1:  # a map without values reads as the list of its keys (as Arrow does)
-            elem = _interpret(kv.children[0], de, re_)
-        else:
-            elem = _interpret(kv, de, re_, forced_required=True)
-        return LNode(el.name, "list", nullable, d, parent_rep, sn.path, [elem], elem_def=de, field_id=el.field_id)
-    children = [_interpret(c, d, parent_rep) for c in kids]
-    ann = LogicalType.from_thrift(el) if el.logicalType is not None else None
-    return LNode(el.name, "struct", nullable, d, parent_rep, sn.path, children, field_id=el.field_id,
-                 annotation=ann if ann is not None and ann.kind in GROUP_ANNOTATIONS else None)
-
-
-def build_tree(elements: list[Any], leaves: list[ColumnDescriptor]) -> list[LNode]:
-    """The logical trees of the top-level fields of a file schema."""
-    return [_interpret(sn, 0, 0) for sn in _snodes(elements, leaves)]
-
-
-def repeated_def_levels(desc: ColumnDescriptor) -> list[int]:
-    """For k = 0..max_rep: the definition level at which the k-th repeated ancestor holds an element."""
-    out = [0]
-    d = 0
-    for el in desc.ancestors:
-        if el.repetition_type in (FRT.OPTIONAL, FRT.REPEATED):
-            d += 1
-        if el.repetition_type == FRT.REPEATED:
-            out.append(d)
-    return out
 
 
 def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarray | None, n: int) -> None:
@@ -669,24 +510,6 @@ def _unset_column(field: Field, n: int) -> Column:
     return NestedColumn(field, n, mask, [empty_column(c) for c in field.children], np.zeros(n + 1, np.int64))
 
 
-def has_leaves(field: Field) -> bool:
-    """Whether a field holds any leaf column (empty groups, and groups of them, hold none)."""
-    return not isinstance(field, NestedField) or any(has_leaves(c) for c in field.children)
-
-
-def check_writable(field: Field) -> None:
-    """Refuse what no reader reads back: an empty group inside a field that has leaves (pyarrow
-    refuses such a file; a top-level field without leaves reads back as nulls, see :func:`null_column`)."""
-    if not isinstance(field, NestedField) or not has_leaves(field):
-        return
-    for c in field.children:
-        if isinstance(c, NestedField) and not has_leaves(c):
-            raise SchemaError(f"field {field.name!r}: member {c.name!r} is an empty struct (a group without leaves) "
-                              f"inside a field that holds data; readers refuse such a schema (pyarrow: "
-                              f"'non-leaf node has no children')")
-        check_writable(c)
-
-
 def empty_column(field: Field) -> Column:
     """A zero-row column of ``field``."""
     if isinstance(field, NestedField):
@@ -1001,7 +824,7 @@ def column_from_arrow(arr: Any, name: str, nullable: bool = True) -> Column:
     n = len(arr)
     if not is_arrow_nested(t):
         if pat.is_null(t):  # stored as Arrow does: INT32 with the Null (UNKNOWN) logical type
-            f = Field(name, T.Type.INT32, LogicalType("UNKNOWN"), True)
+            f = Field(name, PhysicalType.INT32, LogicalType("UNKNOWN"), True)
             return Column(f, np.zeros(n, np.int32), np.ones(n, bool) if n else None)
         return _column_from_arrow(pa.field(name, t, nullable), arr)
     mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None

@@ -637,7 +637,7 @@ class _BCol:
     """
 
     def __init__(self, desc: ColumnDescriptor, column_order: Any) -> None:
-        from .nested import repeated_def_levels
+        from .schema import repeated_def_levels
 
         self.desc = desc
         f = desc.field

@@ -39,17 +39,8 @@ from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetEr
 from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
 from .limits import charge, current_budget, memory_budget, out_of_memory, run_limited
-from .nested import (
-    LeafLevels,
-    LNode,
-    NestedColumn,
-    assemble,
-    build_tree,
-    check_levels,
-    empty_column,
-    null_column,
-)
-from .schema import ColumnDescriptor, Field, Schema, leaves_from_thrift
+from .nested import LeafLevels, NestedColumn, assemble, check_levels, empty_column, null_column
+from .schema import ColumnDescriptor, Field, LNode, Schema, build_tree, leaves_from_thrift
 from .statistics import parse_created_by
 from .table import Column, Table, with_dictionary
 

@@ -39,8 +39,18 @@ from .encodings import (
 from .errors import SchemaError
 from .format import T, encode, gc_paused
 from .io import open_sink
-from .nested import LNode, NestedColumn, build_tree, check_writable, shred
-from .schema import ColumnDescriptor, Field, LogicalType, NestedField, Schema, leaves_from_thrift
+from .nested import NestedColumn, shred
+from .schema import (
+    ColumnDescriptor,
+    Field,
+    LNode,
+    LogicalType,
+    NestedField,
+    Schema,
+    build_tree,
+    check_writable,
+    leaves_from_thrift,
+)
 from .statistics import build_column_index, build_offset_index, compute_statistics, sort_order_for
 from .table import Column, Table
 
