@@ -38,7 +38,6 @@ from .schema import (
     LNode,
     LogicalType,
     NestedField,
-    build_tree,
     nested_field,
     repeated_def_levels,
 )

@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import statistics as statistics_mod
 from pqbloom import writer as writer_mod
 from pqbloom.errors import CorruptFileError
 from pqbloom.format import ColumnChunkList, RowGroupList, T, decode_prefix, encode
 from pqbloom.format.footer import LAZY_COLUMNS_MIN, LAZY_ROW_GROUPS_MIN
 from pqbloom.statistics import SortOrder, compute_statistics
+from pqbloom.statistics import compute as statistics_compute
 
 N_RG, PER_RG = 10_000, 4
 N_COLS, N_ROWS = 10_000, 3
@@ -285,7 +285,7 @@ def test_small_int_statistics_match_the_numpy_path(vals, int32, unsigned):
     order = SortOrder.UNSIGNED if unsigned else SortOrder.SIGNED
     fast = compute_statistics(arr, ptype, null_count=2, sort_order=order)
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(statistics_mod, "_SMALL_MINMAX", -1)
+        m.setattr(statistics_compute, "_SMALL_MINMAX", -1)
         general = compute_statistics(arr, ptype, null_count=2, sort_order=order)
     assert fast == general
     view = arr.view(np.uint32 if int32 else np.uint64) if unsigned else arr
@@ -306,7 +306,7 @@ def test_small_chunk_fast_paths_write_the_same_bytes(tmp_path, monkeypatch):
         fast, general = tmp_path / "fast.parquet", tmp_path / "general.parquet"
         pqbloom.write_table(table, fast, **kwargs)
         with monkeypatch.context() as m:
-            m.setattr(statistics_mod, "_SMALL_MINMAX", -1)
+            m.setattr(statistics_compute, "_SMALL_MINMAX", -1)
             m.setattr(writer_mod, "_SMALL_WRITE", -1)
             pqbloom.write_table(table, general, **kwargs)
         assert fast.read_bytes() == general.read_bytes()

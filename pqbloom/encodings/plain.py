@@ -113,7 +113,8 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
     _need(u8, need, count, name_of(PhysicalType, ptype))
     charge(need, f"{count:,} PLAIN values")
     if ptype in NUMERIC_DTYPES:
-        return u8[:need].copy().view(NUMERIC_DTYPES[ptype]).astype(NUMERIC_DTYPES[ptype].newbyteorder("="), copy=False), need
+        stored = NUMERIC_DTYPES[ptype]
+        return u8[:need].copy().view(stored).astype(stored.newbyteorder("="), copy=False), need
     return u8[:need].copy().reshape(count, width), need
 
 

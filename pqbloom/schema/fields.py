@@ -98,13 +98,15 @@ class LogicalType:
         if k == "UNKNOWN":
             return T.LogicalType(UNKNOWN=T.NullType()), CT_NA if self.legacy else None
         if k == "DECIMAL":
-            return T.LogicalType(DECIMAL=T.DecimalType(scale=self.scale, precision=self.precision)), ConvertedType.DECIMAL
+            decimal = T.DecimalType(scale=self.scale, precision=self.precision)
+            return T.LogicalType(DECIMAL=decimal), ConvertedType.DECIMAL
         if k == "TIME":
             ct = {"ms": ConvertedType.TIME_MILLIS, "us": ConvertedType.TIME_MICROS}.get(self.unit or "")
             return T.LogicalType(TIME=T.TimeType(isAdjustedToUTC=self.utc, unit=unit)), ct
         if k == "TIMESTAMP":
             # legacy readers treat TIMESTAMP_* as UTC instants; only annotate those
-            ct = {"ms": ConvertedType.TIMESTAMP_MILLIS, "us": ConvertedType.TIMESTAMP_MICROS}.get(self.unit or "") if self.utc else None
+            legacy = {"ms": ConvertedType.TIMESTAMP_MILLIS, "us": ConvertedType.TIMESTAMP_MICROS}
+            ct = legacy.get(self.unit or "") if self.utc else None
             return T.LogicalType(TIMESTAMP=T.TimestampType(isAdjustedToUTC=self.utc, unit=unit)), ct
         if k == "INTEGER":
             ct = getattr(ConvertedType, f"{'' if self.signed else 'U'}INT_{self.bit_width}")

@@ -100,7 +100,10 @@ class Schema:
 
 
 def _emit_thrift(f: Field, out: list[Any], name: str | None, repetition: int | None = None) -> None:
-    rep = repetition if repetition is not None else (FieldRepetitionType.OPTIONAL if f.nullable else FieldRepetitionType.REQUIRED)
+    if repetition is not None:
+        rep = repetition
+    else:
+        rep = FieldRepetitionType.OPTIONAL if f.nullable else FieldRepetitionType.REQUIRED
     nm = f.name if name is None else name
     if isinstance(f, NestedField):
         if f.kind == "struct":
@@ -206,7 +209,8 @@ def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> 
     if k == "DECIMAL":
         p = lt.precision or 0
         if lt.legacy:  # Arrow C++ reads a converted DECIMAL of any precision on these types
-            return ptype in (PhysicalType.INT32, PhysicalType.INT64, PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY)
+            return ptype in (PhysicalType.INT32, PhysicalType.INT64, PhysicalType.BYTE_ARRAY,
+                             PhysicalType.FIXED_LEN_BYTE_ARRAY)
         if ptype == PhysicalType.INT32:
             return p <= 9
         if ptype == PhysicalType.INT64:

@@ -1,0 +1,387 @@
+"""Column statistics, write side: ``compute_statistics`` of one chunk or page, and bound truncation.
+
+Everything here is a pure function over in-memory values; no IO. Hot paths are
+vectorized with numpy (no Python loop per value). Values are represented as :mod:`pqbloom.statistics` says.
+
+Write-side rules (``compute_statistics``)
+-----------------------------------------
+* ``min_value``/``max_value`` follow the column's sort order: signed for ints,
+  floats, booleans, DECIMAL (big-endian two's complement, sign-extended when
+  BYTE_ARRAY lengths differ) and FLOAT16; unsigned for unsigned ints; byte-wise
+  unsigned (shorter prefix first) for other BYTE_ARRAY / FLBA. INT96 and
+  INTERVAL have no defined order: only ``null_count`` is written.
+* Floats: NaN is ignored for min/max and counted in ``nan_count``; an all-NaN
+  chunk gets no min/max; a zero min is written as -0.0 and a zero max as +0.0.
+* BYTE_ARRAY values longer than ``max_binary_length`` are truncated: the min to
+  a prefix, the max to a prefix whose last non-0xFF byte is incremented (the
+  full value is kept when that is impossible). For UTF-8 logical types (STRING,
+  ENUM, JSON) the cut never splits a code point and the max increments a whole
+  code point, so bounds stay valid UTF-8. FIXED_LEN_BYTE_ARRAY values are never
+  truncated (a shorter value would not be a valid value of the type), nor are
+  DECIMALs (a prefix of a number is not a bound of it).
+* Deprecated ``min``/``max`` (fields 2/1) are written only when the order is
+  SIGNED and the physical type is not BYTE_ARRAY/FLBA. Checked against the
+  peers: parquet-java sets them whenever the order is SIGNED (or min == max),
+  and pyarrow 26 whenever the order is SIGNED -- both *including* FLBA/
+  BYTE_ARRAY DECIMAL and FLOAT16. We deliberately omit them for binary types:
+  legacy readers (parquet-mr < 1.10) compare binary with *signed bytes*, so
+  handing them a correct two's-complement decimal range can make them prune
+  rows that match (e.g. range 100..200, probe 150 = 0x96 sorts below 0x64).
+  For unsigned orders they are never written.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ..arrays import BinaryArray
+from ..format import T, numpy_dtype
+from ..format.enums import PhysicalType
+from .order import BINARY_TYPES, UTF8_KINDS, SortOrder, is_float16, is_floating
+
+__all__ = ["compute_statistics", "truncate_min_value", "truncate_max_value", "binary_argminmax"]
+
+
+# ---------------------------------------------------------------------------
+# Vectorized byte-wise argmin / argmax
+# ---------------------------------------------------------------------------
+# _KEEP_MASKS[r] keeps the top r bytes (r = 0..8) of a big-endian uint64 word.
+_KEEP_MASKS = np.array([(0xFFFFFFFFFFFFFFFF << (8 * (8 - r))) & 0xFFFFFFFFFFFFFFFF for r in range(9)],
+                       dtype=np.uint64)
+
+
+def _words_at(data: np.ndarray, pos: np.ndarray, rem: np.ndarray) -> np.ndarray:
+    """Big-endian uint64 of ``data[pos:pos+rem]`` zero-padded to 8 bytes (rem in 0..8)."""
+    n = len(pos)
+    size = len(data)
+    out = np.zeros(n, np.uint64)
+    if n == 0:
+        return out
+    safe = pos + 8 <= size
+    all_safe = bool(safe.all())
+    if size >= 8:
+        # Every byte position viewed as the start of an unaligned big-endian uint64.
+        win = np.ndarray(shape=(size - 7,), dtype=">u8", buffer=data, strides=(1,))
+        if all_safe:
+            out[:] = win[pos]
+        elif safe.any():
+            out[safe] = win[pos[safe]]
+    if not all_safe:
+        base = max(0, size - 8)
+        tail = np.zeros(16, np.uint8)
+        tail[: size - base] = data[base:]
+        twin = as_strided(tail, shape=(9, 8), strides=(1, 1), writeable=False)
+        rel = np.minimum(pos[~safe] - base, 8)
+        out[~safe] = np.ascontiguousarray(twin[rel]).view(">u8").ravel()
+    short = np.flatnonzero(rem < 8)
+    if len(short):
+        out[short] &= _KEEP_MASKS[rem[short]]
+    return out
+
+
+class _MatrixWords:
+    """Word source over an ``(n, w)`` uint8 matrix (all values of equal length)."""
+
+    def __init__(self, mat: np.ndarray) -> None:
+        self.mat = mat
+        self.n, self.w = mat.shape
+        self.lengths: np.ndarray | None = None
+        self.nwords = (self.w + 7) // 8
+
+    def words(self, j: int, idx: np.ndarray | None) -> np.ndarray:
+        sub = self.mat[:, 8 * j: 8 * j + 8] if idx is None else self.mat[idx, 8 * j: 8 * j + 8]
+        k = sub.shape[1]
+        if k < 8:
+            padded = np.zeros((sub.shape[0], 8), np.uint8)
+            padded[:, :k] = sub
+            sub = padded
+        return np.ascontiguousarray(sub).view(">u8").ravel().astype(np.uint64)
+
+
+class _BinaryWords:
+    """Word source over a variable-length BinaryArray (zero-padded, length tie-break)."""
+
+    def __init__(self, arr: BinaryArray) -> None:
+        self.data = np.ascontiguousarray(arr.data)
+        self.starts = arr.offsets[:-1]
+        self.lengths = arr.lengths()
+        self.n = len(arr)
+        maxlen = int(self.lengths.max()) if self.n else 0
+        self.nwords = (maxlen + 7) // 8
+
+    def words(self, j: int, idx: np.ndarray | None) -> np.ndarray:
+        starts = self.starts if idx is None else self.starts[idx]
+        lens = self.lengths if idx is None else self.lengths[idx]
+        rem = np.clip(lens - 8 * j, 0, 8)
+        return _words_at(self.data, starts + 8 * j, rem)
+
+
+def _refine(src: _MatrixWords | _BinaryWords, first: np.ndarray, want_max: bool) -> int:
+    """Index of the byte-wise smallest (largest) value, given word 0 of every value."""
+    cand: np.ndarray | None = None
+    w = first
+    lengths = src.lengths
+    j = 0
+    while True:
+        target = w.max() if want_max else w.min()
+        hit = np.flatnonzero(w == target)
+        cand = hit if cand is None else cand[hit]
+        if len(cand) == 1:
+            return int(cand[0])
+        j += 1
+        if j >= src.nwords:
+            break
+        if lengths is not None and bool((lengths[cand] <= 8 * j).all()):
+            break  # every candidate ended: they differ only by trailing zeros
+        w = src.words(j, None if len(cand) == src.n else cand)
+    if lengths is None:
+        return int(cand[0])
+    # Equal after zero padding: the shorter one is a prefix of the longer one.
+    cl = lengths[cand]
+    return int(cand[int(np.argmax(cl) if want_max else np.argmin(cl))])
+
+
+def _matrix_argminmax(mat: np.ndarray) -> tuple[int, int]:
+    src = _MatrixWords(mat)
+    if src.w == 0:
+        return 0, 0
+    first = src.words(0, None)
+    return _refine(src, first, False), _refine(src, first, True)
+
+
+def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
+    """Indices of the byte-wise (unsigned, shorter-prefix-first) min and max value.
+
+    Works on a BinaryArray or an ``(n, w)`` uint8 matrix; ``n`` must be > 0.
+    Vectorized: one pass over the first 8 bytes of every value, then further
+    8-byte words only for the values still tied.
+    """
+    if isinstance(values, np.ndarray):
+        if len(values) == 0:
+            raise ValueError("binary_argminmax of no values")
+        return _matrix_argminmax(np.asarray(values, np.uint8))
+    if len(values) == 0:
+        raise ValueError("binary_argminmax of no values")
+    width = values.fixed_width()
+    if width is not None:
+        return _matrix_argminmax(values.as_matrix(width))
+    src = _BinaryWords(values)
+    first = src.words(0, None)
+    return _refine(src, first, False), _refine(src, first, True)
+
+
+def _decimal_matrix(values: BinaryArray | np.ndarray) -> np.ndarray:
+    """Big-endian two's complement values as an order-preserving unsigned matrix.
+
+    Values are sign-extended to a common width and the top bit is flipped, so
+    byte-wise unsigned order equals signed numeric order.
+    """
+    if isinstance(values, np.ndarray):
+        mat = np.array(values, dtype=np.uint8, copy=True)
+    else:
+        width = values.fixed_width()
+        if width is not None:
+            mat = np.array(values.as_matrix(width), dtype=np.uint8, copy=True)
+        else:
+            c = values.compact()
+            lens = c.lengths()
+            n = len(c)
+            width = int(lens.max())
+            starts = c.offsets[:-1]
+            first = np.zeros(n, np.uint8)
+            nonempty = lens > 0
+            first[nonempty] = c.data[starts[nonempty]]
+            sign = np.where(first >= 0x80, 0xFF, 0x00).astype(np.uint8)
+            mat = np.repeat(sign[:, None], width, axis=1)
+            total = int(lens.sum())
+            if total:
+                row = np.repeat(np.arange(n, dtype=np.int64), lens)
+                col = np.arange(total, dtype=np.int64) - np.repeat(c.offsets[:-1], lens) + np.repeat(width - lens, lens)
+                mat[row, col] = c.data[:total]
+    if mat.shape[1]:
+        mat[:, 0] ^= 0x80
+    return mat
+
+
+def _row_bytes(values: BinaryArray | np.ndarray, i: int) -> bytes:
+    if isinstance(values, np.ndarray):
+        return bytes(values[i].tobytes())
+    return values[i]
+
+
+# ---------------------------------------------------------------------------
+# Truncation
+# ---------------------------------------------------------------------------
+def _utf8_cut(value: bytes, limit: int) -> int:
+    """Largest cut position <= limit that does not split a UTF-8 code point."""
+    p = min(limit, len(value))
+    while p > 0 and p < len(value) and (value[p] & 0xC0) == 0x80:
+        p -= 1
+    return p
+
+
+def truncate_min_value(value: bytes, limit: int, *, utf8: bool = False) -> tuple[bytes, bool]:
+    """A lower bound of at most ``limit`` bytes; returns (bound, exact)."""
+    if len(value) <= limit:
+        return value, True
+    cut = _utf8_cut(value, limit) if utf8 else limit
+    return value[:cut], False
+
+
+def _increment_bytes(prefix: bytes) -> bytes | None:
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes([stripped[-1] + 1])
+
+
+def _increment_utf8(prefix: bytes) -> bytes | None:
+    try:
+        text = prefix.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    chars = list(text)
+    while chars:
+        cp = ord(chars[-1]) + 1
+        if 0xD800 <= cp <= 0xDFFF:
+            cp = 0xE000
+        if cp <= 0x10FFFF and len(chr(cp).encode("utf-8")) == len(chars[-1].encode("utf-8")):
+            chars[-1] = chr(cp)
+            return "".join(chars).encode("utf-8")
+        chars.pop()
+    return None
+
+
+def truncate_max_value(value: bytes, limit: int, *, utf8: bool = False) -> tuple[bytes, bool]:
+    """An upper bound of at most ``limit`` bytes; returns (bound, exact).
+
+    Falls back to the full value (exact) when no shorter upper bound exists
+    (e.g. a run of 0xFF bytes).
+    """
+    if len(value) <= limit:
+        return value, True
+    if utf8:
+        bumped = _increment_utf8(value[: _utf8_cut(value, limit)])
+        if bumped is not None:
+            return bumped, False
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            pass  # not valid UTF-8 anyway: plain byte-wise truncation keeps the order
+        else:
+            return value, True
+    bumped = _increment_bytes(value[:limit])
+    if bumped is None:
+        return value, True
+    return bumped, False
+
+
+# ---------------------------------------------------------------------------
+# compute_statistics
+# ---------------------------------------------------------------------------
+def _float_minmax(vals: np.ndarray) -> tuple[Any, Any, int]:
+    """(min, max, nan_count) ignoring NaN; min/max None when every value is NaN."""
+    nan_mask = np.isnan(vals)
+    nan_count = int(np.count_nonzero(nan_mask))
+    if nan_count == len(vals):
+        return None, None, nan_count
+    if nan_count:
+        lo = np.fmin.reduce(vals)
+        hi = np.fmax.reduce(vals)
+    else:
+        lo = vals.min()
+        hi = vals.max()
+    dt = vals.dtype.type
+    if lo == 0:
+        lo = dt(-0.0)
+    if hi == 0:
+        hi = dt(0.0)
+    return lo, hi, nan_count
+
+
+_SMALL_MINMAX = 32
+_INT_FMT: dict[tuple[int, bool], str] = {(PhysicalType.INT32, False): "<i", (PhysicalType.INT32, True): "<I",
+                                         (PhysicalType.INT64, False): "<q", (PhysicalType.INT64, True): "<Q"}
+
+
+def compute_statistics(
+    values: Any,
+    ptype: int,
+    *,
+    null_count: int,
+    sort_order: SortOrder,
+    logical_kind: str | None = None,
+    type_length: int | None = None,
+    max_binary_length: int = 64,
+) -> T.Statistics:
+    """Statistics of one chunk or page from its dense non-null values."""
+    stats = T.Statistics(null_count=int(null_count))
+    floating = is_floating(ptype, logical_kind)
+    if floating:
+        stats.nan_count = 0
+    n = len(values)
+    if n == 0 or sort_order is SortOrder.UNDEFINED or ptype == PhysicalType.INT96:
+        return stats
+
+    exact_min = exact_max = True
+    if ptype == PhysicalType.BOOLEAN:
+        arr = np.asarray(values, dtype=bool)
+        mn, mx = b"\x01" if bool(arr.all()) else b"\x00", b"\x01" if bool(arr.any()) else b"\x00"
+    elif ptype in (PhysicalType.INT32, PhysicalType.INT64):
+        arr = np.asarray(values, dtype=numpy_dtype(ptype))
+        unsigned = sort_order is SortOrder.UNSIGNED
+        if unsigned:
+            arr = arr.view(np.uint32 if ptype == PhysicalType.INT32 else np.uint64)
+        if n <= _SMALL_MINMAX:
+            # a few values (many small chunks): Python's min/max beat two ufunc reductions
+            vals = arr.tolist()
+            fmt = _INT_FMT[ptype, unsigned]
+            mn, mx = struct.pack(fmt, min(vals)), struct.pack(fmt, max(vals))
+        else:
+            le = arr.dtype.newbyteorder("<")
+            mn, mx = np.asarray(arr.min()).astype(le).tobytes(), np.asarray(arr.max()).astype(le).tobytes()
+    elif ptype in (PhysicalType.FLOAT, PhysicalType.DOUBLE) or is_float16(ptype, logical_kind, type_length):
+        if ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY:
+            mat = np.ascontiguousarray(np.asarray(values, np.uint8).reshape(n, 2))
+            arr = mat.view("<f2").ravel()
+        else:
+            arr = np.asarray(values, dtype=numpy_dtype(ptype))
+        lo, hi, nan_count = _float_minmax(arr)
+        stats.nan_count = nan_count
+        if lo is None:
+            return stats
+        le = arr.dtype.newbyteorder("<")
+        mn = np.asarray(lo, dtype=arr.dtype).astype(le).tobytes()
+        mx = np.asarray(hi, dtype=arr.dtype).astype(le).tobytes()
+    elif ptype in BINARY_TYPES:
+        if ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY:
+            arr2 = np.asarray(values, dtype=np.uint8)
+            if arr2.ndim != 2:
+                raise ValueError("FIXED_LEN_BYTE_ARRAY values must be an (n, width) uint8 array")
+            src: BinaryArray | np.ndarray = arr2
+        else:
+            if not isinstance(values, BinaryArray):
+                raise TypeError("BYTE_ARRAY values must be a BinaryArray")
+            src = values
+        if sort_order is SortOrder.SIGNED:  # DECIMAL: two's complement big-endian
+            imin, imax = _matrix_argminmax(_decimal_matrix(src))
+            mn, mx = _row_bytes(src, imin), _row_bytes(src, imax)
+        else:
+            imin, imax = binary_argminmax(src)
+            mn, mx = _row_bytes(src, imin), _row_bytes(src, imax)
+            if ptype == PhysicalType.BYTE_ARRAY:
+                utf8 = logical_kind in UTF8_KINDS
+                mn, exact_min = truncate_min_value(mn, max_binary_length, utf8=utf8)
+                mx, exact_max = truncate_max_value(mx, max_binary_length, utf8=utf8)
+    else:
+        raise ValueError(f"unknown physical type {ptype}")
+
+    stats.min_value, stats.max_value = mn, mx
+    stats.is_min_value_exact, stats.is_max_value_exact = exact_min, exact_max
+    if sort_order is SortOrder.SIGNED and ptype not in BINARY_TYPES:
+        stats.min, stats.max = mn, mx
+    return stats
