@@ -38,7 +38,8 @@ import numpy as np  # noqa: E402
 
 from pqbloom import kernels  # noqa: E402
 from pqbloom.arrays import BinaryArray  # noqa: E402
-from pqbloom.encodings.rle import encode_rle_bitpacked, uleb128  # noqa: E402
+from pqbloom.encodings.bitpack import uleb128  # noqa: E402
+from pqbloom.encodings.rle import encode_rle_bitpacked  # noqa: E402
 from pqbloom.errors import ParquetError  # noqa: E402
 
 INTERESTING = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF]

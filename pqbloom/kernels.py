@@ -32,7 +32,7 @@ import numpy as np
 
 from . import kernels_reference as reference
 from .arrays import BinaryArray
-from .encodings.rle import Buffer, as_u8
+from .encodings.bitpack import Buffer, as_u8
 from .errors import CorruptFileError
 
 __all__ = [

@@ -23,15 +23,11 @@ from .bloom_site import BloomFilterSite
 from .encodings import (
     bit_width_of,
     decode_bit_packed_levels,
-    decode_byte_stream_split,
-    decode_delta_binary_packed,
-    decode_delta_byte_array,
-    decode_delta_length_byte_array,
-    decode_dictionary_indices,
     decode_levels_v1,
     decode_plain,
     decode_rle_bitpacked,
-    decode_rle_booleans,
+    decode_values,
+    is_dictionary_encoding,
     take_dictionary,
 )
 from .encodings.rle import level_dtype
@@ -49,7 +45,6 @@ __all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
 PT = T.Type
 E = T.Encoding
 FOOTER_TAIL_READ = 64 * 1024  # one speculative read usually covers the whole footer
-_DTYPES = {PT.INT32: np.int32, PT.INT64: np.int64, PT.FLOAT: np.float32, PT.DOUBLE: np.float64}
 
 
 @dataclass
@@ -752,26 +747,11 @@ class ParquetFile:
             raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
 
     def _decode_values(self, buf: memoryview, enc: int, n: int, f: Any, dictionary: Any) -> tuple[str, Any]:
-        p, tl = f.physical_type, f.type_length
-        if enc in (E.PLAIN_DICTIONARY, E.RLE_DICTIONARY):
+        if is_dictionary_encoding(enc):
             if dictionary is None:
                 raise CorruptFileError("dictionary-encoded page without a dictionary page")
-            return ("dict", decode_dictionary_indices(buf, n))
-        if enc == E.PLAIN:
-            return ("values", decode_plain(buf, p, n, tl)[0])
-        if enc == E.RLE and p == PT.BOOLEAN:
-            return ("values", decode_rle_booleans(buf, n)[0])
-        if enc == E.DELTA_BINARY_PACKED and p in (PT.INT32, PT.INT64):
-            return ("values", decode_delta_binary_packed(buf, n, _DTYPES[p])[0])
-        if enc == E.DELTA_LENGTH_BYTE_ARRAY and p == PT.BYTE_ARRAY:
-            return ("values", decode_delta_length_byte_array(buf, n)[0])
-        if enc == E.DELTA_BYTE_ARRAY and p in (PT.BYTE_ARRAY, PT.FIXED_LEN_BYTE_ARRAY):
-            return ("values", decode_delta_byte_array(buf, n, type_length=tl if p == PT.FIXED_LEN_BYTE_ARRAY
-                                                      else None)[0])
-        if enc == E.BYTE_STREAM_SPLIT:
-            return ("values", decode_byte_stream_split(buf, p, n, tl)[0])
-        name = T.Encoding._VALUES_TO_NAMES.get(enc, str(enc))
-        raise UnsupportedError(f"encoding {name} is not supported for {f.type_name}")
+            return ("dict", decode_values(buf, enc, f.physical_type, n))
+        return ("values", decode_values(buf, enc, f.physical_type, n, f.type_length, type_name=f.type_name))
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: Any) -> BloomFilterSite | None:

@@ -24,15 +24,11 @@ from .bloom import BloomFilter, hash_values, optimal_num_bytes
 from .encodings import (
     bit_width_of,
     build_dictionary,
-    encode_byte_stream_split,
-    encode_delta_binary_packed,
-    encode_delta_byte_array,
-    encode_delta_length_byte_array,
     encode_dictionary_indices,
     encode_levels_v1,
     encode_plain,
     encode_rle_bitpacked,
-    encode_rle_booleans,
+    encode_values,
     encode_with_dictionary,
     estimate_distinct_fraction,
 )
@@ -259,25 +255,6 @@ def _check_encoding(f: Field, enc: int) -> None:
     if not ok:
         raise SchemaError(f"encoding {T.Encoding._VALUES_TO_NAMES[enc]} cannot encode column {f.name!r} "
                           f"({f.type_name})")
-
-
-def _encode_values(values: Any, f: Field, enc: int) -> bytes:
-    p, tl = f.physical_type, f.type_length
-    if enc == E.PLAIN:
-        return encode_plain(values, p, tl)
-    if enc == E.DELTA_BINARY_PACKED:
-        return encode_delta_binary_packed(values)
-    if enc == E.DELTA_LENGTH_BYTE_ARRAY:
-        return encode_delta_length_byte_array(values)
-    if enc == E.DELTA_BYTE_ARRAY:
-        if p == PT.FIXED_LEN_BYTE_ARRAY:
-            values = BinaryArray.from_fixed(values)
-        return encode_delta_byte_array(values)
-    if enc == E.BYTE_STREAM_SPLIT:
-        return encode_byte_stream_split(values, p, tl)
-    if enc == E.RLE:
-        return encode_rle_booleans(values)
-    raise AssertionError(enc)
 
 
 def _take(values: Any, idx: Any) -> Any:
@@ -592,7 +569,7 @@ class ParquetWriter:
                 assert indices is not None
                 vbytes = encode_dictionary_indices(indices[d0:d1], len(dict_values))
             else:
-                vbytes = _encode_values(pv, f, value_encoding)
+                vbytes = encode_values(pv, value_encoding, f.physical_type, f.type_length)
             num_values = e1 - e0
             num_nulls = num_values - (d1 - d0)
             page_stats = None

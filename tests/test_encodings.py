@@ -31,6 +31,7 @@ from pqbloom.encodings import (
     decode_plain,
     decode_rle_bitpacked,
     decode_rle_booleans,
+    dispatch,
     encode_byte_stream_split,
     encode_delta_binary_packed,
     encode_delta_byte_array,
@@ -47,7 +48,7 @@ from pqbloom.encodings import rle as rle_mod
 from pqbloom.encodings.delta import _rebuild_columns, _rebuild_loop
 from pqbloom.encodings.plain import _decode_byte_array_general
 from pqbloom.encodings.rle import level_dtype
-from pqbloom.errors import CorruptFileError
+from pqbloom.errors import CorruptFileError, UnsupportedError
 from pqbloom.format import T, decode_prefix, encode
 
 PT = T.Type
@@ -149,22 +150,9 @@ DTYPES = {PT.INT32: np.int32, PT.INT64: np.int64, PT.FLOAT: np.float32, PT.DOUBL
 
 
 def decode_values(enc: int, ptype: int, buf, n: int, type_length, dictionary):  # type: ignore[no-untyped-def]
-    if enc == E.PLAIN:
-        vals, used = decode_plain(buf, ptype, n, type_length)
-        return vals
-    if enc in (E.PLAIN_DICTIONARY, E.RLE_DICTIONARY):
-        return take_dictionary(dictionary, decode_dictionary_indices(buf, n))
-    if enc == E.DELTA_BINARY_PACKED:
-        return decode_delta_binary_packed(buf, n, DTYPES[ptype])[0]
-    if enc == E.DELTA_LENGTH_BYTE_ARRAY:
-        return decode_delta_length_byte_array(buf, n)[0]
-    if enc == E.DELTA_BYTE_ARRAY:
-        return decode_delta_byte_array(buf, n, type_length if ptype == PT.FIXED_LEN_BYTE_ARRAY else None)[0]
-    if enc == E.BYTE_STREAM_SPLIT:
-        return decode_byte_stream_split(buf, ptype, n, type_length)[0]
-    if enc == E.RLE and ptype == PT.BOOLEAN:
-        return decode_rle_booleans(buf, n)[0]
-    raise AssertionError(f"encoding {enc}")
+    """A page's values through pqbloom's one value decoder (the peer tests below check it against pyarrow)."""
+    values = dispatch.decode_values(buf, enc, ptype, n, type_length)
+    return take_dictionary(dictionary, values) if dispatch.is_dictionary_encoding(enc) else values
 
 
 def concat(parts, ptype: int, type_length):  # type: ignore[no-untyped-def]
@@ -887,7 +875,7 @@ def test_delta_binary_packed_int32_widths_stay_within_32(items) -> None:  # type
 
 
 def _walk_delta_widths(enc: bytes) -> tuple[int, list[int]]:
-    from pqbloom.encodings.rle import read_uleb128
+    from pqbloom.encodings.bitpack import read_uleb128
 
     pos = 0
     bs, pos = read_uleb128(enc, pos, len(enc))
@@ -911,7 +899,7 @@ def _walk_delta_widths(enc: bytes) -> tuple[int, list[int]]:
 def _dbp_stream(block: int, mbs: int, first: int, blocks: list[tuple[int, list[int], list[list[int]]]],
                 total: int) -> bytes:
     """Hand-assemble a DELTA_BINARY_PACKED stream (zigzag min deltas, explicit widths and miniblocks)."""
-    from pqbloom.encodings.rle import uleb128
+    from pqbloom.encodings.bitpack import uleb128
 
     def zz(v: int) -> int:
         return (v << 1) ^ (v >> 63) if v < 0 else v << 1
@@ -951,7 +939,7 @@ def test_delta_binary_packed_corrupt() -> None:
             decode_delta_binary_packed(enc[:cut], None, np.int64)
     with pytest.raises(CorruptFileError):
         decode_delta_binary_packed(enc, 1001, np.int64)  # more than the header holds
-    from pqbloom.encodings.rle import uleb128
+    from pqbloom.encodings.bitpack import uleb128
 
     bad_headers = [
         uleb128(100) + uleb128(4) + uleb128(10) + b"\x00",  # block size not a multiple of 128
@@ -1378,3 +1366,66 @@ def test_hybrid_encoder_many_rle_runs(bw, seed, min_rle, stretches):
     assert ref_decode_hybrid(enc, bw, len(vals)) == vals.tolist()
     assert np.array_equal(decode_rle_bitpacked(enc, bw, len(vals)), vals)
     assert np.array_equal(decode_rle_bitpacked(enc, bw, len(vals) // 2), vals[:len(vals) // 2])
+
+
+# -- the value dispatch (encodings/dispatch.py) -------------------------------------------------
+
+#: every (encoding, physical type) pair the writer accepts, with a strategy for dense values of that type
+_DISPATCH_CASES = [
+    (E.PLAIN, PT.BOOLEAN), (E.RLE, PT.BOOLEAN),
+    (E.PLAIN, PT.INT32), (E.DELTA_BINARY_PACKED, PT.INT32), (E.BYTE_STREAM_SPLIT, PT.INT32),
+    (E.PLAIN, PT.INT64), (E.DELTA_BINARY_PACKED, PT.INT64), (E.BYTE_STREAM_SPLIT, PT.INT64),
+    (E.PLAIN, PT.FLOAT), (E.BYTE_STREAM_SPLIT, PT.FLOAT), (E.PLAIN, PT.DOUBLE), (E.BYTE_STREAM_SPLIT, PT.DOUBLE),
+    (E.PLAIN, PT.INT96),
+    (E.PLAIN, PT.BYTE_ARRAY), (E.DELTA_LENGTH_BYTE_ARRAY, PT.BYTE_ARRAY), (E.DELTA_BYTE_ARRAY, PT.BYTE_ARRAY),
+    (E.PLAIN, PT.FIXED_LEN_BYTE_ARRAY), (E.DELTA_BYTE_ARRAY, PT.FIXED_LEN_BYTE_ARRAY),
+    (E.BYTE_STREAM_SPLIT, PT.FIXED_LEN_BYTE_ARRAY),
+]
+
+
+def _dense_values(ptype: int, rng: np.random.Generator, n: int):  # type: ignore[no-untyped-def]
+    if ptype == PT.BOOLEAN:
+        return rng.integers(0, 2, n).astype(bool)
+    if ptype in (PT.INT32, PT.INT64):
+        info = np.iinfo(np.int32 if ptype == PT.INT32 else np.int64)
+        return rng.integers(info.min, info.max, n, dtype=np.int32 if ptype == PT.INT32 else np.int64, endpoint=True)
+    if ptype in (PT.FLOAT, PT.DOUBLE):
+        return rng.standard_normal(n).astype(np.float32 if ptype == PT.FLOAT else np.float64)
+    if ptype in (PT.INT96, PT.FIXED_LEN_BYTE_ARRAY):
+        return rng.integers(0, 256, (n, 12 if ptype == PT.INT96 else 5), dtype=np.uint8)
+    return BinaryArray.from_pylist([bytes(rng.integers(0, 256, int(k), dtype=np.uint8)) for k in rng.integers(0, 9, n)])
+
+
+@SETTINGS
+@given(case=st.sampled_from(_DISPATCH_CASES), seed=st.integers(0, 2**32 - 1), n=st.integers(0, 300))
+def test_value_dispatch_round_trips_every_encoding_the_writer_uses(case, seed, n) -> None:  # type: ignore[no-untyped-def]
+    enc, ptype = case
+    tl = 5 if ptype == PT.FIXED_LEN_BYTE_ARRAY else None
+    values = _dense_values(ptype, np.random.default_rng(seed), n)
+    assert dispatch.encoding_applies(enc, ptype)
+    back = dispatch.decode_values(dispatch.encode_values(values, enc, ptype, tl), enc, ptype, n, tl)
+    if ptype == PT.BYTE_ARRAY:
+        assert back.to_pylist() == values.to_pylist()
+    elif ptype == PT.FIXED_LEN_BYTE_ARRAY and enc == E.DELTA_BYTE_ARRAY:
+        assert np.array_equal(back.as_matrix(5) if n else np.zeros((0, 5), np.uint8), values)
+    else:
+        assert back.dtype == values.dtype and np.array_equal(back, values)
+
+
+def test_value_dispatch_refuses_what_does_not_apply() -> None:
+    # the writer's own check and the dispatch agree on what applies
+    for enc in (E.PLAIN, E.RLE, E.DELTA_BINARY_PACKED, E.DELTA_LENGTH_BYTE_ARRAY, E.DELTA_BYTE_ARRAY,
+                E.BYTE_STREAM_SPLIT):
+        for ptype in PT._VALUES_TO_NAMES:
+            assert dispatch.encoding_applies(enc, ptype) == ((enc, ptype) in _DISPATCH_CASES), (enc, ptype)
+    with pytest.raises(UnsupportedError, match="encoding DELTA_BINARY_PACKED is not supported for DOUBLE"):
+        dispatch.encode_values(np.zeros(3), E.DELTA_BINARY_PACKED, PT.DOUBLE)
+    with pytest.raises(UnsupportedError, match="encoding RLE_DICTIONARY is not supported for INT32"):
+        dispatch.encode_values(np.zeros(3, np.int32), E.RLE_DICTIONARY, PT.INT32)
+    with pytest.raises(UnsupportedError, match="encoding RLE is not supported for decimal"):
+        dispatch.decode_values(b"\x00" * 8, E.RLE, PT.INT64, 1, type_name="decimal")
+    with pytest.raises(UnsupportedError, match="encoding 42 is not supported for INT64"):
+        dispatch.decode_values(b"\x00" * 8, 42, PT.INT64, 1)
+    # dictionary-encoded pages decode to their indices
+    idx = dispatch.decode_values(encode_dictionary_indices(np.array([2, 0, 1, 2]), 3), E.RLE_DICTIONARY, PT.DOUBLE, 4)
+    assert idx.tolist() == [2, 0, 1, 2]

@@ -23,10 +23,11 @@ from hypothesis import strategies as st
 
 from pqbloom import kernels, kernels_reference
 from pqbloom.arrays import BinaryArray
+from pqbloom.encodings.bitpack import read_uleb128, uleb128
 from pqbloom.encodings.delta import common_prefix_lengths, decode_delta_byte_array, encode_delta_byte_array
 from pqbloom.encodings.dictionary import take_dictionary
 from pqbloom.encodings.plain import decode_plain_byte_array, encode_plain_byte_array
-from pqbloom.encodings.rle import encode_rle_bitpacked, read_uleb128, uleb128
+from pqbloom.encodings.rle import encode_rle_bitpacked
 from pqbloom.errors import CorruptFileError, ParquetError
 from pqbloom.nested import scatter
 from pqbloom.statistics import binary_argminmax

@@ -1,10 +1,12 @@
 """Value and level encodings: pure functions from numpy arrays / BinaryArray to bytes and back.
 
+:func:`encode_values` / :func:`decode_values` choose the encoding of a page's values by its ``Encoding``.
 Decoders accept ``bytes``, ``bytearray``, ``memoryview`` or uint8 numpy arrays,
 return dense values, and raise :class:`~pqbloom.errors.CorruptFileError` on
 malformed or truncated input.
 """
 
+from .bitpack import as_u8, bit_pack, bit_unpack, bit_width_of, decode_bit_packed_levels
 from .byte_stream_split import decode_byte_stream_split, encode_byte_stream_split
 from .delta import (
     common_prefix_lengths,
@@ -24,13 +26,9 @@ from .dictionary import (
     plain_dictionary_size,
     take_dictionary,
 )
+from .dispatch import decode_values, encode_values, encoding_applies, is_dictionary_encoding
 from .plain import decode_plain, encode_plain, value_width
 from .rle import (
-    as_u8,
-    bit_pack,
-    bit_unpack,
-    bit_width_of,
-    decode_bit_packed_levels,
     decode_levels_v1,
     decode_rle_bitpacked,
     decode_rle_booleans,
@@ -40,6 +38,10 @@ from .rle import (
 )
 
 __all__ = [
+    "decode_values",
+    "encode_values",
+    "encoding_applies",
+    "is_dictionary_encoding",
     "as_u8",
     "bit_pack",
     "bit_unpack",

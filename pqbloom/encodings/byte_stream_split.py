@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import CorruptFileError
 from ..format.enums import NUMERIC_DTYPES, PhysicalType
 from ..limits import charge
-from .rle import Buffer, as_u8
+from .bitpack import Buffer, as_u8
 
 __all__ = ["encode_byte_stream_split", "decode_byte_stream_split"]
 

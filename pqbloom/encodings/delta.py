@@ -21,8 +21,8 @@ import numpy as np
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..limits import charge
+from .bitpack import Buffer, as_u8, bit_pack_groups, read_uleb128, uleb128, unpack_groups
 from .dictionary import padded_rows
-from .rle import Buffer, _bit_pack_u8, _unpack_groups, as_u8, read_uleb128, uleb128
 
 __all__ = [
     "encode_delta_binary_packed",
@@ -130,7 +130,7 @@ def encode_delta_binary_packed(values: np.ndarray, block_size: int = BLOCK_SIZE,
         if w == 0:
             continue
         sel = np.flatnonzero(widths == w)
-        packed = _bit_pack_u8(mb[sel].reshape(-1), w).reshape(len(sel), per_mb * w // 8)
+        packed = bit_pack_groups(mb[sel].reshape(-1), w).reshape(len(sel), per_mb * w // 8)
         out[mb_start[sel][:, None] + np.arange(per_mb * w // 8)[None, :]] = packed
     return header + out.tobytes()
 
@@ -223,7 +223,7 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
             sel = np.flatnonzero(wa == w)
             nbytes = vpm * w // 8
             packed = src[(pa[sel][:, None] + np.arange(nbytes)[None, :]).reshape(-1)]
-            adj[sel] = _unpack_groups(packed, w, len(sel) * vpm).reshape(len(sel), vpm)
+            adj[sel] = unpack_groups(packed, w, len(sel) * vpm).reshape(len(sel), vpm)
         deltas = adj.reshape(-1)[:need]
         deltas += np.repeat(np.array(mins, np.uint64), block_size)[:need]
         np.cumsum(deltas, out=out[1:count])

@@ -23,7 +23,8 @@ import numpy as np
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import PhysicalType
-from .rle import Buffer, as_u8, bit_width_of, decode_rle_bitpacked, encode_rle_bitpacked
+from .bitpack import Buffer, as_u8, bit_width_of
+from .rle import decode_rle_bitpacked, encode_rle_bitpacked
 
 __all__ = [
     "build_dictionary",

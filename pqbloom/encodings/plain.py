@@ -16,7 +16,7 @@ from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import NUMERIC_DTYPES, PhysicalType, name_of
 from ..limits import charge
-from .rle import Buffer, as_u8
+from .bitpack import Buffer, as_u8
 
 __all__ = ["encode_plain", "decode_plain", "value_width", "encode_plain_byte_array", "decode_plain_byte_array"]
 
