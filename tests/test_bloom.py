@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import bloom
+from pqbloom import bloom, xxhash64
 from pqbloom.arrays import BinaryArray
 from pqbloom.bloom import (
     MAX_BLOOM_FILTER_BYTES,
@@ -25,11 +25,10 @@ from pqbloom.bloom import (
     hash_values,
     optimal_num_bytes,
     theoretical_fpp,
-    xxh64_binary,
-    xxh64_fixed,
 )
 from pqbloom.errors import BloomFilterError, CorruptFileError, UnsupportedError
 from pqbloom.format import T
+from pqbloom.xxhash64 import xxh64_binary, xxh64_fixed
 
 PT = T.Type
 FIXTURES = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "parquet-testing" / "data"
@@ -43,12 +42,12 @@ def ref_hashes(rows) -> list[int]:
 @contextmanager
 def numpy_only():
     """Force every length through the numpy XXH64 (no per-value fallback)."""
-    saved = bloom.VECTOR_MAX_LEN, bloom.VECTOR_MIN_GROUP
-    bloom.VECTOR_MAX_LEN, bloom.VECTOR_MIN_GROUP = 1024, 1
+    saved = xxhash64.VECTOR_MAX_LEN, xxhash64.VECTOR_MIN_GROUP
+    xxhash64.VECTOR_MAX_LEN, xxhash64.VECTOR_MIN_GROUP = 1024, 1
     try:
         yield
     finally:
-        bloom.VECTOR_MAX_LEN, bloom.VECTOR_MIN_GROUP = saved
+        xxhash64.VECTOR_MAX_LEN, xxhash64.VECTOR_MIN_GROUP = saved
 
 
 def ref_filter(num_bytes: int, hashes) -> np.ndarray:
@@ -98,9 +97,9 @@ def test_xxh64_fixed_hypothesis(width: int, rows: int, data: st.DataObject, forc
 def test_xxh64_fixed_chunk_boundaries() -> None:
     rng = np.random.default_rng(1)
     for width in (4, 8, 12):
-        m = rng.integers(0, 256, (bloom.HASH_CHUNK_ROWS * 2 + 3, width), dtype=np.uint8)
+        m = rng.integers(0, 256, (xxhash64.HASH_CHUNK_ROWS * 2 + 3, width), dtype=np.uint8)
         got = xxh64_fixed(m)
-        for i in (0, bloom.HASH_CHUNK_ROWS - 1, bloom.HASH_CHUNK_ROWS, len(m) - 1):
+        for i in (0, xxhash64.HASH_CHUNK_ROWS - 1, xxhash64.HASH_CHUNK_ROWS, len(m) - 1):
             assert int(got[i]) == xxhash.xxh64_intdigest(m[i].tobytes())
 
 
