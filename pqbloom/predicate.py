@@ -98,7 +98,7 @@ from .statistics import (
 from .table import Column, Table
 
 if TYPE_CHECKING:
-    from .nested import LeafLevels
+    from .file.levels import LeafLevels
     from .reader import ParquetFile
     from .schema import ColumnDescriptor
 
@@ -2421,7 +2421,7 @@ def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: 
                          idx: _IndexCache) -> Any:
     """LeafLevels of the data pages ``pages`` of a repeated leaf (with the dictionary page), or None
     when they do not decode on their own or do not hold exactly their OffsetIndex rows."""
-    from .nested import LeafLevels, check_levels
+    from .file.levels import LeafLevels, check_levels
     from .reader import _assemble, _concat_values
 
     rngs = [layout.prefix] if layout.prefix[1] > 0 else []

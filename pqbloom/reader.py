@@ -17,7 +17,6 @@ import numpy as np
 
 from . import compression as compression_mod
 from .arrays import BinaryArray
-from .arrow_schema import ARROW_SCHEMA_KEY, effective_field, natural_field, schema_hints
 from .bloom import BloomFilter, hash_scalar
 from .bloom_site import BloomFilterSite
 from .encodings import (
@@ -32,13 +31,14 @@ from .encodings import (
 )
 from .encodings.rle import level_dtype
 from .errors import ChecksumError, CorruptFileError, MemoryLimitError, ParquetError, SchemaError, UnsupportedError
+from .file.levels import LeafLevels, assemble, check_levels
 from .format import RowGroupList, T, decode_at, decode_file_metadata, decode_prefix
 from .io import RangeReader
 from .limits import charge, current_budget, memory_budget, out_of_memory, run_limited
-from .nested import LeafLevels, NestedColumn, assemble, check_levels, empty_column, null_column
 from .schema import ColumnDescriptor, Field, LNode, Schema, build_tree, leaves_from_thrift
 from .statistics import parse_created_by
-from .table import Column, Table, with_dictionary
+from .table import Column, NestedColumn, Table, empty_column, null_column, with_dictionary
+from .table.arrow_schema import ARROW_SCHEMA_KEY, effective_field, natural_field, schema_hints
 
 __all__ = ["ParquetFile", "read_table", "read_metadata", "read_schema"]
 

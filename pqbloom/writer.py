@@ -19,7 +19,6 @@ import numpy as np
 from . import compression as compression_mod
 from ._version import __version__
 from .arrays import BinaryArray
-from .arrow_schema import footer_metadata, from_pyarrow
 from .bloom import BloomFilter, hash_values, optimal_num_bytes
 from .encodings import (
     bit_width_of,
@@ -33,9 +32,9 @@ from .encodings import (
     estimate_distinct_fraction,
 )
 from .errors import SchemaError
+from .file.levels import shred
 from .format import T, encode, gc_paused
 from .io import open_sink
-from .nested import NestedColumn, shred
 from .schema import (
     ColumnDescriptor,
     Field,
@@ -48,7 +47,8 @@ from .schema import (
     leaves_from_thrift,
 )
 from .statistics import build_column_index, build_offset_index, compute_statistics, sort_order_for
-from .table import Column, Table
+from .table import Column, NestedColumn, Table
+from .table.arrow_schema import footer_metadata, from_pyarrow
 
 __all__ = ["ParquetWriter", "write_table", "WriterOptions", "BloomFilterOptions"]
 
@@ -811,7 +811,7 @@ def _conform(t: Table, schema: Schema) -> Table:
     for f in schema.fields:
         c = t.column(f.name)
         if isinstance(f, NestedField) or isinstance(c, NestedColumn):
-            from .nested import conform
+            from .table import conform
 
             cols.append(conform(c, f))
             continue

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import arrow_schema as A
+from pqbloom.table import arrow_schema as A
 
 from .conftest import values_equal
 

@@ -29,7 +29,7 @@ from pqbloom.encodings.dictionary import take_dictionary
 from pqbloom.encodings.plain import decode_plain_byte_array, encode_plain_byte_array
 from pqbloom.encodings.rle import encode_rle_bitpacked
 from pqbloom.errors import CorruptFileError, ParquetError
-from pqbloom.nested import scatter
+from pqbloom.file.levels import scatter
 from pqbloom.statistics import binary_argminmax
 
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

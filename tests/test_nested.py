@@ -30,8 +30,8 @@ import pqbloom
 from pqbloom.bloom import BloomFilter
 from pqbloom.errors import CorruptFileError, SchemaError
 from pqbloom.format import T, decode_prefix, encode
-from pqbloom.nested import NestedColumn
 from pqbloom.schema import NestedField, make_field
+from pqbloom.table import NestedColumn
 
 from .conftest import FIXTURES, values_equal
 
@@ -906,7 +906,7 @@ LIST_RECORDS = st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), st.in
 @settings(max_examples=150, deadline=None)
 @given(records=LIST_RECORDS, cuts=st.lists(st.integers(0, 400), max_size=6))
 def test_list_assembly_matches_dremel_rules(records, cuts):
-    from pqbloom.nested import LeafLevels, assemble
+    from pqbloom.file.levels import LeafLevels, assemble
 
     node, desc = _list_node()
     d, r, vals, pages = _list_levels(records, cuts)
@@ -921,7 +921,7 @@ def test_list_assembly_matches_dremel_rules(records, cuts):
 def test_list_assembly_paths_agree_on_any_levels(records, data):
     """Levels no valid writer produces (a repetition continuing a list without an element, elements
     before the first record) take the general count, or raise a typed error: never anything else."""
-    from pqbloom import nested
+    from pqbloom.file import levels
 
     node, desc = _list_node()
     d, r, vals, _ = _list_levels(records, [])
@@ -933,14 +933,14 @@ def test_list_assembly_paths_agree_on_any_levels(records, data):
 
     def run():
         try:
-            col = nested.assemble(node, {desc.index: nested.LeafLevels(vals, d, r, n)})
+            col = levels.assemble(node, {desc.index: levels.LeafLevels(vals, d, r, n)})
         except CorruptFileError:
             return "corrupt"
         return col.to_pylist(), None if col.offsets is None else col.offsets.tolist()
 
     fast = run()
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(nested, "_innermost_offsets", lambda *a: None)
+        m.setattr(levels, "_innermost_offsets", lambda *a: None)
         general = run()
     assert fast == general
 

@@ -136,7 +136,7 @@ def test_decimals_both_ways_against_pyarrow(arr, as_integer, tmp_path_factory):
 def test_decimal_byte_array_words_against_python_ints(values, width):
     """Variable-length big-endian two's complement (with redundant sign bytes, as writers may pad) to
     Arrow's little-endian words, checked against Python's own integers."""
-    from pqbloom.decimals import DecimalOverflow, words_from_byte_array
+    from pqbloom.table.decimals import DecimalOverflow, words_from_byte_array
 
     blobs = []
     for v, pad in values:

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from ._version import __version__
+from .._version import __version__
+from ..errors import SchemaError
 from .arrow_schema import EXTENSION_NAME_KEY, ArrowField
-from .errors import SchemaError
 
 __all__ = ["PANDAS_KEY", "build_metadata", "column_index", "index_level_name", "range_descriptor",
            "logical_type", "tz_name", "tz_from_name", "label_to_string"]

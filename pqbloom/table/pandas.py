@@ -1,10 +1,10 @@
 """pandas DataFrames to and from pqbloom Tables, the way pyarrow converts them.
 
-Writing (:func:`table_from_pandas`) keeps what a frame says beyond its values: nullable dtypes'
+Writing (:func:`columns_from_pandas`, for ``Table.from_pandas``) keeps what a frame says beyond its values: nullable dtypes'
 nulls, time zones, durations, categoricals and the index, in pyarrow's two places: the Arrow
-types (stored as the footer's ``ARROW:schema``, see :mod:`pqbloom.arrow_schema`) and pandas'
-own metadata (the footer's ``"pandas"`` entry, see :mod:`pqbloom.pandas_meta`). Reading
-(:func:`table_to_pandas`) restores both from pqbloom's files and pyarrow's alike, and otherwise
+types (stored as the footer's ``ARROW:schema``, see :mod:`pqbloom.table.arrow_schema`) and pandas'
+own metadata (the footer's ``"pandas"`` entry, see :mod:`pqbloom.table.pandas_meta`). Reading
+(:func:`dataframe`, for ``Table.to_pandas``) restores both from pqbloom's files and pyarrow's alike, and otherwise
 converts each column as ``pyarrow.Table.to_pandas()`` does, so either library reads the same frame
 from the same file. pandas is imported only when these functions run.
 """
@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from ..errors import CorruptFileError, SchemaError
+from ..format.enums import PhysicalType
+from ..schema import Field, LogicalType, Schema, make_field
+from .arrow import arrow_column
 from .arrow_schema import (
     ArrowField,
     ArrowSchema,
@@ -27,10 +32,10 @@ from .arrow_schema import (
     effective_field,
     from_pyarrow,
     natural_field,
-    schema_hints,
     timestamp,
 )
-from .errors import CorruptFileError, SchemaError
+from .build import column_from_values
+from .column import Column, DictionaryColumn, dictionary_codes, with_dictionary
 from .pandas_meta import (
     PANDAS_KEY,
     build_metadata,
@@ -41,20 +46,18 @@ from .pandas_meta import (
     tz_from_name,
     tz_name,
 )
-from .schema import Field, LogicalType, make_field
-from .table import Column, DictionaryColumn, Table, column_from_values, dictionary_codes, with_dictionary
 
-__all__ = ["table_from_pandas", "table_to_pandas"]
+__all__ = ["columns_from_pandas", "dataframe"]
 
-_PT_INT32 = 1
 _MAX_EXACT_FLOAT_INT = 2**53
 
 
 # ---------------------------------------------------------------------------
-# pandas -> Table
+# pandas -> columns
 # ---------------------------------------------------------------------------
-def table_from_pandas(df: Any, schema: Any = None, preserve_index: bool | None = None) -> Table:
-    """A Table of ``df``'s columns, then its index levels (``preserve_index`` as in pyarrow: None
+def columns_from_pandas(df: Any, schema: Any = None,
+                        preserve_index: bool | None = None) -> tuple[list[Column], dict[str, str], ArrowSchema]:
+    """The columns of a Table of ``df``'s columns, then its index levels (``preserve_index`` as in pyarrow: None
     stores a RangeIndex as metadata only and any other index as columns, True stores every index as
     columns, False none); with pandas metadata and Arrow types as pyarrow's ``Table.from_pandas``.
     A ``schema`` (a :class:`~pqbloom.Schema` or ``{name: type}``) decides, as pyarrow's does, which
@@ -75,7 +78,7 @@ def table_from_pandas(df: Any, schema: Any = None, preserve_index: bool | None =
     meta = build_metadata(df, names, all_names[:len(series)], series, index_values, descriptors, arrow_fields,
                           preserve_index)
     md = {PANDAS_KEY: meta}
-    return Table(columns, md, ArrowSchema(tuple(arrow_fields), tuple(md.items())))
+    return columns, md, ArrowSchema(tuple(arrow_fields), tuple(md.items()))
 
 
 _Parts = tuple[list[Any], list[Any], list[Any], list[Any], list[str]]
@@ -137,8 +140,6 @@ def _parts_given(df: Any, given: dict[str, Field], preserve_index: bool | None) 
 def _given_fields(schema: Any) -> dict[str, Field]:
     if schema is None:
         return {}
-    from .schema import Schema
-
     if not isinstance(schema, Schema):
         schema = Schema.from_types(dict(schema))
     return {f.name: f for f in schema.fields}
@@ -170,7 +171,7 @@ def _convert_given(name: str, values: Any, given: Field) -> tuple[Column, ArrowF
     lt = given.logical_type
     if isinstance(dtype, pd.DatetimeTZDtype) and lt is not None and lt.kind == "TIMESTAMP" and lt.utc:
         return col, ArrowField(name, timestamp(lt.unit or "us", tz_name(dtype.tz)))
-    if isinstance(dtype, np.dtype) and dtype.kind == "m" and lt is None and given.physical_type == 2:
+    if isinstance(dtype, np.dtype) and dtype.kind == "m" and lt is None and given.physical_type == PhysicalType.INT64:
         return col, ArrowField(name, duration(_unit(values.to_numpy())))
     return col, None
 
@@ -190,15 +191,15 @@ def _convert_values(name: str, values: Any) -> tuple[Column, ArrowField | None]:
         import pyarrow as pa
 
         arr = pa.array(values.array)
-        t = Table.from_arrow(pa.table({name: arr}))
         hints = from_pyarrow(pa.schema([pa.field(name, arr.type)]))
-        return t.columns[0], hints.fields[0] if hints is not None else None
+        return arrow_column(pa.field(name, arr.type), arr), hints.fields[0] if hints is not None else None
     if isinstance(dtype, pd.StringDtype):
         hint = ArrowField(name, ArrowType("large_utf8" if dtype.storage == "pyarrow" else "utf8"))
         if dtype.storage == "pyarrow":  # pyarrow holds the strings already: take its buffers
             import pyarrow as pa
 
-            return Table.from_arrow(pa.table({name: pa.array(values.array)})).columns[0], hint
+            strings = pa.array(values.array)
+            return arrow_column(pa.field(name, strings.type), strings), hint
         objs = values.array.to_numpy(dtype=object, na_value=None)
         return column_from_values(name, objs, make_field(name, "string")), hint
     if isinstance(values.array, (pd.arrays.IntegerArray, pd.arrays.FloatingArray, pd.arrays.BooleanArray)):
@@ -253,7 +254,7 @@ def _durations(name: str, arr: np.ndarray) -> tuple[Column, ArrowField]:
 def _null_column(name: str, n: int) -> Column:
     """A column of ``n`` nulls of Arrow's null type (Parquet's UNKNOWN annotation), as pyarrow
     stores an object column holding no values."""
-    return Column(Field(name, _PT_INT32, LogicalType("UNKNOWN")), np.zeros(n, np.int32), np.ones(n, bool))
+    return Column(Field(name, PhysicalType.INT32, LogicalType("UNKNOWN")), np.zeros(n, np.int32), np.ones(n, bool))
 
 
 def _objects(name: str, arr: np.ndarray) -> tuple[Column, ArrowField | None]:
@@ -302,23 +303,24 @@ def _categorical(name: str, values: Any) -> tuple[Column, ArrowField]:
 
 
 # ---------------------------------------------------------------------------
-# Table -> pandas
+# columns -> pandas
 # ---------------------------------------------------------------------------
 _NUMPY_NAMES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
                 "float64", "object", "bool"}
 
 
-def table_to_pandas(table: Table) -> Any:
-    """The DataFrame pyarrow's ``to_pandas()`` gives for the same data and metadata."""
+def dataframe(columns: Sequence[Column], metadata: Mapping[str, str], hints: ArrowSchema | None,
+              num_rows: int) -> Any:
+    """The DataFrame pyarrow's ``to_pandas()`` gives for the same data and metadata: a table's ``columns``
+    (of ``num_rows`` rows), its key-value ``metadata`` and the Arrow types it carries (``hints``)."""
     import pandas as pd
 
-    hints = table.arrow_schema if isinstance(table.arrow_schema, ArrowSchema) else schema_hints(table.metadata)
-    arrow = {c.field.name: _arrow_field(c.field, hints) for c in table.columns}
-    meta = _pandas_metadata(table.metadata)
+    arrow = {c.field.name: _arrow_field(c.field, hints) for c in columns}
+    meta = _pandas_metadata(dict(metadata))
     columns_meta = meta.get("columns", []) if meta else []
     by_field = {c.get("field_name", c.get("name")): c for c in columns_meta if isinstance(c, dict)}
     tz_override = _metadata_time_zones(columns_meta, arrow)
-    remaining = list(table.columns)
+    remaining = list(columns)
     index_arrays: list[Any] = []
     index_names: list[Any] = []
     for descr in (meta or {}).get("index_columns", []):
@@ -335,7 +337,7 @@ def table_to_pandas(table: Table) -> Any:
             index_names.append(None if logical == descr and _is_generated_index_name(descr) else logical)
         elif isinstance(descr, dict) and descr.get("kind") == "range":
             rng = pd.RangeIndex(descr["start"], descr["stop"], step=descr["step"], name=descr.get("name"))
-            if len(rng) != table.num_rows:
+            if len(rng) != num_rows:
                 continue  # metadata of another length (a slice, a filtered read): pyarrow drops it too
             index_arrays.append(rng)
             index_names.append(descr.get("name"))
@@ -345,7 +347,7 @@ def table_to_pandas(table: Table) -> Any:
         index = index_arrays[0] if isinstance(index_arrays[0], pd.Index) else pd.Index(index_arrays[0],
                                                                                         name=index_names[0])
     else:
-        index = pd.RangeIndex(table.num_rows)
+        index = pd.RangeIndex(num_rows)
     data = {}
     for i, col in enumerate(remaining):
         name = col.field.name

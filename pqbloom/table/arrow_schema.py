@@ -20,8 +20,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from .format import flatbuf
-from .format.flatbuf import FlatbufferError, Scalar, Table, Vector
+from ..format import flatbuf
+from ..format.enums import PhysicalType
+from ..format.flatbuf import FlatbufferError, Scalar, Table, Vector
+from ..schema import NestedField
 
 __all__ = ["ArrowType", "ArrowField", "ArrowSchema", "ARROW_SCHEMA_KEY", "encode_schema", "decode_schema",
            "natural_field", "effective_field", "writable_field", "file_arrow_schema", "footer_metadata",
@@ -259,7 +261,6 @@ def schema_hints(metadata: Mapping[str, Any] | None) -> ArrowSchema | None:
 # ---------------------------------------------------------------------------
 # Parquet field -> Arrow field, as pyarrow infers it
 # ---------------------------------------------------------------------------
-_PT_BOOLEAN, _PT_INT32, _PT_INT64, _PT_INT96, _PT_FLOAT, _PT_DOUBLE, _PT_BYTE_ARRAY, _PT_FLBA = range(8)
 _EXT_JSON = ((EXTENSION_META_KEY, ""), (EXTENSION_NAME_KEY, "arrow.json"))  # in pyarrow's order
 _EXT_UUID = ((EXTENSION_META_KEY, ""), (EXTENSION_NAME_KEY, "arrow.uuid"))
 
@@ -271,29 +272,29 @@ def _natural_type(f: Any) -> tuple[ArrowType, tuple[tuple[str, str], ...]] | Non
         return ArrowType("null"), ()
     if kind == "DECIMAL":
         prec = lt.precision or 0
-        if p not in (_PT_INT32, _PT_INT64, _PT_BYTE_ARRAY, _PT_FLBA) or prec < 1:
+        if p not in (PhysicalType.INT32, PhysicalType.INT64, PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) or prec < 1:
             return None
         return ArrowType("decimal", precision=prec, scale=lt.scale or 0, bit_width=128 if prec <= 38 else 256), ()
-    if p == _PT_BOOLEAN and kind is None:
+    if p == PhysicalType.BOOLEAN and kind is None:
         return ArrowType("bool"), ()
-    if p in (_PT_INT32, _PT_INT64):
-        bits = 32 if p == _PT_INT32 else 64
+    if p in (PhysicalType.INT32, PhysicalType.INT64):
+        bits = 32 if p == PhysicalType.INT32 else 64
         if kind is None:
             return int_type(bits, True), ()
         if kind == "INTEGER" and lt.bit_width in (8, 16, 32, 64) and lt.bit_width <= bits:
             return int_type(lt.bit_width, lt.signed), ()
-        if kind == "DATE" and p == _PT_INT32:
+        if kind == "DATE" and p == PhysicalType.INT32:
             return ArrowType("date", unit=0), ()
-        if kind == "TIME" and (p, lt.unit) in ((_PT_INT32, "ms"), (_PT_INT64, "us"), (_PT_INT64, "ns")):
+        if kind == "TIME" and (p, lt.unit) in ((PhysicalType.INT32, "ms"), (PhysicalType.INT64, "us"), (PhysicalType.INT64, "ns")):
             return ArrowType("time", unit=TIME_UNITS.index(lt.unit), bit_width=bits), ()
-        if kind == "TIMESTAMP" and p == _PT_INT64 and lt.unit in TIME_UNITS:
+        if kind == "TIMESTAMP" and p == PhysicalType.INT64 and lt.unit in TIME_UNITS:
             return timestamp(lt.unit, "UTC" if lt.utc else None), ()
         return None
-    if p == _PT_INT96 and kind is None:
+    if p == PhysicalType.INT96 and kind is None:
         return timestamp("ns"), ()
-    if p in (_PT_FLOAT, _PT_DOUBLE) and kind is None:
-        return ArrowType("float", precision=1 if p == _PT_FLOAT else 2), ()
-    if p == _PT_BYTE_ARRAY:
+    if p in (PhysicalType.FLOAT, PhysicalType.DOUBLE) and kind is None:
+        return ArrowType("float", precision=1 if p == PhysicalType.FLOAT else 2), ()
+    if p == PhysicalType.BYTE_ARRAY:
         if kind == "STRING":
             return ArrowType("utf8"), ()
         if kind == "JSON":
@@ -301,7 +302,7 @@ def _natural_type(f: Any) -> tuple[ArrowType, tuple[tuple[str, str], ...]] | Non
         if kind in (None, "ENUM", "BSON"):
             return ArrowType("binary"), ()
         return None
-    if p == _PT_FLBA:
+    if p == PhysicalType.FIXED_LEN_BYTE_ARRAY:
         w = f.type_length or 0
         if kind == "FLOAT16" and w == 2:
             return ArrowType("float", precision=0), ()
@@ -316,8 +317,6 @@ def natural_field(f: Any, *, written: bool = True, name: str | None = None) -> A
     """The Arrow field pyarrow reads for pqbloom field ``f`` when the file has no ``ARROW:schema``;
     None for a type this module cannot describe. ``written``: name list and map members as pqbloom
     writes them (``element``, ``key``, ``value``) rather than as ``f`` names them."""
-    from .schema import NestedField  # schema imports nothing of ours; kept local for clarity
-
     nm = f.name if name is None else name
     meta: tuple[tuple[str, str], ...] = ()
     if isinstance(f, NestedField):

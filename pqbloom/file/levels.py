@@ -1,0 +1,414 @@
+"""Record shredding and assembly: nested columns <-> the (values, definition levels, repetition levels) of
+their leaves.
+
+:func:`assemble` turns the decoded (values, definition levels, repetition levels) of the leaves into a
+column (flat or nested: :mod:`pqbloom.table.column`), and :func:`shred` does the reverse. Both walk the
+logical tree of the schema (:class:`~pqbloom.schema.LNode`) and work level by level with numpy over whole
+arrays: no Python loop runs per value. :func:`check_levels` refuses levels no valid writer produces.
+
+Assembly, for a node living in context ``(dA, r)`` (``dA``: definition level at which its
+innermost repeated ancestor holds an element, 0 at the top; ``r``: its number of repeated
+ancestors): the node's slots start at the level entries with ``def >= dA`` and ``rep <= r``;
+a slot is non-null when ``def >= node.def_level``; a list slot's elements start at entries
+with ``def >= node.elem_def`` and ``rep <= r + 1``, and its offsets count those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..errors import CorruptFileError, UnsupportedError
+from ..schema import ColumnDescriptor, LNode, repeated_def_levels
+from ..table.build import empty_values
+from ..table.column import Column, NestedColumn
+
+__all__ = ["LeafLevels", "ShreddedLeaf", "assemble", "shred", "check_levels", "scatter", "LEVEL_DTYPE"]
+
+#: the levels of a shredded column whose maximum level reaches 128 (else they are int8)
+LEVEL_DTYPE = np.int16
+
+
+def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarray | None, n: int) -> None:
+    """Reject levels no valid writer produces: out of range, a first record continuing a list,
+    or a repetition into a list that has no element."""
+    if defs is not None and len(defs) and (int(defs.max()) > desc.max_definition_level or int(defs.min()) < 0):
+        raise CorruptFileError(f"definition level out of range 0..{desc.max_definition_level}")
+    if reps is None or not len(reps):
+        return
+    if int(reps.max()) > desc.max_repetition_level or int(reps.min()) < 0:
+        raise CorruptFileError(f"repetition level out of range 0..{desc.max_repetition_level}")
+    if reps[0] != 0:
+        raise CorruptFileError(f"the first repetition level is {int(reps[0])}, not 0: the chunk starts inside a record")
+    if defs is None:
+        return
+    rd = repeated_def_levels(desc)
+    for k in range(1, desc.max_repetition_level + 1):
+        # an entry repeating at level k, and the entry before it, must reach that list's elements
+        low = defs < rd[k]
+        low[1:] |= low[:-1]
+        cont = reps.view(bool) if k == 1 == desc.max_repetition_level and reps.itemsize == 1 else reps == k
+        if bool((cont & low).any()):
+            raise CorruptFileError("a repetition level continues a list that has no element")
+
+
+# ---------------------------------------------------------------------------
+# levels -> nested values
+# ---------------------------------------------------------------------------
+class LeafLevels:
+    """A decoded leaf chunk: dense (non-null) physical values and its levels (None when the max is 0).
+
+    The values may instead come as ``pages``: (level entries, dense numeric values) per data page.
+    Assembly then scatters each page straight into the full-length column, and ``values``
+    concatenates them only when asked (one copy of the chunk fewer).
+    """
+
+    __slots__ = ("_values", "pages", "defs", "reps", "num_values")
+
+    def __init__(self, values: Any, defs: np.ndarray | None, reps: np.ndarray | None, num_values: int,
+                 pages: list[tuple[int, np.ndarray]] | None = None) -> None:
+        if values is None and pages is None:
+            raise ValueError("LeafLevels needs values or pages")
+        self._values = values
+        self.pages = pages
+        self.defs = defs
+        self.reps = reps
+        self.num_values = num_values
+
+    @property
+    def values(self) -> Any:
+        if self._values is None:
+            assert self.pages is not None
+            pieces = [v for _, v in self.pages]
+            self._values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        return self._values
+
+    @property
+    def num_dense(self) -> int:
+        """The number of dense values (without concatenating pages)."""
+        if self._values is not None or self.pages is None:
+            return len(self.values)
+        return sum(len(v) for _, v in self.pages)
+
+
+def scatter(dense: Any, present: np.ndarray) -> Any:
+    """Full-length physical values with ``dense`` at the ``present`` slots and placeholders elsewhere."""
+    n = len(present)
+    if isinstance(dense, BinaryArray):
+        lens = np.zeros(n, np.int64)
+        lens[present] = dense.lengths()
+        offs = np.zeros(n + 1, np.int64)
+        np.cumsum(lens, out=offs[1:])
+        return BinaryArray(offs, dense.compact().data)
+    out = np.zeros((n,) + dense.shape[1:], dense.dtype)
+    out[present] = dense
+    return out
+
+
+def _scatter_pages(pages: list[tuple[int, np.ndarray]], in_ctx: np.ndarray | None, present: np.ndarray,
+                   where: str) -> np.ndarray:
+    """:func:`scatter` of per-page dense values: each page fills its own stretch of the output.
+
+    ``pages`` holds (level entries, dense values) per page; ``in_ctx`` says which level entries
+    are slots of the output (None: all), ``present`` which slots hold a value.
+    """
+    first = pages[0][1]
+    out = np.zeros((len(present),) + first.shape[1:], first.dtype)
+    entry = slot = 0
+    for n_entries, vals in pages:
+        k = n_entries if in_ctx is None else int(np.count_nonzero(in_ctx[entry:entry + n_entries]))
+        seg = present[slot:slot + k]
+        if int(np.count_nonzero(seg)) != len(vals) or vals.dtype != first.dtype:
+            raise CorruptFileError(f"leaf {where!r}: a page has {int(np.count_nonzero(seg))} defined levels "
+                                   f"but {len(vals)} values")
+        out[slot:slot + k][seg] = vals
+        entry += n_entries
+        slot += k
+    return out
+
+
+def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_rep: int = 0) -> Column:
+    """Build the column of ``node`` from its leaves' decoded levels and values (keyed by leaf ordinal)."""
+    if node.kind == "leaf":
+        assert node.desc is not None
+        lv = data[node.desc.index]
+        maxd = node.desc.max_definition_level
+        fld = node.to_field()
+        defs = lv.defs
+        if defs is None:
+            n = lv.num_values
+            if len(lv.values) != n:
+                raise CorruptFileError(f"leaf {node.desc.dotted_path!r} decoded {len(lv.values)} values for {n} levels")
+            return Column(fld, lv.values, None)
+        in_ctx = defs >= ctx_def if ctx_def > 0 else None
+        sdefs = defs[in_ctx] if in_ctx is not None else defs
+        present = sdefs == maxd
+        npresent = int(np.count_nonzero(present))
+        ndense = lv.num_dense
+        if npresent != ndense:
+            raise CorruptFileError(f"leaf {node.desc.dotted_path!r} has {npresent} defined levels but "
+                                   f"{ndense} values")
+        if npresent == len(sdefs):
+            return Column(fld, lv.values, None)
+        if lv.pages is not None and len(lv.pages) > 1 and npresent:
+            full = _scatter_pages(lv.pages, in_ctx, present, node.desc.dotted_path)
+        else:
+            full = scatter(lv.values if npresent else empty_values(fld), present)
+        return Column(fld, full, ~present if node.nullable else None)
+    if not node.leaves():
+        raise UnsupportedError(f"{'.'.join(node.path)!r} is an empty group inside a field that holds data: its "
+                               f"slots cannot be told from the levels of its siblings (pyarrow and DuckDB refuse it too)")
+    first = node.first_leaf()
+    lv = data[first.index]
+    defs, reps = lv.defs, lv.reps
+    max_rep = first.max_repetition_level
+    n_entries = lv.num_values
+    # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep
+    pos: np.ndarray | None = None  # their positions, when known
+    sd: np.ndarray | None = None  # their definition levels, when known
+    others = False  # some entry with rep <= ctx_rep is not a slot (an ancestor is null or empty there)
+    if reps is not None and ctx_rep < max_rep:
+        # slot starts are a minority of the entries here: index them rather than mask everything
+        pos = np.flatnonzero(reps == 0 if ctx_rep == 0 else reps <= ctx_rep)
+        if defs is not None:
+            sd = defs[pos]
+            if ctx_def > 0:
+                keep = sd >= ctx_def
+                if not bool(keep.all()):
+                    others = True
+                    pos, sd = pos[keep], sd[keep]
+        nslots = len(pos)
+    elif defs is not None and ctx_def > 0:
+        sel = defs >= ctx_def
+        sd = defs[sel]
+        nslots = len(sd)
+    else:
+        sd = defs
+        nslots = n_entries
+    mask = None
+    if node.nullable and sd is not None:
+        mask = sd < node.def_level
+    fld = node.to_field()
+    if node.kind == "struct":
+        kids = [assemble(c, data, ctx_def, ctx_rep) for c in node.children]
+        for k in kids:
+            if len(k) != nslots:
+                raise CorruptFileError(f"struct {'.'.join(node.path)!r}: member {k.field.name!r} has {len(k)} "
+                                       f"values for {nslots} slots (leaves disagree on their levels)")
+        return NestedColumn(fld, nslots, mask, kids)
+    de, re_ = node.elem_def, ctx_rep + 1
+    if defs is None or reps is None or pos is None or sd is None:
+        raise CorruptFileError(f"list {'.'.join(node.path)!r} has a leaf without levels")
+    offsets = None
+    if re_ == max_rep and not others:
+        offsets = _innermost_offsets(defs, reps, pos, sd, de, ctx_rep)
+    if offsets is None:
+        el = defs >= de
+        if re_ < max_rep:
+            el &= reps <= re_
+        cs = np.cumsum(el, dtype=np.int64 if n_entries >= 2**31 - 1 else np.int32)
+        offsets = np.zeros(nslots + 1, np.int64)
+        if n_entries:
+            if (cs[pos[0] - 1] if nslots and pos[0] else cs[-1] if not nslots else 0) != 0:
+                raise CorruptFileError(f"list {'.'.join(node.path)!r}: elements before the first slot")
+            # elements before slot k's first entry: the running count just before it
+            offsets[1:nslots] = cs[pos[1:] - 1]
+            offsets[-1] = cs[-1]
+    kids = [assemble(c, data, de, re_) for c in node.children]
+    for k in kids:
+        if len(k) != int(offsets[-1]):
+            raise CorruptFileError(f"{node.kind} {'.'.join(node.path)!r}: child {k.field.name!r} has {len(k)} "
+                                   f"values for {int(offsets[-1])} elements (leaves disagree on their levels)")
+    return NestedColumn(fld, nslots, mask, kids, offsets)
+
+
+def _innermost_offsets(defs: np.ndarray, reps: np.ndarray, pos: np.ndarray, sd: np.ndarray, de: int,
+                       ctx_rep: int) -> np.ndarray | None:
+    """Offsets of an innermost list whose slots start at every entry with rep <= ``ctx_rep`` (at
+    ``pos``, with definition levels ``sd``), without a running count over all entries.
+
+    Every other entry then continues the list of the slot before it (rep == ctx_rep + 1), which
+    valid levels only do with an element; so a slot holds its entries, less its first one when that
+    one is an empty or null list. None when the levels do not have that shape (the general count
+    then decides, or reports them).
+    """
+    n = len(defs)
+    nslots = len(pos)
+    if not nslots or pos[0] != 0 or bool(((reps > ctx_rep) & (defs < de)).any()):
+        return None
+    lens = np.empty(nslots, np.int64)
+    np.subtract(pos[1:], pos[:-1], out=lens[:-1])
+    lens[-1] = n - pos[-1]
+    lens -= sd < de
+    offsets = np.zeros(nslots + 1, np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return offsets
+
+
+# ---------------------------------------------------------------------------
+# nested values -> levels
+# ---------------------------------------------------------------------------
+@dataclass
+class ShreddedLeaf:
+    """One leaf of a shredded column: dense values and levels over all its level entries."""
+
+    values: Any
+    defs: np.ndarray
+    reps: np.ndarray
+    num_values: int
+
+
+def _dense_take(col: Column, idx: np.ndarray) -> Any:
+    """Physical values of ``col`` at ``idx`` (sorted, unique)."""
+    v = col.values
+    if len(idx) == len(v):
+        return v  # idx is strictly increasing, so it is 0..n-1
+    if isinstance(v, BinaryArray):
+        keep = np.zeros(len(v), bool)
+        keep[idx] = True
+        return v.filter(keep)
+    return v[idx]
+
+
+def _dense_filter(values: Any, keep: np.ndarray) -> Any:
+    """The physical values where ``keep`` is True."""
+    return values.filter(keep) if isinstance(values, BinaryArray) else values[keep]
+
+
+def shred(col: Column, node: LNode) -> dict[int, ShreddedLeaf]:
+    """Definition/repetition levels and dense values of every leaf under ``node`` (by leaf ordinal).
+
+    ``node`` is the writer's tree for the column's field (from :func:`build_tree` of its schema).
+    The levels are int8 when every maximum level is below 128 (else int16).
+    """
+    n = len(col)
+    out: dict[int, ShreddedLeaf] = {}
+    top = max((max(d.max_definition_level, d.max_repetition_level) for d in node.leaves()), default=0)
+    lt = np.dtype(np.int8 if top < 128 else LEVEL_DTYPE)
+    _shred(col, node, np.zeros(n, lt), np.zeros(n, lt), None, True, out, None, True)
+    return out
+
+
+def _shred(col: Column, node: LNode, defs: np.ndarray, reps: np.ndarray, idx: np.ndarray | None, seq: bool,
+           out: dict[int, ShreddedLeaf], act: np.ndarray | None = None, aligned: bool = False) -> None:
+    """One node of :func:`shred`.
+
+    ``idx`` holds, per level entry, the slot of ``col`` it stands for, or -1 where an ancestor ended
+    the record branch (null or empty). ``seq`` says the entries with ``idx >= 0`` are exactly the
+    slots 0..len(col)-1 in order, which spares the gathers by ``idx`` (the common case: top-level
+    columns, and children of lists/maps and of structs without nulls, below such columns).
+    ``aligned`` says entry i stands for slot i wherever it is active (top-level columns and the
+    struct members below them, nulls or not): ``idx`` is then not needed either.
+    ``act`` is ``idx >= 0`` when already known (None: every entry); ``idx`` itself may be None
+    under ``aligned``, and for a leaf under ``seq``.
+    """
+    lt = defs.dtype
+    active = act
+    if aligned:
+        if node.nullable:
+            if col.mask is not None:
+                active = ~col.mask if active is None else active & ~col.mask
+            defs = defs + (np.int8(1) if active is None else active)
+        if node.kind == "leaf":
+            assert node.desc is not None
+            dense = col.values if active is None else _dense_filter(col.values, active)
+            out[node.desc.index] = ShreddedLeaf(dense, defs.astype(lt, copy=False), reps, len(defs))
+            return
+        assert isinstance(col, NestedColumn)
+        if node.kind == "struct":
+            # the members stay aligned with the struct; in order too unless a struct slot is null
+            child_seq = seq and (col.mask is None or not node.nullable)
+            for c, k in zip(col.children, node.children):
+                _shred(c, k, defs, reps, None, child_seq, out, active, True)
+            return
+        if active is None:  # a list or map: its slots by position
+            active = np.ones(len(col), bool)
+    elif node.nullable:
+        if active is None:
+            assert idx is not None
+            active = idx >= 0
+        if col.mask is not None:
+            ok = active.copy()
+            if seq:
+                ok[active] = ~col.mask
+            else:
+                assert idx is not None
+                ok[active] = ~col.mask[idx[active]]
+            if idx is not None:
+                idx = np.where(ok, idx, -1)
+            defs = defs + ok
+            active = ok
+        else:
+            defs = defs + active
+    if node.kind == "leaf":
+        assert node.desc is not None
+        if seq:
+            dense = col.dense() if col.mask is not None and node.nullable else col.values
+        else:
+            assert idx is not None
+            present = idx >= 0 if active is None else active
+            dense = _dense_take(col, idx[present] if not bool(present.all()) else idx)
+        out[node.desc.index] = ShreddedLeaf(dense, defs.astype(lt, copy=False), reps, len(defs))
+        return
+    assert isinstance(col, NestedColumn)
+    if node.kind == "struct":
+        child_seq = seq and (col.mask is None or not node.nullable)
+        for c, k in zip(col.children, node.children):
+            _shred(c, k, defs, reps, idx, child_seq, out, active)
+        return
+    # list / map: expand every slot with elements into one entry per element
+    assert col.offsets is not None
+    offsets = col.offsets
+    if active is None:
+        assert idx is not None
+        active = idx >= 0
+    if aligned or (seq and len(active) == len(col)):
+        starts, lens = offsets[:-1], np.where(active, np.diff(offsets), 0)
+    else:
+        assert idx is not None
+        safe = np.where(active, idx, 0)
+        starts = offsets[safe]
+        lens = np.where(active, offsets[np.minimum(safe + 1, len(offsets) - 1)] - starts, 0)
+    expand = lens > 0
+    cnt = np.where(expand, lens, 1)
+    total = int(cnt.sum())
+    # the children need the element index of each entry unless they are leaves read in order
+    need_idx = not seq or any(k.kind != "leaf" for k in node.children)
+    new_idx: np.ndarray | None = None
+    if total == len(cnt):  # no slot holds more than one element: no copy of the level arrays needed
+        new_defs = (defs + expand).astype(lt, copy=False)
+        new_reps = reps
+        new_act = expand
+        if need_idx:
+            new_idx = np.where(expand, starts, -1)
+    else:
+        first = np.zeros(len(cnt), np.int64)
+        np.cumsum(cnt[:-1], out=first[1:])
+        # a slot with elements has every ancestor defined, so all its entries are at elem_def; the
+        # other slots keep one entry each: fill, then patch those (cheaper than repeating per slot)
+        empty = ~expand
+        if bool((defs[expand] == node.elem_def - 1).all()):
+            new_defs = np.full(total, node.elem_def, lt)
+            new_defs[first[empty]] = defs[empty]
+        else:
+            new_defs = np.repeat((defs + expand).astype(lt, copy=False), cnt)
+        new_reps = np.full(total, node.rep_level + 1, lt)
+        new_reps[first] = reps
+        new_act = np.ones(total, bool)
+        new_act[first[empty]] = False
+        if need_idx:
+            # element index of each entry: starts[g], starts[g] + 1, ... within an expanded slot g,
+            # -1 for a null or empty slot; built as the running sum of steps of 1 with a jump per slot
+            v = np.where(expand, starts, -1)
+            last = v + cnt - 1
+            step = np.ones(total, np.int64)
+            step[first[0]] = v[0]
+            step[first[1:]] = v[1:] - last[:-1]
+            new_idx = np.cumsum(step)
+    # null slots are empty, so referencing every slot in order references every element in order
+    for c, k in zip(col.children, node.children):
+        _shred(c, k, new_defs, new_reps, new_idx, seq, out, new_act)

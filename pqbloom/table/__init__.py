@@ -1,0 +1,21 @@
+"""In-memory tables and columns, and their conversions from and to Python values, numpy, pandas and pyarrow.
+
+* :mod:`~pqbloom.table.column`: :class:`Column`, :class:`DictionaryColumn`, :class:`NestedColumn`.
+* :mod:`~pqbloom.table.table`: :class:`Table`.
+* :mod:`~pqbloom.table.build`: columns from Python values and numpy (flat and nested), inferred types.
+* :mod:`~pqbloom.table.outputs`: a column's values as numpy, Python objects and pyarrow arrays.
+* :mod:`~pqbloom.table.arrow`: columns from pyarrow arrays; Arrow types applied on the way out.
+* :mod:`~pqbloom.table.arrow_schema`: the footer's ``ARROW:schema`` (Arrow IPC schema codec, no pyarrow).
+* :mod:`~pqbloom.table.pandas` / :mod:`~pqbloom.table.pandas_meta`: DataFrames and pandas' metadata, as
+  pyarrow converts them.
+* :mod:`~pqbloom.table.decimals`: decimal encodings to and from Arrow's.
+"""
+
+from .build import column_from_pylist, column_from_values, conform, empty_column, null_column, timestamps_to_int96
+from .column import Column, DictionaryColumn, NestedColumn, dictionary_codes, with_dictionary
+from .outputs import int96_to_ns
+from .table import Table
+
+__all__ = ["Column", "DictionaryColumn", "NestedColumn", "Table", "column_from_values", "column_from_pylist",
+           "conform", "empty_column", "null_column", "with_dictionary", "dictionary_codes", "int96_to_ns",
+           "timestamps_to_int96"]

@@ -1,0 +1,318 @@
+"""In-memory columns: physical values plus a null mask.
+
+A :class:`Column` stores values in their Parquet *physical* representation
+(see :mod:`pqbloom.arrays`) for the full length of the column, with
+``mask[i] == True`` where row ``i`` is null (the value slot then holds a
+placeholder). A :class:`DictionaryColumn` also carries the dictionary its values
+are drawn from. A :class:`NestedColumn` is a struct, list or map in Arrow's layout:
+a validity mask, ``int64`` offsets for lists and maps, and child columns (flat
+columns or further nested ones). Conversions out (numpy, Python, Arrow) are
+:mod:`pqbloom.table.outputs`; conversions in, :mod:`pqbloom.table.build` and
+:mod:`pqbloom.table.arrow`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..encodings import build_dictionary, encode_with_dictionary
+from ..errors import SchemaError
+from ..schema import Field, NestedField
+from .outputs import nested_to_arrow, to_arrow, to_numpy, to_pylist
+
+__all__ = ["Column", "DictionaryColumn", "NestedColumn", "with_dictionary", "dictionary_codes", "take_ranges"]
+
+
+class Column:
+    """One column: physical values (full length) and an optional null mask (True = null)."""
+
+    __slots__ = ("field", "values", "mask")
+
+    def __init__(self, field: Field, values: Any, mask: np.ndarray | None = None) -> None:
+        self.field = field
+        self.values = values
+        if mask is not None:
+            mask = np.asarray(mask, dtype=bool)
+            if not mask.any():
+                mask = None
+        if mask is not None and not field.nullable:
+            raise SchemaError(f"column {field.name!r} is declared not null but has {int(mask.sum())} nulls")
+        self.mask = mask
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def null_count(self) -> int:
+        return 0 if self.mask is None else int(self.mask.sum())
+
+    def dense(self) -> Any:
+        """The non-null values only."""
+        if self.mask is None:
+            return self.values
+        keep = ~self.mask
+        if isinstance(self.values, BinaryArray):
+            return self.values.filter(keep)
+        return self.values[keep]
+
+    def slice(self, start: int, stop: int) -> Column:
+        v = self.values.slice(start, stop) if isinstance(self.values, BinaryArray) else self.values[start:stop]
+        return Column(self.field, v, None if self.mask is None else self.mask[start:stop])
+
+    def take(self, idx: np.ndarray) -> Column:
+        v = self.values.take(idx) if isinstance(self.values, BinaryArray) else self.values[idx]
+        return Column(self.field, v, None if self.mask is None else self.mask[idx])
+
+    # -- output ---------------------------------------------------------------
+    def to_numpy(self) -> np.ndarray:
+        """Values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""
+        return to_numpy(self.field, self.values, self.mask)
+
+    def to_pylist(self) -> list[Any]:
+        """Values as Python objects (as pyarrow's ``as_py`` gives them); None for nulls."""
+        return to_pylist(self.field, self.values, self.mask)
+
+    def to_arrow(self) -> Any:
+        """Values as the pyarrow array pyarrow reads for this column's type."""
+        return to_arrow(self.field, self.values, self.mask)
+
+    def __repr__(self) -> str:
+        return f"Column({self.field}, len={len(self)}, nulls={self.null_count})"
+
+    @staticmethod
+    def concat(parts: Sequence[Column]) -> Column:
+        if type(parts[0]) is not Column:  # nested columns concatenate their own way
+            return type(parts[0]).concat(parts)
+        f = parts[0].field
+        if isinstance(parts[0].values, BinaryArray):
+            vals: Any = BinaryArray.concat([p.values for p in parts])
+        else:
+            vals = np.concatenate([p.values for p in parts]) if parts else parts[0].values
+        if any(p.mask is not None for p in parts):
+            mask = np.concatenate([p.mask if p.mask is not None else np.zeros(len(p), bool) for p in parts])
+        else:
+            mask = None
+        return Column(f, vals, mask)
+
+
+class DictionaryColumn(Column):
+    """A column whose values are drawn from ``dictionary`` (distinct values, in order): a pandas
+    categorical, or a column read with its file's dictionary pages. The writer stores the dictionary
+    page as this dictionary, and ``to_pandas`` makes it the categories."""
+
+    __slots__ = ("dictionary",)
+
+    def __init__(self, field: Field, values: Any, mask: np.ndarray | None, dictionary: Any) -> None:
+        super().__init__(field, values, mask)
+        self.dictionary = dictionary
+
+    def slice(self, start: int, stop: int) -> Column:
+        c = super().slice(start, stop)
+        return DictionaryColumn(c.field, c.values, c.mask, self.dictionary)
+
+    def take(self, idx: np.ndarray) -> Column:
+        c = super().take(idx)
+        return DictionaryColumn(c.field, c.values, c.mask, self.dictionary)
+
+    @staticmethod
+    def concat(parts: Sequence[Column]) -> Column:
+        plain = Column.concat([Column(p.field, p.values, p.mask) for p in parts])
+        dicts = [getattr(p, "dictionary", None) for p in parts]
+        if any(d is None for d in dicts) or any(not _same_values(dicts[0], d) for d in dicts[1:]):
+            return plain
+        return DictionaryColumn(plain.field, plain.values, plain.mask, dicts[0])
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, BinaryArray) and isinstance(b, BinaryArray):
+        return a.to_pylist() == b.to_pylist()
+    return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape and bool((a == b).all())
+
+
+def with_dictionary(col: Column, dictionaries: Sequence[Any]) -> Column:
+    """``col`` as a :class:`DictionaryColumn` whose dictionary is ``dictionaries`` (its chunks'
+    dictionary pages, in order) followed by any other value it holds, each value once: the
+    categories pyarrow makes of a dictionary-encoded column when it joins the chunks."""
+    pieces = [*dictionaries, col.dense()]
+    if isinstance(col.values, BinaryArray):
+        if not all(isinstance(p, BinaryArray) for p in pieces):
+            return col
+        both: Any = BinaryArray.concat(pieces)
+    else:
+        both = np.concatenate([np.asarray(p) for p in pieces])
+    dictionary, _ = build_dictionary(both, col.field.physical_type)
+    return DictionaryColumn(col.field, col.values, col.mask, dictionary)
+
+
+def dictionary_codes(col: Column, dictionary: Any, null_code: int = 0) -> np.ndarray:
+    """Each row's index into ``dictionary`` (``null_code`` for nulls), found by hashing, not per value."""
+    codes = np.full(len(col), null_code, np.int32)
+    got = encode_with_dictionary(dictionary, col.dense(), col.field.physical_type)
+    if got is None:
+        raise SchemaError(f"column {col.field.name!r}: values outside its dictionary")
+    codes[~col.mask if col.mask is not None else slice(None)] = got[1]
+    return codes
+
+
+# ---------------------------------------------------------------------------
+# the nested column
+# ---------------------------------------------------------------------------
+class NestedColumn(Column):
+    """A struct, list or map column in Arrow's layout.
+
+    ``children`` holds one column per struct member, the element column of a list, or the
+    key and value columns of a map. Lists and maps have ``offsets`` (``int64``, length n + 1,
+    starting at 0): slot ``i`` holds child entries ``offsets[i]:offsets[i + 1]`` (empty when null).
+    """
+
+    __slots__ = ("children", "offsets", "_n")
+
+    def __init__(self, field: Field, length: int, mask: np.ndarray | None, children: Sequence[Column],
+                 offsets: np.ndarray | None = None) -> None:
+        if not isinstance(field, NestedField):
+            raise SchemaError(f"column {field.name!r}: a nested column needs a struct, list or map field")
+        self.field = field
+        self.values = None
+        self._n = int(length)
+        if mask is not None:
+            mask = np.asarray(mask, dtype=bool)
+            if len(mask) != self._n:
+                raise SchemaError(f"column {field.name!r}: mask of {len(mask)} for {self._n} rows")
+            if not mask.any():
+                mask = None
+        if mask is not None and not field.nullable:
+            raise SchemaError(f"column {field.name!r} is declared not null but has {int(mask.sum())} nulls")
+        self.mask = mask
+        self.children = list(children)
+        if len(self.children) != len(field.children):
+            raise SchemaError(f"column {field.name!r}: {len(self.children)} children for {field.type_name}")
+        if field.kind == "struct":
+            self.offsets = None
+            for c in self.children:
+                if len(c) != self._n:
+                    raise SchemaError(f"column {field.name!r}: member {c.field.name!r} has {len(c)} rows, "
+                                      f"the struct {self._n}")
+        else:
+            if offsets is None:
+                raise SchemaError(f"column {field.name!r}: a {field.kind} needs offsets")
+            offsets = np.asarray(offsets, dtype=np.int64)
+            if len(offsets) != self._n + 1 or (len(offsets) and offsets[0] != 0):
+                raise SchemaError(f"column {field.name!r}: offsets must have n + 1 entries starting at 0")
+            if mask is not None and len(offsets) > 1:
+                lens = np.diff(offsets)
+                if bool((lens[mask] > 0).any()):  # null slots backed by elements: drop those
+                    keep_lens = np.where(mask, 0, lens)
+                    new_off = np.zeros(len(offsets), np.int64)
+                    np.cumsum(keep_lens, out=new_off[1:])
+                    _, elem = take_ranges(offsets, np.flatnonzero(~mask))
+                    children = [c.take(elem) for c in children]
+                    offsets = new_off
+            self.offsets = offsets
+            self.children = list(children)
+            for c in self.children:
+                if len(c) != int(offsets[-1]):
+                    raise SchemaError(f"column {field.name!r}: child {c.field.name!r} has {len(c)} entries, "
+                                      f"the offsets {int(offsets[-1])}")
+
+    @property
+    def kind(self) -> str:
+        return self.field.kind  # type: ignore[attr-defined, no-any-return]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def dense(self) -> Any:
+        raise TypeError(f"column {self.field.name!r} is nested; it has no dense physical values")
+
+    def slice(self, start: int, stop: int) -> NestedColumn:
+        start = max(0, min(start, self._n))
+        stop = max(start, min(stop, self._n))
+        mask = None if self.mask is None else self.mask[start:stop]
+        if self.offsets is None:
+            return NestedColumn(self.field, stop - start, mask, [c.slice(start, stop) for c in self.children])
+        a, b = int(self.offsets[start]), int(self.offsets[stop])
+        return NestedColumn(self.field, stop - start, mask, [c.slice(a, b) for c in self.children],
+                            self.offsets[start:stop + 1] - a)
+
+    def take(self, idx: np.ndarray) -> NestedColumn:
+        idx = np.asarray(idx)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        idx = idx.astype(np.int64, copy=False)
+        mask = None if self.mask is None else self.mask[idx]
+        if self.offsets is None:
+            return NestedColumn(self.field, len(idx), mask, [c.take(idx) for c in self.children])
+        off, elem = take_ranges(self.offsets, idx)
+        return NestedColumn(self.field, len(idx), mask, [c.take(elem) for c in self.children], off)
+
+    @staticmethod
+    def concat(parts: Sequence[Column]) -> NestedColumn:
+        ps = [p for p in parts if isinstance(p, NestedColumn)]
+        if len(ps) != len(parts) or not ps:
+            raise SchemaError("cannot concatenate nested and flat columns")
+        f = ps[0].field
+        n = sum(len(p) for p in ps)
+        mask = None
+        if any(p.mask is not None for p in ps):
+            mask = np.concatenate([p.mask if p.mask is not None else np.zeros(len(p), bool) for p in ps])
+        kids = [type(ps[0].children[i]).concat([p.children[i] for p in ps]) for i in range(len(ps[0].children))]
+        if ps[0].offsets is None:
+            return NestedColumn(f, n, mask, kids)
+        offs = [np.zeros(1, np.int64)]
+        base = 0
+        for p in ps:
+            assert p.offsets is not None
+            offs.append(p.offsets[1:] + base)
+            base += int(p.offsets[-1])
+        return NestedColumn(f, n, mask, kids, np.concatenate(offs))
+
+    # -- output -----------------------------------------------------------------
+    def to_pylist(self) -> list[Any]:
+        """Python values: dicts for structs, lists for lists, dicts for maps; None for nulls."""
+        n = self._n
+        valid = [True] * n if self.mask is None else (~self.mask).tolist()
+        kind = self.kind
+        if kind == "struct":
+            names = [c.field.name for c in self.children]
+            cols = [c.to_pylist() for c in self.children]
+            return [dict(zip(names, vals)) if ok else None for vals, ok in zip(zip(*cols), valid)] if cols else \
+                [{} if ok else None for ok in valid]
+        assert self.offsets is not None
+        off = self.offsets.tolist()
+        if kind == "list":
+            vals = self.children[0].to_pylist()
+            return [vals[off[i]:off[i + 1]] if valid[i] else None for i in range(n)]
+        keys = self.children[0].to_pylist()
+        items = self.children[1].to_pylist()
+        return [dict(zip(keys[off[i]:off[i + 1]], items[off[i]:off[i + 1]])) if valid[i] else None
+                for i in range(n)]
+
+    def to_numpy(self) -> np.ndarray:
+        out = np.empty(self._n, dtype=object)
+        out[:] = self.to_pylist()
+        return out
+
+    def to_arrow(self) -> Any:
+        """A pyarrow StructArray, ListArray (LargeListArray past 2**31 - 1 elements) or MapArray."""
+        return nested_to_arrow(self.kind, self._n, self.mask, self.offsets, [c.to_arrow() for c in self.children],
+                               [c.field for c in self.children])
+
+    def __repr__(self) -> str:
+        return f"NestedColumn({self.field}, len={len(self)}, nulls={self.null_count})"
+
+
+def take_ranges(offsets: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """New offsets and child indices selecting the ranges ``offsets[i]:offsets[i+1]`` for i in idx."""
+    starts = offsets[idx]
+    lens = offsets[idx + 1] - starts
+    off = np.zeros(len(idx) + 1, np.int64)
+    np.cumsum(lens, out=off[1:])
+    total = int(off[-1])
+    elem = np.repeat(starts - off[:-1], lens) + np.arange(total, dtype=np.int64)
+    return off, elem

@@ -1,0 +1,290 @@
+"""Physical -> outputs: a column's physical values as numpy, Python objects and pyarrow arrays, in their
+logical types, as pyarrow converts the same file. Functions over (field, values, null mask), so that
+the column classes (:mod:`pqbloom.table.column`) call them without this module knowing the classes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..errors import UnsupportedError
+from ..format.enums import PhysicalType
+from ..schema import Field
+from .decimals import (
+    DecimalOverflow,
+    arrow_decimal_width,
+    words_from_big_endian,
+    words_from_byte_array,
+    words_from_ints,
+)
+
+__all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer", "int96_to_ns",
+           "DECIMAL_CONTEXT"]
+
+
+# Parquet decimals reach 38 digits (and more on BYTE_ARRAY); Python's default context keeps only 28.
+DECIMAL_CONTEXT = decimal.Context(prec=200, Emax=999_999, Emin=-999_999)
+
+
+def int96_to_ns(raw: np.ndarray) -> np.ndarray:
+    """INT96 -> int64 nanoseconds since the epoch (wrapping like Arrow does for out-of-range values)."""
+    m = np.ascontiguousarray(raw, dtype=np.uint8)
+    nanos = m[:, :8].copy().view("<i8").reshape(-1)
+    # the Julian day is unsigned in Impala/Spark's layout (Arrow reads it so too)
+    days = m[:, 8:].copy().view("<u4").reshape(-1).astype(np.int64)
+    with np.errstate(over="ignore"):
+        return (days - 2_440_588) * np.int64(86_400_000_000_000) + nanos
+
+
+def logical_numpy(f: Field, v: Any) -> np.ndarray:
+    """Physical values ``v`` of field ``f`` as numpy in their logical type (nulls not applied)."""
+    lt = f.logical_type
+    kind = lt.kind if lt is not None else None
+    p = f.physical_type
+    if p == PhysicalType.INT96:
+        return int96_to_ns(v).view("datetime64[ns]")
+    if kind == "DATE":
+        return v.astype(np.int64).view("datetime64[D]")
+    if kind == "TIMESTAMP":
+        return v.astype(np.int64).view(f"datetime64[{lt.unit}]")  # type: ignore[union-attr]
+    if kind == "TIME":
+        return v.astype(np.int64).view(f"timedelta64[{lt.unit}]")  # type: ignore[union-attr]
+    if kind == "INTEGER":
+        bits, signed = lt.bit_width or 64, lt.signed  # type: ignore[union-attr]
+        if not signed:
+            u = v.view(np.uint32 if p == PhysicalType.INT32 else np.uint64)
+            return u.astype({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits])
+        return v.astype({8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[bits])
+    if kind == "FLOAT16":
+        return np.ascontiguousarray(v).view(np.float16).reshape(-1)
+    return v
+
+
+def to_numpy(f: Field, values: Any, mask: np.ndarray | None) -> np.ndarray:
+    """A column's values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""
+    kind = f.logical_type.kind if f.logical_type is not None else None
+    if isinstance(values, BinaryArray) or f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY and kind != "FLOAT16" or kind == "DECIMAL":
+        return np.array(to_pylist(f, values, mask), dtype=object)
+    out = logical_numpy(f, values)
+    if mask is None:
+        return out
+    if out.dtype.kind in "mM":
+        out = out.copy()
+        out[mask] = np.datetime64("NaT") if out.dtype.kind == "M" else np.timedelta64("NaT")
+        return out
+    if out.dtype.kind == "f":
+        out = out.astype(np.float64 if out.dtype.itemsize > 4 else out.dtype, copy=True)
+        out[mask] = np.nan
+        return out
+    obj = out.astype(object)
+    obj[mask] = None
+    return obj
+
+
+def _decimal_from_bytes(b: bytes, scale: int) -> decimal.Decimal:
+    return decimal.Decimal(int.from_bytes(b, "big", signed=True)).scaleb(-scale, context=DECIMAL_CONTEXT)
+
+
+def to_pylist(f: Field, v: Any, mask: np.ndarray | None) -> list[Any]:
+    """A column's values as Python objects in their logical type (as pyarrow's ``as_py`` gives them);
+    None for nulls."""
+    lt = f.logical_type
+    kind = lt.kind if lt is not None else None
+    p = f.physical_type
+    if isinstance(v, BinaryArray):
+        if kind == "DECIMAL":
+            vals: list[Any] = [_decimal_from_bytes(b, lt.scale or 0) for b in v]  # type: ignore[union-attr]
+        elif kind in ("STRING", "JSON", "ENUM"):
+            vals = [b.decode("utf-8", errors="surrogateescape") for b in v]
+        else:
+            vals = v.to_pylist()
+    elif p == PhysicalType.FIXED_LEN_BYTE_ARRAY and kind != "FLOAT16":
+        raw = [bytes(r) for r in np.ascontiguousarray(v).reshape(len(v), -1)] if len(v) else []
+        if kind == "DECIMAL":
+            vals = [_decimal_from_bytes(b, lt.scale or 0) for b in raw]  # type: ignore[union-attr]
+        elif kind == "UUID":
+            vals = [uuid.UUID(bytes=b) for b in raw]
+        else:
+            vals = raw
+    elif kind == "DECIMAL":
+        vals = [decimal.Decimal(int(x)).scaleb(-(lt.scale or 0), context=DECIMAL_CONTEXT)  # type: ignore[union-attr]
+                for x in v.tolist()]
+    elif kind == "DATE":
+        vals = [_dt.date(1970, 1, 1) + _dt.timedelta(days=int(x)) for x in v.tolist()]
+    elif kind == "TIMESTAMP" or p == PhysicalType.INT96:
+        ints = int96_to_ns(v) if p == PhysicalType.INT96 else v
+        unit: str = "ns" if p == PhysicalType.INT96 or lt is None or lt.unit is None else lt.unit
+        vals = _timestamps_to_py(f.name, np.asarray(ints, np.int64), unit, lt is not None and lt.utc, mask)
+    elif kind == "TIME":
+        ticks = v.astype(np.int64)
+        per_us = {"ms": 1000, "us": 1, "ns": 0}[lt.unit]  # type: ignore[union-attr, index]
+        micros = ticks // 1000 if per_us == 0 else ticks * per_us
+        vals = []
+        # a time of day outside 0..24 h (some writers store negative ones) wraps around the day, as
+        # pyarrow and DuckDB read it
+        for us in (micros % 86_400_000_000).tolist():
+            vals.append(_dt.time(us // 3_600_000_000, us // 60_000_000 % 60, us // 1_000_000 % 60, us % 1_000_000))
+    else:
+        vals = logical_numpy(f, v).tolist()
+    if mask is not None:
+        for i in np.flatnonzero(mask).tolist():
+            vals[i] = None
+    return vals
+
+
+#: the instants datetime.datetime holds, in microseconds since the epoch
+_DATETIME_US = (-62_135_596_800_000_000, 253_402_300_799_999_999)
+
+
+def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: np.ndarray | None) -> list[Any]:
+    """Python values of a timestamp column, as pyarrow's ``as_py`` gives them: ``datetime.datetime``
+    (aware, in UTC, when the column is), or ``pandas.Timestamp`` for nanoseconds (which datetime cannot
+    hold). A value outside datetime's range, or nanoseconds without pandas, raise
+    :class:`~pqbloom.errors.UnsupportedError` rather than come back as something else."""
+    valid = ints if mask is None else ints[~mask]
+    if unit == "ns":
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is installed with the test extras
+            if bool((valid % 1000 != 0).any()):
+                raise UnsupportedError(f"column {name!r}: nanosecond timestamps need pandas for Python values "
+                                       f"(datetime holds microseconds); use to_arrow() or to_numpy()") from None
+            return _timestamps_to_py(name, ints // 1000, "us", utc, mask)
+        idx = pd.DatetimeIndex(np.where(mask, 0, ints) if mask is not None else ints, dtype="datetime64[ns]")
+        out: list[Any] = (idx.tz_localize("UTC") if utc else idx).tolist()
+        return out
+    us = ints * 1000 if unit == "ms" else ints
+    bad = (valid < _DATETIME_US[0] // (1000 if unit == "ms" else 1)) | (
+        valid > _DATETIME_US[1] // (1000 if unit == "ms" else 1))
+    if bool(bad.any()):
+        raise UnsupportedError(f"column {name!r}: timestamp {int(valid[bad][0])} ({unit}) is outside the range of "
+                               f"datetime.datetime; use to_arrow() or to_numpy()")
+    if mask is not None:
+        us = np.where(mask, 0, us)
+    naive = us.astype("datetime64[us]").astype(object).tolist()
+    if not utc:
+        return naive  # type: ignore[no-any-return]
+    tz = _dt.timezone.utc
+    return [d.replace(tzinfo=tz) for d in naive]
+
+
+def validity_buffer(mask: np.ndarray | None) -> Any:
+    """Arrow's validity bitmap of a null mask (True = null), or None without nulls."""
+    import pyarrow as pa
+
+    if mask is None:
+        return None
+    return pa.py_buffer(np.packbits(~mask, bitorder="little").tobytes())
+
+
+def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
+    """A flat column's values as the pyarrow array pyarrow reads for its type from a file."""
+    import pyarrow as pa
+
+    n = len(v)
+    lt = f.logical_type
+    kind = lt.kind if lt is not None else None
+    p = f.physical_type
+    validity = validity_buffer(mask)
+    nulls = 0 if mask is None else int(mask.sum())
+    if kind == "UNKNOWN":  # the Null logical type: every value is null
+        return pa.nulls(n)
+    if kind == "DECIMAL":
+        return _decimal_to_arrow(f, v, nulls, validity)
+    if isinstance(v, BinaryArray):
+        c = v.compact()
+        big = c.nbytes >= 2**31
+        btyp = (pa.large_string() if big else pa.string()) if kind in ("STRING", "JSON", "ENUM") else (
+            pa.large_binary() if big else pa.binary())
+        offs = c.offsets if big else c.offsets.astype(np.int32)
+        arr = pa.Array.from_buffers(btyp, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
+        # JSON as pyarrow reads it: the arrow.json extension type over its text
+        return pa.ExtensionArray.from_storage(pa.json_(btyp), arr) if kind == "JSON" else arr
+    if p == PhysicalType.FIXED_LEN_BYTE_ARRAY and kind != "FLOAT16":
+        w = f.type_length or 0
+        arr = pa.Array.from_buffers(pa.binary(w), n, [validity, pa.py_buffer(np.ascontiguousarray(v).tobytes())],
+                                    null_count=nulls)
+        # UUID as pyarrow reads it: the arrow.uuid extension type over 16 bytes
+        return pa.ExtensionArray.from_storage(pa.uuid(), arr) if kind == "UUID" else arr
+    if kind == "DATE":
+        typ: Any = pa.date32()
+    elif kind == "TIMESTAMP":
+        typ = pa.timestamp(lt.unit, tz="UTC" if lt.utc else None)  # type: ignore[union-attr]
+    elif p == PhysicalType.INT96:
+        typ = pa.timestamp("ns")
+    elif kind == "TIME":
+        typ = pa.time32(lt.unit) if p == PhysicalType.INT32 else pa.time64(lt.unit)  # type: ignore[union-attr]
+    elif kind == "FLOAT16":
+        typ = pa.float16()
+    elif kind == "INTEGER":
+        typ = pa.from_numpy_dtype(logical_numpy(f, v[:0]).dtype)
+    elif p == PhysicalType.BOOLEAN:
+        return pa.Array.from_buffers(pa.bool_(), n, [validity, pa.py_buffer(np.packbits(v, bitorder="little"))],
+                                     null_count=nulls)
+    else:
+        typ = pa.from_numpy_dtype(v.dtype)
+    # the physical buffer already has Arrow's layout except for these
+    data = int96_to_ns(v) if p == PhysicalType.INT96 else (logical_numpy(f, v) if kind == "INTEGER" else v)
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(np.ascontiguousarray(data).view(np.uint8))],
+                                 null_count=nulls)
+
+
+def _decimal_to_arrow(f: Field, v: Any, nulls: int, validity: Any) -> Any:
+    """A DECIMAL column as Arrow's decimal128 (precision up to 38) or decimal256 (up to 76), built from
+    the stored unscaled values with numpy. Values are taken as stored, also where they have more digits
+    than the precision declares (pyarrow reads them so)."""
+    import pyarrow as pa
+
+    n = len(v)
+    lt = f.logical_type
+    assert lt is not None
+    precision, scale = lt.precision or 0, lt.scale or 0
+    width = arrow_decimal_width(precision)
+    if width is None:
+        raise UnsupportedError(f"column {f.name!r}: DECIMAL({precision}, {scale}) has more digits than Arrow's "
+                               f"decimal types hold (76); read it with to_pylist()")
+    try:
+        if isinstance(v, BinaryArray):
+            c = v.compact()
+            words = words_from_byte_array(c.offsets, c.data, width)
+        elif f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY:
+            words = words_from_big_endian(np.asarray(v).reshape(n, f.type_length or 0), width)
+        else:
+            words = words_from_ints(np.asarray(v), width)
+    except DecimalOverflow:
+        raise UnsupportedError(f"column {f.name!r}: a DECIMAL({precision}, {scale}) value needs more than the "
+                               f"{width} bytes of Arrow's decimal{8 * width}") from None
+    typ = pa.decimal128(precision, scale) if width == 16 else pa.decimal256(precision, scale)
+    return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(words)], null_count=nulls)
+
+
+def nested_to_arrow(kind: str, length: int, mask: np.ndarray | None, offsets: np.ndarray | None,
+                    children: Sequence[Any], child_fields: Sequence[Field]) -> Any:
+    """A struct, list or map column as a pyarrow array, from its children already converted
+    (``children``: pyarrow arrays, ``child_fields`` their fields) and its null mask and offsets."""
+    import pyarrow as pa
+
+    n = length
+    validity = validity_buffer(mask)
+    nulls = 0 if mask is None else int(mask.sum())
+    kids = list(children)
+    afields = [pa.field(c.name, a.type, c.nullable) for c, a in zip(child_fields, kids)]
+    if kind == "struct":
+        return pa.Array.from_buffers(pa.struct(afields), n, [validity], null_count=nulls, children=kids)
+    assert offsets is not None
+    large = int(offsets[-1]) >= 2**31 - 1
+    offs = pa.py_buffer(np.ascontiguousarray(offsets if large else offsets.astype(np.int32)))
+    if kind == "list":
+        typ = pa.large_list(afields[0]) if large else pa.list_(afields[0])
+        return pa.Array.from_buffers(typ, n, [validity, offs], null_count=nulls, children=kids)
+    kf = pa.field(afields[0].name, afields[0].type, False)
+    entries = pa.Array.from_buffers(pa.struct([kf, afields[1]]), len(kids[0]), [None], children=kids)
+    return pa.Array.from_buffers(pa.map_(kf, afields[1]), n, [validity, pa.py_buffer(
+        np.ascontiguousarray(offsets.astype(np.int32)))], null_count=nulls, children=[entries])
