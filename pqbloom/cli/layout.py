@@ -37,8 +37,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import CorruptFileError, KeyNotFoundError, ParquetError
-from .format import T, decode_prefix
+from ..errors import CorruptFileError, KeyNotFoundError, ParquetError
+from ..format import T, decode_prefix
 
 __all__ = ["Section", "FileLayout", "scan_layout", "render_svg", "write_layout", "KINDS"]
 
@@ -133,7 +133,7 @@ class FileLayout:
 
 def scan_layout(source: Any, decryption_properties: Any = None) -> FileLayout:
     """The sections of a file (path or :class:`~pqbloom.reader.ParquetFile`), in file order."""
-    from .reader import ParquetFile
+    from ..reader import ParquetFile
 
     if isinstance(source, ParquetFile):
         return _scan(source, getattr(source._reader, "name", "<file>"))
@@ -149,7 +149,7 @@ def scan_layout(source: Any, decryption_properties: Any = None) -> FileLayout:
 
 def _scan_opaque(source: Any) -> FileLayout:
     """An encrypted-footer file opened without keys: only the magic and footer are known."""
-    from .io import RangeReader
+    from ..io import RangeReader
 
     r = RangeReader(source)
     try:
@@ -230,7 +230,7 @@ def _fill_gaps(secs: list[Section], size: int, note: str | None = None) -> list[
 def _scan_chunk(pf: Any, meta: Any, rg: int, desc: Any, encrypted: bool, readable: bool,
                 lay: FileLayout) -> list[Section]:
     """The pages of one column chunk, from their headers (bodies are never read)."""
-    from .crypto.ciphers import MODULE_LENGTH_SIZE
+    from ..crypto.ciphers import MODULE_LENGTH_SIZE
 
     dict_off, data_off = meta.dictionary_page_offset, meta.data_page_offset
     start = dict_off if dict_off is not None and 4 <= dict_off < (data_off or 0) else data_off
@@ -308,8 +308,8 @@ def _read_page_header(reader: Any, pos: int, end: int) -> tuple[Any, int]:
 
 
 def _bloom_section(pf: Any, meta: Any, rg: int, desc: Any, encrypted: bool, where: dict[str, Any]) -> Section:
-    from .bloom import BloomFilter
-    from .crypto.ciphers import MODULE_LENGTH_SIZE
+    from ..bloom import BloomFilter
+    from ..crypto.ciphers import MODULE_LENGTH_SIZE
 
     off = meta.bloom_filter_offset
     length = meta.bloom_filter_length

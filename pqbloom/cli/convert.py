@@ -62,11 +62,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from .arrays import BinaryArray
-from .errors import ParquetError, SchemaError
-from .format import T
-from .schema import Field, Schema, make_field
-from .table import Column, Table, column_from_values
+from ..arrays import BinaryArray
+from ..errors import ParquetError, SchemaError
+from ..format import T
+from ..schema import Field, Schema, make_field
+from ..table import Column, Table, column_from_values
 
 __all__ = [
     "ConvertError",
@@ -272,7 +272,7 @@ def load_kms_config(path: str) -> dict[str, Any]:
 
 
 def _kms(cfg: dict[str, Any]) -> tuple[Any, Any]:
-    from .crypto import CryptoFactory, InMemoryKms, KmsConnectionConfig
+    from ..crypto import CryptoFactory, InMemoryKms, KmsConnectionConfig
 
     master = cfg["master_keys"]
     conn = KmsConnectionConfig()
@@ -288,7 +288,7 @@ def encryption_properties(*, footer_key_hex: str | None = None, footer_key_file:
                           algorithm: str | None = None, aad_prefix: str | None = None,
                           kms_config: str | None = None, output_path: str | None = None) -> Any:
     """FileEncryptionProperties from command-line style options, or None when nothing asks for encryption."""
-    from .crypto import EncryptionConfiguration, FileEncryptionProperties
+    from ..crypto import EncryptionConfiguration, FileEncryptionProperties
 
     explicit = footer_key_hex is not None or footer_key_file is not None or bool(column_keys)
     if kms_config is not None:
@@ -333,7 +333,7 @@ def decryption_properties(*, footer_key_hex: str | None = None, footer_key_file:
                           column_keys: Sequence[str] = (), aad_prefix: str | None = None,
                           kms_config: str | None = None, file_path: str | None = None) -> Any:
     """FileDecryptionProperties from command-line style options, or None when none are given."""
-    from .crypto import FileDecryptionProperties, KmsConnectionConfig  # noqa: F401
+    from ..crypto import FileDecryptionProperties, KmsConnectionConfig  # noqa: F401
 
     if footer_key_hex is not None and footer_key_file is not None:
         raise ConvertError("give --footer-key-hex or --footer-key-file, not both")
@@ -803,7 +803,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``:
     None shows a progress bar on stderr when it is a terminal.
     """
-    from .writer import ParquetWriter
+    from ..writer import ParquetWriter
 
     if chunk_rows <= 0 or row_group_size <= 0:
         raise ConvertError("--chunk-rows and --row-group-size must be positive")

@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .errors import KeyNotFoundError, ParquetError
-from .format import T
+from ..errors import KeyNotFoundError, ParquetError
+from ..format import T
 
 
 def _enum(enum: Any, v: int | None) -> str:
@@ -27,7 +27,7 @@ def _enum(enum: Any, v: int | None) -> str:
 def _stat_value(raw: bytes | None, field: Any) -> Any:
     if raw is None:
         return None
-    from .statistics import decode_stat_value
+    from ..statistics import decode_stat_value
 
     try:
         v = decode_stat_value(raw, field.physical_type, field.type_length)
@@ -46,7 +46,7 @@ def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = 
 
     ``pages`` adds each chunk's pages (kind, offset, sizes, encoding, value count), read from page headers.
     """
-    from .reader import ParquetFile
+    from ..reader import ParquetFile
 
     with ParquetFile(path, decryption_properties=decryption_properties) as pf:
         layout = None
@@ -211,7 +211,7 @@ def _parse_probe_value(text: str, field: Any) -> Any:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from .reader import ParquetFile
+    from ..reader import ParquetFile
 
     with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
         desc = pf._column(args.column)
@@ -229,7 +229,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_head(args: argparse.Namespace) -> int:
-    from .reader import ParquetFile
+    from ..reader import ParquetFile
 
     if args.n <= 0:
         return 0
@@ -243,8 +243,8 @@ def cmd_head(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Rows matching ``--filter`` as JSON lines (file or dataset directory); ``--explain`` tells how."""
-    from .predicate import Explain
-    from .reader import read_table
+    from ..predicate import Explain
+    from ..reader import read_table
 
     ex = Explain()
     cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
@@ -263,7 +263,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .reader import read_schema
+    from ..reader import read_schema
 
     for f in read_schema(args.file, **_read_kwargs(args, args.file)).fields:
         print(f)
@@ -323,7 +323,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 def demo_table(n: int = 200_000, seed: int = 7) -> Any:
     """Embedded sample data: an events table with a unique id, an email, an amount and a timestamp."""
-    from .table import Table
+    from ..table import Table
 
     rng = np.random.default_rng(seed)
     ids = rng.permutation(np.arange(10_000_000, 10_000_000 + 2 * n, 2, dtype=np.int64))
@@ -335,8 +335,8 @@ def demo_table(n: int = 200_000, seed: int = 7) -> Any:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .reader import ParquetFile
-    from .writer import write_table
+    from ..reader import ParquetFile
+    from ..writer import write_table
 
     t = demo_table(args.rows)
     workdir = args.output_dir or tempfile.mkdtemp(prefix="pqbloom-demo-")
@@ -396,7 +396,7 @@ def _add_decrypt_args(parser: argparse.ArgumentParser) -> None:
                    "COL=@PATH reads it from a file)")
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix the file was written with (UTF-8)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON with master_keys for an in-memory KMS "
-                   "(see pqbloom.convert)")
+                   "(see pqbloom.cli.convert)")
 
 
 def _add_convert_parser(sub: Any) -> None:
@@ -433,7 +433,7 @@ def _add_convert_parser(sub: Any) -> None:
     g.add_argument("--algorithm", choices=["AES_GCM_V1", "AES_GCM_CTR_V1"], help="default AES_GCM_V1")
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix to bind the file to (stored in the file)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON: master keys for an in-memory KMS, footer_key and "
-                   "column_keys (see pqbloom.convert); instead of explicit keys")
+                   "column_keys (see pqbloom.cli.convert); instead of explicit keys")
     c.set_defaults(func=cmd_convert)
 
 
@@ -530,6 +530,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pqbloom: error: {_message(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())
