@@ -70,7 +70,6 @@ Importing this module does not need pyspark; :func:`register` does.
 
 from __future__ import annotations
 
-import base64
 import os
 import shutil
 import uuid
@@ -78,6 +77,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .crypto.options import decryption_properties_from_options, encryption_properties_from_options
 from .dataset import HIVE_NULL, SchemaCheck, _partition_types, _typed, discover
 from .errors import UnsupportedError
 from .predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
@@ -138,69 +138,6 @@ def _bool(v: str | None, default: bool) -> bool:
     if v is None:
         return default
     return v.strip().lower() in ("1", "true", "yes", "on")
-
-
-def _pairs(text: str | None, sep: str = ",") -> list[tuple[str, str]]:
-    out = []
-    for part in (text or "").split(sep):
-        part = part.strip()
-        if not part:
-            continue
-        k, s, v = part.partition(":")
-        if not s:
-            raise ValueError(f"cannot parse {part!r}: expected 'name:value'")
-        out.append((k.strip(), v.strip()))
-    return out
-
-
-def _kms_master_keys(options: Any) -> dict[str, bytes] | None:
-    text = _opt(options, "kms_key_list")
-    if text is None:
-        return None
-    return {k: base64.b64decode(v) for k, v in _pairs(text)}
-
-
-def _in_memory_kms_factory(keys: dict[str, bytes]) -> Any:
-    from .crypto import InMemoryKms
-
-    return lambda config: InMemoryKms(keys, config)
-
-
-def _decryption_properties(options: Any) -> Any:
-    from .crypto import CryptoFactory, FileDecryptionProperties, KmsConnectionConfig
-
-    keys = _kms_master_keys(options)
-    if keys is not None:
-        return CryptoFactory(_in_memory_kms_factory(keys)).file_decryption_properties(KmsConnectionConfig())
-    footer = _opt(options, "footer_key_hex")
-    cols = _pairs(_opt(options, "column_keys"))
-    if footer is None and not cols:
-        return None
-    return FileDecryptionProperties(bytes.fromhex(footer) if footer else None,
-                                    {c: bytes.fromhex(h) for c, h in cols} or None)
-
-
-def _encryption_properties(options: Any) -> Any:
-    from .crypto import CryptoFactory, EncryptionConfiguration, FileEncryptionProperties, KmsConnectionConfig
-
-    keys = _kms_master_keys(options)
-    footer_id = _opt(options, "encryption_footer_key")
-    if footer_id is not None:
-        if keys is None:
-            raise ValueError("encryption_footer_key needs kms_key_list (master keys of the in-memory KMS)")
-        col_keys = _opt(options, "encryption_column_keys", "") or ""
-        cfg = EncryptionConfiguration(footer_key=footer_id, column_keys=col_keys,
-                                      uniform_encryption=not col_keys,
-                                      plaintext_footer=_bool(_opt(options, "plaintext_footer"), False))
-        return CryptoFactory(_in_memory_kms_factory(keys)).file_encryption_properties(KmsConnectionConfig(), cfg)
-    footer = _opt(options, "footer_key_hex")
-    cols = _pairs(_opt(options, "column_keys"))
-    if footer is None:
-        if cols:
-            raise ValueError("column_keys needs footer_key_hex")
-        return None
-    return FileEncryptionProperties(bytes.fromhex(footer), {c: bytes.fromhex(h) for c, h in cols} or None,
-                                    plaintext_footer=_bool(_opt(options, "plaintext_footer"), False))
 
 
 def _write_options(options: Any) -> dict[str, Any]:
@@ -324,7 +261,7 @@ def spark_schema(path: str, options: Any = None) -> str:
     files, ptypes = _discover(path)
     cols = _columns_option(options)
     file_cols = None if cols is None else [c for c in cols if c not in ptypes]
-    with ParquetFile(files[0][0], decryption_properties=_decryption_properties(options)) as pf:
+    with ParquetFile(files[0][0], decryption_properties=decryption_properties_from_options(options)) as pf:
         asch = _file_arrow_schema(pf, file_cols)
     parts = [f"`{f.name}` {_arrow_to_ddl(f.type)}" for f in asch]
     parts += [f"`{k}` {'long' if t == 'int64' else 'string'}" for k, t in ptypes.items()
@@ -438,7 +375,7 @@ class PqbloomDataSource(DataSource):
         if expr is not None:  # a bad filter fails at load(), not at the first action
             files, _ = _discover(path)
             first, env = files[0]
-            with ParquetFile(first, decryption_properties=_decryption_properties(self.options)) as pf:
+            with ParquetFile(first, decryption_properties=decryption_properties_from_options(self.options)) as pf:
                 _check_filter(expr, pf, env, first)
         return spark_schema(path, self.options)
 
@@ -475,7 +412,7 @@ class PqbloomReader(DataSourceReader):
         """Surviving (file, row group) units. Empty when nothing can match; Spark then still runs one
         placeholder task (``InputPartition(None)``) for which :meth:`read` yields nothing."""
         files, ptypes = _discover(self.path)
-        dec = _decryption_properties(self.options)
+        dec = decryption_properties_from_options(self.options)
         ex = Explain(filter=str(self.expr) if self.expr is not None else "")
         ex.files_total = len(files)
         cols = _columns_option(self.options)
@@ -503,7 +440,7 @@ class PqbloomReader(DataSourceReader):
         if not isinstance(partition, RowGroupPartition):
             return  # Spark runs one placeholder partition when planning found none: nothing to read
         p = partition
-        dec = _decryption_properties(self.options)
+        dec = decryption_properties_from_options(self.options)
         with ParquetFile(p.path, decryption_properties=dec) as pf:
             file_names = [n for n in self.names if n not in p.env]
             target = _file_arrow_schema(pf, file_names)
@@ -554,7 +491,7 @@ class PqbloomWriter(DataSourceArrowWriter):
         staging = self._staging()
         name = f"part-{pid:05d}-{self.job_id}.parquet"
         opts = _write_options(self.options)
-        enc = _encryption_properties(self.options)
+        enc = encryption_properties_from_options(self.options)
         if enc is not None:
             opts["encryption_properties"] = enc
         keys = _partition_by_option(self.options)

@@ -1,4 +1,4 @@
-"""CSV and JSON Lines to Parquet, streamed in bounded memory; key options shared by the CLI.
+"""CSV and JSON Lines to Parquet, streamed in bounded memory.
 
 :func:`convert` reads its input in chunks of ``chunk_rows`` rows (``csv`` / ``json`` modules),
 types each chunk's columns with numpy, gathers chunks until a row group is full and hands it
@@ -16,33 +16,12 @@ are converted to UTC), then string. Empty fields (and any ``null_values``) are n
 JSON Lines keep their JSON types (bool, int64, double, string); ISO date/timestamp strings
 become date/timestamp, objects and arrays are stored as JSON text, mixed types as strings.
 
-KMS configuration file (``--kms-config``), JSON; only ``master_keys`` is needed for reading::
-
-    {
-      "master_keys": {"kf": "<32, 48 or 64 hex digits>", "kc": "base64:<16, 24 or 32 bytes>"},
-      "footer_key": "kf",
-      "column_keys": {"kc": ["email", "ssn"]},
-      "uniform_encryption": false,
-      "plaintext_footer": false,
-      "encryption_algorithm": "AES_GCM_V1",
-      "double_wrapping": true,
-      "internal_key_material": true,
-      "data_key_length_bits": 128,
-      "kms_instance_id": "DEFAULT"
-    }
-
-Master keys live in an :class:`pqbloom.InMemoryKms`; each file gets fresh data keys, wrapped
-into its key metadata exactly as parquet-java's ``PropertiesDrivenCryptoFactory`` does, so the
-same master keys read the file back in pyarrow or Spark. Key values are never printed. With
-``"internal_key_material": false`` the keys go to ``_KEY_MATERIAL_FOR_<output>.json``, committed
-together with the output (:mod:`pqbloom.crypto.key_material`): a conversion that fails leaves an
-older output and its keys as they were.
+Encryption options (``--footer-key-hex``, ``--column-key``, ``--kms-config``...) are parsed by
+:mod:`pqbloom.crypto.options`, which documents the KMS config file.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import csv
 import decimal
 import gzip
@@ -74,11 +53,6 @@ __all__ = [
     "convert",
     "parse_schema_spec",
     "parse_bloom_spec",
-    "parse_key",
-    "read_key_file",
-    "load_kms_config",
-    "encryption_properties",
-    "decryption_properties",
 ]
 
 DEFAULT_CHUNK_ROWS = 65_536
@@ -185,173 +159,6 @@ def parse_bloom_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ConvertError(f"--bloom {name}: bad option {item!r} (fpp in (0, 1), ndv and max_bytes "
                                "positive integers)") from None
     return name, opts or {"fpp": 0.01}
-
-
-_HEX_RE = re.compile(r"(?:0x)?([0-9a-fA-F]+)\Z")
-
-
-def parse_key(text: str, what: str) -> bytes:
-    """An AES key from hex text (32, 48 or 64 digits) or ``@path`` (see :func:`read_key_file`).
-
-    Error messages name ``what`` and the length, never the key.
-    """
-    text = text.strip()
-    if text.startswith("@"):
-        return read_key_file(text[1:], what)
-    m = _HEX_RE.match(text)
-    if not m or len(m.group(1)) not in (32, 48, 64):
-        raise ConvertError(f"{what} is not a hex AES key: expected 32, 48 or 64 hex digits, "
-                           f"got {len(text)} characters")
-    return bytes.fromhex(m.group(1))
-
-
-def read_key_file(path: str, what: str) -> bytes:
-    """A key file holds the key as hex text, or exactly 16, 24 or 32 raw bytes."""
-    with open(path, "rb") as fh:
-        raw = fh.read(4096)
-    try:
-        text = raw.decode("ascii").strip()
-    except UnicodeDecodeError:
-        text = ""
-    m = _HEX_RE.match(text) if text else None
-    if m and len(m.group(1)) in (32, 48, 64):
-        return bytes.fromhex(m.group(1))
-    if len(raw) in (16, 24, 32):
-        return raw
-    raise ConvertError(f"{what}: key file {path!r} holds neither 32/48/64 hex digits nor 16/24/32 raw bytes")
-
-
-def _column_keys(specs: Sequence[str], flag: str) -> dict[str, bytes]:
-    keys: dict[str, bytes] = {}
-    for spec in specs:
-        name, eq, value = spec.partition("=")
-        name = name.strip()
-        if not eq or not name:
-            raise ConvertError(f"{flag} takes COLUMN=HEX (or COLUMN=@KEYFILE)")
-        if name in keys:
-            raise ConvertError(f"{flag} gives column {name!r} twice")
-        keys[name] = parse_key(value, f"{flag} key of column {name!r}")
-    return keys
-
-
-def _master_key(key_id: str, value: Any) -> bytes:
-    what = f"master key {key_id!r} in the KMS config"
-    if not isinstance(value, str):
-        raise ConvertError(f"{what} must be a string (hex, or base64:...)")
-    if value.startswith("base64:"):
-        try:
-            raw = base64.b64decode(value[7:], validate=True)
-        except (binascii.Error, ValueError):
-            raise ConvertError(f"{what} is not valid base64") from None
-        if len(raw) not in (16, 24, 32):
-            raise ConvertError(f"{what} has {len(raw)} bytes; AES keys have 16, 24 or 32")
-        return raw
-    return parse_key(value, what) if not value.startswith("@") else read_key_file(value[1:], what)
-
-
-def load_kms_config(path: str) -> dict[str, Any]:
-    """Read and check a KMS config file (format in the module docstring)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            cfg = json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise ConvertError(f"KMS config {path!r} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(cfg, dict):
-        raise ConvertError(f"KMS config {path!r} must be a JSON object")
-    known = {"master_keys", "footer_key", "column_keys", "uniform_encryption", "plaintext_footer",
-             "encryption_algorithm", "double_wrapping", "internal_key_material", "data_key_length_bits",
-             "kms_instance_id", "kms_instance_url", "cache_lifetime_seconds"}
-    unknown = sorted(set(cfg) - known)
-    if unknown:
-        raise ConvertError(f"KMS config {path!r}: unknown entries {unknown}")
-    mk = cfg.get("master_keys")
-    if not isinstance(mk, dict) or not mk:
-        raise ConvertError(f"KMS config {path!r} needs \"master_keys\": {{\"id\": \"hex key\", ...}}")
-    cfg["master_keys"] = {str(k): _master_key(str(k), v) for k, v in mk.items()}
-    return cfg
-
-
-def _kms(cfg: dict[str, Any]) -> tuple[Any, Any]:
-    from ..crypto import CryptoFactory, InMemoryKms, KmsConnectionConfig
-
-    master = cfg["master_keys"]
-    conn = KmsConnectionConfig()
-    if "kms_instance_id" in cfg:
-        conn.kms_instance_id = str(cfg["kms_instance_id"])
-    if "kms_instance_url" in cfg:
-        conn.kms_instance_url = str(cfg["kms_instance_url"])
-    return CryptoFactory(lambda _conf: InMemoryKms(master)), conn
-
-
-def encryption_properties(*, footer_key_hex: str | None = None, footer_key_file: str | None = None,
-                          column_keys: Sequence[str] = (), plaintext_footer: bool = False,
-                          algorithm: str | None = None, aad_prefix: str | None = None,
-                          kms_config: str | None = None, output_path: str | None = None) -> Any:
-    """FileEncryptionProperties from command-line style options, or None when nothing asks for encryption."""
-    from ..crypto import EncryptionConfiguration, FileEncryptionProperties
-
-    explicit = footer_key_hex is not None or footer_key_file is not None or bool(column_keys)
-    if kms_config is not None:
-        if explicit:
-            raise ConvertError("give either explicit keys (--footer-key-hex/--footer-key-file/--column-key) "
-                               "or --kms-config, not both")
-        cfg = load_kms_config(kms_config)
-        if "footer_key" not in cfg:
-            raise ConvertError(f"KMS config {kms_config!r} needs \"footer_key\" (a master key id) for writing")
-        factory, conn = _kms(cfg)
-        ec = EncryptionConfiguration(
-            footer_key=str(cfg["footer_key"]),
-            column_keys=cfg.get("column_keys", {}),
-            uniform_encryption=bool(cfg.get("uniform_encryption", False)),
-            encryption_algorithm=str(algorithm or cfg.get("encryption_algorithm", "AES_GCM_V1")),
-            plaintext_footer=bool(plaintext_footer or cfg.get("plaintext_footer", False)),
-            double_wrapping=bool(cfg.get("double_wrapping", True)),
-            internal_key_material=bool(cfg.get("internal_key_material", True)),
-            data_key_length_bits=int(cfg.get("data_key_length_bits", 128)),
-        )
-        props = factory.file_encryption_properties(conn, ec, file_path=output_path)
-        if aad_prefix is not None:
-            props.aad_prefix = aad_prefix.encode("utf-8")
-        return props
-    if not explicit:
-        if plaintext_footer or algorithm or aad_prefix is not None:
-            raise ConvertError("--plaintext-footer, --algorithm and --aad-prefix need keys "
-                               "(--footer-key-hex/--footer-key-file or --kms-config)")
-        return None
-    if footer_key_hex is not None and footer_key_file is not None:
-        raise ConvertError("give --footer-key-hex or --footer-key-file, not both")
-    if footer_key_hex is None and footer_key_file is None:
-        raise ConvertError("--column-key needs a footer key too (--footer-key-hex or --footer-key-file)")
-    fk = (parse_key(footer_key_hex, "--footer-key-hex") if footer_key_hex is not None
-          else read_key_file(str(footer_key_file), "--footer-key-file"))
-    return FileEncryptionProperties(
-        fk, _column_keys(column_keys, "--column-key") or None, algorithm=algorithm or "AES_GCM_V1",
-        plaintext_footer=plaintext_footer, aad_prefix=None if aad_prefix is None else aad_prefix.encode("utf-8"))
-
-
-def decryption_properties(*, footer_key_hex: str | None = None, footer_key_file: str | None = None,
-                          column_keys: Sequence[str] = (), aad_prefix: str | None = None,
-                          kms_config: str | None = None, file_path: str | None = None) -> Any:
-    """FileDecryptionProperties from command-line style options, or None when none are given."""
-    from ..crypto import FileDecryptionProperties, KmsConnectionConfig  # noqa: F401
-
-    if footer_key_hex is not None and footer_key_file is not None:
-        raise ConvertError("give --footer-key-hex or --footer-key-file, not both")
-    fk = None
-    if footer_key_hex is not None:
-        fk = parse_key(footer_key_hex, "--footer-key-hex")
-    elif footer_key_file is not None:
-        fk = read_key_file(footer_key_file, "--footer-key-file")
-    ck = _column_keys(column_keys, "--column-key")
-    retriever = None
-    if kms_config is not None:
-        factory, conn = _kms(load_kms_config(kms_config))
-        retriever = factory.file_decryption_properties(conn, file_path=file_path).key_retriever
-    if fk is None and not ck and retriever is None and aad_prefix is None:
-        return None
-    return FileDecryptionProperties(fk, ck or None, key_retriever=retriever,
-                                    aad_prefix=None if aad_prefix is None else aad_prefix.encode("utf-8"))
-
 
 # ---------------------------------------------------------------------------------------------
 # reading the input in chunks

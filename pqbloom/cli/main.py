@@ -188,7 +188,7 @@ def _print_pages(c: dict[str, Any]) -> None:
 
 def _decryption(args: argparse.Namespace, path: str | None = None) -> Any:
     """FileDecryptionProperties from the --footer-key-hex/--column-key/--aad-prefix/--kms-config options."""
-    from .convert import decryption_properties
+    from ..crypto.options import decryption_properties
 
     return decryption_properties(
         footer_key_hex=getattr(args, "footer_key_hex", None), footer_key_file=getattr(args, "footer_key_file", None),
@@ -300,7 +300,8 @@ def cmd_layout(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .convert import convert, encryption_properties, parse_bloom_spec
+    from ..crypto.options import encryption_properties
+    from .convert import convert, parse_bloom_spec
 
     blooms: dict[str, Any] = {}
     for spec in args.bloom or []:
@@ -396,7 +397,7 @@ def _add_decrypt_args(parser: argparse.ArgumentParser) -> None:
                    "COL=@PATH reads it from a file)")
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix the file was written with (UTF-8)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON with master_keys for an in-memory KMS "
-                   "(see pqbloom.cli.convert)")
+                   "(see pqbloom.crypto.options)")
 
 
 def _add_convert_parser(sub: Any) -> None:
@@ -433,7 +434,7 @@ def _add_convert_parser(sub: Any) -> None:
     g.add_argument("--algorithm", choices=["AES_GCM_V1", "AES_GCM_CTR_V1"], help="default AES_GCM_V1")
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix to bind the file to (stored in the file)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON: master keys for an in-memory KMS, footer_key and "
-                   "column_keys (see pqbloom.cli.convert); instead of explicit keys")
+                   "column_keys (see pqbloom.crypto.options); instead of explicit keys")
     c.set_defaults(func=cmd_convert)
 
 
