@@ -499,14 +499,14 @@ def test_layout_many_row_groups_stays_readable(tmp_path):
 
 
 def test_layout_png_needs_a_renderer(tmp_path, monkeypatch):
-    from pqbloom.cli import layout
+    from pqbloom.cli import layout, svg
 
     p = _plain(tmp_path)
     lay = layout.scan_layout(str(p))
     monkeypatch.setitem(sys.modules, "cairosvg", None)
-    monkeypatch.setattr(layout.shutil, "which", lambda name: None)
+    monkeypatch.setattr(svg.shutil, "which", lambda name: None)
     with pytest.raises(pqbloom.errors.ParquetError, match="cairosvg"):
-        layout.write_layout(lay, str(tmp_path / "x.png"))
+        svg.write_layout(lay, str(tmp_path / "x.png"))
     assert not (tmp_path / "x.png").exists()
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import KeyNotFoundError, ParquetError
 from ..format import T
+from .errors import UsageError
 
 
 def _enum(enum: Any, v: int | None) -> str:
@@ -280,7 +281,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_layout(args: argparse.Namespace) -> int:
-    from .layout import scan_layout, write_layout
+    from .layout import scan_layout
+    from .svg import write_layout
 
     if not args.output and not args.json:
         raise UsageError("layout needs -o OUT.svg (or OUT.png), or --json")
@@ -376,10 +378,6 @@ def _have_pyarrow() -> bool:
     except ImportError:
         return False
     return True
-
-
-class UsageError(ParquetError):
-    """A bad combination of command-line arguments (exit status 2)."""
 
 
 class _Parser(argparse.ArgumentParser):
