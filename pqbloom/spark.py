@@ -78,7 +78,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .crypto.options import decryption_properties_from_options, encryption_properties_from_options
-from .dataset import HIVE_NULL, SchemaCheck, _partition_types, _typed, discover
+from .dataset import HIVE_NULL, SchemaCheck, discover, partition_types, partition_value
 from .errors import UnsupportedError
 from .predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from .reader import ParquetFile
@@ -288,8 +288,8 @@ def _discover(path: str) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, st
     frags = discover(path)
     if not frags:
         raise FileNotFoundError(f"no data files under {path!r}")
-    ptypes = _partition_types(frags)
-    return [(fr.path, {k: _typed(fr.partitions.get(k), t) for k, t in ptypes.items()}) for fr in frags], ptypes
+    ptypes = partition_types(frags)
+    return [(fr.path, {k: partition_value(fr.partitions.get(k), t) for k, t in ptypes.items()}) for fr in frags], ptypes
 
 
 # ---------------------------------------------------------------------------
