@@ -34,6 +34,7 @@ from typing import IO, Any
 from ..errors import SchemaError
 from ..schema import Field, Schema, make_field
 from ..table import Table
+from ..writer import ParquetWriter
 from .errors import ConvertError
 from .infer import ColumnTyper, infer_json_type, infer_text_type
 from .textio import CountingReader, csv_chunks, jsonl_chunks
@@ -113,13 +114,13 @@ def parse_schema_spec(spec: str) -> list[Field]:
     return fields
 
 
-def parse_bloom_spec(spec: str) -> tuple[str, dict[str, Any]]:
+def parse_bloom_spec(spec: str) -> tuple[str, dict[str, float | int]]:
     """``"email"`` or ``"email:fpp=0.001,ndv=100000"`` -> (column, Bloom filter options)."""
     name, sep, rest = spec.partition(":")
     name = name.strip()
     if not name:
         raise ConvertError(f"--bloom {spec!r} names no column")
-    opts: dict[str, Any] = {}
+    opts: dict[str, float | int] = {}
     for item in _split_top(rest) if sep else []:
         k, eq, v = item.partition("=")
         k = k.strip().lower()
@@ -146,6 +147,8 @@ def parse_bloom_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 class _Progress:
+    """A one-line progress bar on ``stream`` (None: silent), redrawn at most five times a second."""
+
     def __init__(self, total: int | None, stream: IO[str] | None) -> None:
         self.total = total
         self.stream = stream
@@ -153,6 +156,7 @@ class _Progress:
         self.last = 0.0
 
     def update(self, done: int, rows: int, force: bool = False) -> None:
+        """Show ``done`` input bytes and ``rows`` rows converted so far."""
         if self.stream is None:
             return
         now = time.perf_counter()
@@ -172,6 +176,7 @@ class _Progress:
         self.stream.flush()
 
     def finish(self, message: str) -> None:
+        """Replace the bar by ``message``."""
         if self.stream is None:
             return
         self.stream.write(f"\r{message}\x1b[K\n")
@@ -211,8 +216,6 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``:
     None shows a progress bar on stderr when it is a terminal.
     """
-    from ..writer import ParquetWriter
-
     if chunk_rows <= 0 or row_group_size <= 0:
         raise ConvertError("--chunk-rows and --row-group-size must be positive")
     fmt = _detect_format(input_path, format)
@@ -237,7 +240,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
         binary = gzip.GzipFile(fileobj=binary, mode="rb")  # type: ignore[assignment]
     show = sys.stderr.isatty() if progress is None else progress
     bar = _Progress(total, sys.stderr if show else None)
-    writer: Any = None
+    writer: ParquetWriter | None = None
     try:
         fh = io.TextIOWrapper(binary, encoding=encoding, newline="" if fmt != "jsonl" else None)
         if fmt == "jsonl":

@@ -15,10 +15,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
+from ..bloom import BloomFilter
+from ..crypto import MODULE_LENGTH_SIZE, FileDecryptionProperties
 from ..errors import CorruptFileError, KeyNotFoundError, ParquetError
 from ..format import T, decode_prefix
+from ..io import RangeReader
+from ..reader import ParquetFile
+from ..schema import ColumnDescriptor
+
+#: what :func:`scan_layout` reads: a path, a binary file object, bytes, or an open ParquetFile
+LayoutSource = str | os.PathLike[str] | IO[bytes] | bytes | ParquetFile
 
 __all__ = ["KINDS", "FileLayout", "Section", "scan_layout"]
 
@@ -61,12 +69,15 @@ class Section:
 
     @property
     def end(self) -> int:
+        """The offset just past the section."""
         return self.offset + self.length
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, str | int]:
+        """The section's set fields (JSON-able; ``column_index``, the drawing's colour hint, left out)."""
         return {k: v for k, v in self.__dict__.items() if v is not None and k != "column_index"}
 
     def describe(self) -> str:
+        """One line for people: ``data page 3 of 'id' (row group 0): offset 1,234, 567 B, PLAIN, 100 values``."""
         label = KINDS.get(self.kind, (None, self.kind))[1]
         parts = [label if self.page is None else f"{label} {self.page}"]
         if self.column is not None:
@@ -87,6 +98,11 @@ class Section:
 
 @dataclass
 class FileLayout:
+    """The sections of one file, which tile ``[0, size)``, and facts about it for the picture's header.
+
+    ``notes`` say what could not be scanned (missing keys, a page header that does not parse...).
+    """
+
     path: str
     size: int
     sections: list[Section]
@@ -101,6 +117,7 @@ class FileLayout:
     notes: list[str] = field(default_factory=list)
 
     def pages(self, row_group: int, column: str) -> list[Section]:
+        """The page sections of one column chunk, in file order."""
         return [s for s in self.sections if s.row_group == row_group and s.column == column
                 and s.kind in ("dictionary-page", "data-page", "index-page")]
 
@@ -109,10 +126,9 @@ class FileLayout:
 # scanning
 
 
-def scan_layout(source: Any, decryption_properties: Any = None) -> FileLayout:
-    """The sections of a file (path or :class:`~pqbloom.reader.ParquetFile`), in file order."""
-    from ..reader import ParquetFile
-
+def scan_layout(source: LayoutSource, decryption_properties: FileDecryptionProperties | None = None) -> FileLayout:
+    """The sections of a file (path, file object, bytes or an open :class:`~pqbloom.reader.ParquetFile`), in
+    file order. Without keys, a file with an encrypted footer shows only its magic and footer."""
     if isinstance(source, ParquetFile):
         return _scan(source, getattr(source._reader, "name", "<file>"))
     try:
@@ -125,10 +141,8 @@ def scan_layout(source: Any, decryption_properties: Any = None) -> FileLayout:
         return _scan(pf, os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<file>")
 
 
-def _scan_opaque(source: Any) -> FileLayout:
+def _scan_opaque(source: str | os.PathLike[str] | IO[bytes] | bytes) -> FileLayout:
     """An encrypted-footer file opened without keys: only the magic and footer are known."""
-    from ..io import RangeReader
-
     r = RangeReader(source)
     try:
         size = r.size
@@ -145,11 +159,11 @@ def _scan_opaque(source: Any) -> FileLayout:
         r.close()
 
 
-def _enum(enum: Any, v: int | None) -> str | None:
+def _enum(enum: Any, v: int | None) -> str | None:  # Any: a generated Thrift enum class
     return None if v is None else enum._VALUES_TO_NAMES.get(v, str(v))
 
 
-def _scan(pf: Any, path: str) -> FileLayout:
+def _scan(pf: ParquetFile, path: str) -> FileLayout:
     size = pf._reader.size
     ft = pf._footer
     md = pf.metadata
@@ -163,9 +177,10 @@ def _scan(pf: Any, path: str) -> FileLayout:
         for desc, cc in zip(pf.columns, rg.columns or []):
             col = desc.dotted_path
             encrypted = cc.crypto_metadata is not None
-            where = {"row_group": rg_index, "column": col, "column_index": desc.index, "encrypted": encrypted}
+            where: dict[str, Any] = {"row_group": rg_index, "column": col, "column_index": desc.index,
+                                     "encrypted": encrypted}
             try:
-                meta = pf._chunk_meta(rg_index, desc)
+                meta = pf.column_chunk(rg_index, desc.index)
                 readable = True
             except KeyNotFoundError:
                 meta = cc.meta_data  # plaintext footer: offsets without statistics or Bloom filter fields
@@ -205,11 +220,9 @@ def _fill_gaps(secs: list[Section], size: int, note: str | None = None) -> list[
     return out
 
 
-def _scan_chunk(pf: Any, meta: Any, rg: int, desc: Any, encrypted: bool, readable: bool,
-                lay: FileLayout) -> list[Section]:
+def _scan_chunk(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, encrypted: bool,
+                readable: bool, lay: FileLayout) -> list[Section]:
     """The pages of one column chunk, from their headers (bodies are never read)."""
-    from ..crypto.ciphers import MODULE_LENGTH_SIZE
-
     dict_off, data_off = meta.dictionary_page_offset, meta.data_page_offset
     start = dict_off if dict_off is not None and 4 <= dict_off < (data_off or 0) else data_off
     length = meta.total_compressed_size
@@ -221,7 +234,8 @@ def _scan_chunk(pf: Any, meta: Any, rg: int, desc: Any, encrypted: bool, readabl
     out: list[Section] = []
     pos = start
     ordinal = 0
-    common = {"row_group": rg, "column": desc.dotted_path, "column_index": desc.index, "encrypted": encrypted}
+    common: dict[str, Any] = {"row_group": rg, "column": desc.dotted_path, "column_index": desc.index,
+                              "encrypted": encrypted}
     try:
         while pos < end:
             if encrypted and not readable:
@@ -272,7 +286,7 @@ def _scan_chunk(pf: Any, meta: Any, rg: int, desc: Any, encrypted: bool, readabl
     return out
 
 
-def _read_page_header(reader: Any, pos: int, end: int) -> tuple[Any, int]:
+def _read_page_header(reader: RangeReader, pos: int, end: int) -> tuple[T.PageHeader, int]:
     """Decode the plaintext page header at ``pos``, reading only as much as it needs."""
     n = min(256, end - pos)
     while True:
@@ -285,10 +299,8 @@ def _read_page_header(reader: Any, pos: int, end: int) -> tuple[Any, int]:
             n = min(n * 8, end - pos, _MAX_HEADER_READ)
 
 
-def _bloom_section(pf: Any, meta: Any, rg: int, desc: Any, encrypted: bool, where: dict[str, Any]) -> Section:
-    from ..bloom import BloomFilter
-    from ..crypto.ciphers import MODULE_LENGTH_SIZE
-
+def _bloom_section(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, encrypted: bool,
+                   where: dict[str, Any]) -> Section:
     off = meta.bloom_filter_offset
     length = meta.bloom_filter_length
     note = None

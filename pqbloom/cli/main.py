@@ -16,8 +16,10 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ..crypto import FileDecryptionProperties
 from ..errors import KeyNotFoundError, ParquetError
 from ..format import T
+from ..table import Table
 from .errors import UsageError
 
 
@@ -42,7 +44,8 @@ def _stat_value(raw: bytes | None, field: Any) -> Any:
     return v
 
 
-def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = False) -> dict[str, Any]:
+def inspect_file(path: str, decryption_properties: FileDecryptionProperties | None = None, *,
+                 pages: bool = False) -> dict[str, Any]:
     """A JSON-able description of a file's layout: schema, row groups, chunks, pages, Bloom filters, indexes.
 
     ``pages`` adds each chunk's pages (kind, offset, sizes, encoding, value count), read from page headers.
@@ -77,7 +80,7 @@ def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = 
                     entry["pages"] = [{k: v for k, v in sec.to_dict().items() if k not in ("row_group", "column")}
                                       for sec in layout.pages(i, desc.dotted_path)]
                 try:
-                    m = pf._chunk_meta(i, desc)
+                    m = pf.column_chunk(i, desc.index)
                 except ParquetError as exc:
                     entry["error"] = str(exc)
                     rgo["columns"].append(entry)
@@ -187,7 +190,7 @@ def _print_pages(c: dict[str, Any]) -> None:
         print(f"    {name} at {p['offset']:,}: {sizes}{extra}")
 
 
-def _decryption(args: argparse.Namespace, path: str | None = None) -> Any:
+def _decryption(args: argparse.Namespace, path: str | None = None) -> FileDecryptionProperties | None:
     """FileDecryptionProperties from the --footer-key-hex/--column-key/--aad-prefix/--kms-config options."""
     from ..crypto.options import decryption_properties
 
@@ -212,6 +215,7 @@ def _parse_probe_value(text: str, field: Any) -> Any:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
+    """``pqbloom probe FILE COLUMN VALUE...``: each row group's Bloom filter verdict for each value."""
     from ..reader import ParquetFile
 
     with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
@@ -230,6 +234,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_head(args: argparse.Namespace) -> int:
+    """``pqbloom head FILE [-n N]``: the first rows as JSON lines."""
     from ..reader import ParquetFile
 
     if args.n <= 0:
@@ -264,6 +269,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    """``pqbloom schema FILE``: one line per top-level field."""
     from ..reader import read_schema
 
     for f in read_schema(args.file, **_read_kwargs(args, args.file)).fields:
@@ -272,6 +278,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    """``pqbloom inspect FILE [--json] [--pages]``: the report of :func:`inspect_file`."""
     info = inspect_file(args.file, _decryption(args, args.file), pages=args.pages)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
@@ -281,6 +288,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_layout(args: argparse.Namespace) -> int:
+    """``pqbloom layout FILE -o OUT.svg|OUT.png [--json]``: the byte map (:mod:`pqbloom.cli.layout`)."""
     from .layout import scan_layout
     from .svg import write_layout
 
@@ -302,6 +310,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
+    """``pqbloom convert IN OUT``: CSV / JSON Lines to Parquet (:func:`pqbloom.cli.convert.convert`)."""
     from ..crypto.options import encryption_properties
     from .convert import convert, parse_bloom_spec
 
@@ -324,10 +333,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_table(n: int = 200_000, seed: int = 7) -> Any:
+def demo_table(n: int = 200_000, seed: int = 7) -> Table:
     """Embedded sample data: an events table with a unique id, an email, an amount and a timestamp."""
-    from ..table import Table
-
     rng = np.random.default_rng(seed)
     ids = rng.permutation(np.arange(10_000_000, 10_000_000 + 2 * n, 2, dtype=np.int64))
     users = rng.integers(0, n // 10 + 1, n)
@@ -338,6 +345,7 @@ def demo_table(n: int = 200_000, seed: int = 7) -> Any:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    """``pqbloom demo``: write sample data with Bloom filters, read it back, probe it, inspect it."""
     from ..reader import ParquetFile
     from ..writer import write_table
 
@@ -384,6 +392,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line error messages."""
 
     def error(self, message: str) -> NoReturn:
+        """Exit with status 2 and one line naming the problem."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -450,6 +459,7 @@ def _add_layout_parser(sub: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``pqbloom`` argument parser: one subcommand per ``cmd_*`` function."""
     p = _Parser(prog="pqbloom", description="Parquet files with split-block Bloom filters.")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = p.add_subparsers(dest="command", required=True)
@@ -507,6 +517,11 @@ def _message(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``pqbloom`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status.
+
+    Errors print one ``pqbloom: error: ...`` line on stderr (status 1, 2 for bad usage); ``--debug``
+    raises them instead.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))

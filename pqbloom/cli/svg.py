@@ -88,7 +88,8 @@ class _Svg:
                                                      "font-family": _FONT, "font-size": "10"})
         self.width = width
 
-    def el(self, parent: ET.Element, tag: str, text: str | None = None, /, **attrs: Any) -> ET.Element:
+    def el(self, parent: ET.Element, tag: str, text: str | None = None, /, **attrs: object) -> ET.Element:
+        """A child element; attribute ``stroke_width`` becomes ``stroke-width``, None values are left out."""
         e = ET.SubElement(parent, f"{{{SVG_NS}}}{tag}",
                           {k.rstrip("_").replace("_", "-"): (_fmt(v) if isinstance(v, float) else str(v))
                            for k, v in attrs.items() if v is not None})
@@ -96,7 +97,8 @@ class _Svg:
             e.text = text
         return e
 
-    def text(self, parent: ET.Element, x: float, y: float, s: str, **attrs: Any) -> ET.Element:
+    def text(self, parent: ET.Element, x: float, y: float, s: str, **attrs: object) -> ET.Element:
+        """A ``text`` element at (``x``, ``y``)."""
         return self.el(parent, "text", s, x=x, y=y, **attrs)
 
 

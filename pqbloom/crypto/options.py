@@ -322,29 +322,29 @@ def decryption_properties(*, footer_key_hex: str | None = None, footer_key_file:
 # the Spark data source's options (a mapping of option name to text; "" counts as absent)
 
 
-def _option(options: Mapping[str, Any], name: str) -> str | None:
+def _option(options: Mapping[str, str], name: str) -> str | None:
     v = options.get(name)
     return None if v is None or v == "" else str(v)
 
 
-def _flag(options: Mapping[str, Any], name: str) -> bool:
+def _flag(options: Mapping[str, str], name: str) -> bool:
     v = _option(options, name)
     return v is not None and v.strip().lower() in ("1", "true", "yes", "on")
 
 
-def _option_column_keys(options: Mapping[str, Any]) -> dict[str, bytes]:
+def _option_column_keys(options: Mapping[str, str]) -> dict[str, bytes]:
     text = _option(options, "column_keys")
     if text is None:
         return {}
     return parse_column_keys([item for item in text.split(",") if item.strip()], "column_keys", separator=":")
 
 
-def _option_kms(options: Mapping[str, Any]) -> tuple[CryptoFactory, KmsConnectionConfig] | None:
+def _option_kms(options: Mapping[str, str]) -> tuple[CryptoFactory, KmsConnectionConfig] | None:
     text = _option(options, "kms_key_list")
     return None if text is None else in_memory_kms(parse_key_list(text, "kms_key_list"))
 
 
-def encryption_properties_from_options(options: Mapping[str, Any]) -> FileEncryptionProperties | None:
+def encryption_properties_from_options(options: Mapping[str, str]) -> FileEncryptionProperties | None:
     """Encryption properties from the Spark data source's write options, or None when none asks for encryption.
 
     KMS encryption: ``kms_key_list`` (master keys), ``encryption_footer_key`` (a master key id) and
@@ -372,7 +372,7 @@ def encryption_properties_from_options(options: Mapping[str, Any]) -> FileEncryp
                                 plaintext_footer=plaintext_footer, aad_prefix=None)
 
 
-def decryption_properties_from_options(options: Mapping[str, Any]) -> FileDecryptionProperties | None:
+def decryption_properties_from_options(options: Mapping[str, str]) -> FileDecryptionProperties | None:
     """Decryption properties from the Spark data source's read options, or None when none are given.
 
     ``kms_key_list`` (master keys of an in-memory KMS), or else explicit keys ``footer_key_hex`` and

@@ -32,14 +32,14 @@ in-memory KMS with the same syntax as parquet-java's ``parquet.encryption.key.li
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..crypto.options import decryption_properties_from_options
 from ..dataset import SchemaCheck
 from ..predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from ..reader import ParquetFile
 from .common import DataSourceReader, InputPartition, option
-from .schema import columns_option, discover_files, file_arrow_schema, spark_types
+from .schema import PartitionValues, columns_option, discover_files, file_arrow_schema, spark_types
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -59,7 +59,7 @@ def filter_option(options: Mapping[str, str]) -> Expr | None:
         raise ValueError(f"pqbloom data source: cannot parse the filter option: {exc}") from None
 
 
-def check_filter(expr: Expr, pf: ParquetFile, env: dict[str, Any], path: str) -> None:
+def check_filter(expr: Expr, pf: ParquetFile, env: PartitionValues, path: str) -> None:
     """Bind ``expr`` to ``pf`` as planning will (partition keys substituted), as a clear ValueError."""
     may, e = file_expr(expr, env)
     if not may or e is None:
@@ -72,7 +72,7 @@ def check_filter(expr: Expr, pf: ParquetFile, env: dict[str, Any], path: str) ->
                          f"{path}: {msg}") from None
 
 
-def file_expr(expr: Expr | None, env: dict[str, Any]) -> tuple[bool, Expr | None]:
+def file_expr(expr: Expr | None, env: PartitionValues) -> tuple[bool, Expr | None]:
     """(may match, expression left for the file) after substituting partition values."""
     if expr is None:
         return True, None
@@ -94,7 +94,7 @@ def plan_row_groups(pf: ParquetFile, expr: Expr | None, ex: Explain | None = Non
 class RowGroupPartition(InputPartition):
     """One (file, row group) unit of work."""
 
-    def __init__(self, path: str, row_group: int, env: dict[str, Any], expr: Expr | None) -> None:
+    def __init__(self, path: str, row_group: int, env: PartitionValues, expr: Expr | None) -> None:
         super().__init__((path, row_group))
         self.path = path
         self.row_group = row_group

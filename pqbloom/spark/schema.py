@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Container, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..crypto.options import decryption_properties_from_options
 from ..dataset import discover, partition_types, partition_value
@@ -17,7 +17,10 @@ from .common import name_list
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["arrow_to_ddl", "columns_option", "discover_files", "file_arrow_schema", "spark_schema",
+#: a data file's Hive partition values, typed (``long`` keys as int; None for null)
+PartitionValues = dict[str, int | str | None]
+
+__all__ = ["PartitionValues", "arrow_to_ddl", "columns_option", "discover_files", "file_arrow_schema", "spark_schema",
            "spark_types", "without_extensions"]
 
 
@@ -129,7 +132,7 @@ def columns_option(options: Mapping[str, str]) -> list[str] | None:
     return name_list(options, "columns")
 
 
-def discover_files(path: str) -> tuple[list[tuple[str, dict[str, Any]]], dict[str, str]]:
+def discover_files(path: str) -> tuple[list[tuple[str, PartitionValues]], dict[str, str]]:
     """``[(file, typed partition values)]`` and ``{partition key: "int64" | "string"}`` of a file or a
     directory (Hive partitions; see :mod:`pqbloom.dataset`)."""
     if os.path.isfile(path):

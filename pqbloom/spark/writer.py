@@ -213,6 +213,7 @@ class _OutputFile:
         self.buffered = 0
 
     def add(self, batch: pa.RecordBatch) -> None:
+        """Buffer ``batch``; write the full row groups buffered so far."""
         self.pending.append(batch)
         self.buffered += batch.num_rows
         if self.buffered >= self.rg_rows:
@@ -245,6 +246,7 @@ class _OutputFile:
         return True
 
     def discard(self) -> None:
+        """Close and delete the temporary file (the task failed)."""
         if self.writer is not None:
             try:
                 self.writer.close()
