@@ -15,7 +15,7 @@ lookup is answered by
 
 * ``pqbloom``  ``spark.read.format("pqbloom").option("filter", "id = v").load(dir).collect()`` (the
   lookup as the data source's ``filter`` option: Spark 4.3 cannot safely push a ``where`` filter into
-  a Python data source, see ``pqbloom/spark.py``);
+  a Python data source, see ``pqbloom/spark/reader.py``);
 * ``native``   ``spark.read.option("parquet.filter.bloom.enabled", "true").parquet(dir)...`` (parquet-java
   prunes row groups with statistics, dictionaries and Bloom filters; the scan's ``numOutputRows``
   metric is the rows of the row groups it did not skip);

@@ -11,7 +11,7 @@
    (a) Spark's native Parquet reader (parquet-java, ``PropertiesDrivenCryptoFactory``): pruning is
        the scan's ``numOutputRows``;
    (b) the ``pqbloom`` data source with the lookup as its ``filter`` option (Spark 4.3 cannot
-       safely push a ``where`` filter into a Python data source: see ``pqbloom/spark.py``): pruning
+       safely push a ``where`` filter into a Python data source: see ``pqbloom/spark/reader.py``): pruning
        is the planned row groups;
    (c) ``pqbloom.read_table(dir, filters=...)`` without Spark: pruning from ``Explain``.
    All three must return the same rows.

@@ -43,7 +43,7 @@ from .reader import ParquetFile
 from .schema import Field, make_field
 from .table import Column, Table
 
-__all__ = ["Fragment", "SchemaCheck", "discover", "read_dataset"]
+__all__ = ["Fragment", "SchemaCheck", "discover", "partition_types", "partition_value", "read_dataset"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _INT = re.compile(r"^[-+]?\d+$")
@@ -136,7 +136,9 @@ def _top(column: str, types: Mapping[str, str]) -> str:
     return column if column in types else column.split(".", 1)[0]
 
 
-def _partition_types(frags: Sequence[Fragment]) -> dict[str, str]:
+def partition_types(frags: Sequence[Fragment]) -> dict[str, str]:
+    """``{partition key: "int64" | "string"}`` over all ``frags``, in order of first appearance: int64 when
+    every value of the key is null or an integer that fits 64 bits, else string."""
     keys: dict[str, str] = {}
     for fr in frags:
         for k in fr.partitions:
@@ -148,7 +150,8 @@ def _partition_types(frags: Sequence[Fragment]) -> dict[str, str]:
     return keys
 
 
-def _typed(v: str | None, typ: str) -> Any:
+def partition_value(v: str | None, typ: str) -> int | str | None:
+    """A raw partition value (None for null) typed as :func:`partition_types` decided (``typ``)."""
     if v is None:
         return None
     return int(v) if typ == "int64" else v
@@ -173,14 +176,14 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
     if not frags:
         raise FileNotFoundError(f"no data files under {os.fspath(root)!r}")
     expr = to_expression(filters)
-    ptypes = _partition_types(frags)
+    ptypes = partition_types(frags)
     pfields = {k: make_field(k, t) for k, t in ptypes.items()}
     ex = Explain(filter=str(expr) if expr is not None else "")
     ex.files_total = len(frags)
 
     todo: list[tuple[Fragment, dict[str, Any], Expr | None]] = []
     for fr in frags:
-        env = {k: _typed(fr.partitions.get(k), t) for k, t in ptypes.items()}
+        env = {k: partition_value(fr.partitions.get(k), t) for k, t in ptypes.items()}
         e = expr
         if e is not None and pfields:
             e = substitute(e, env)

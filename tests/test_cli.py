@@ -499,14 +499,14 @@ def test_layout_many_row_groups_stays_readable(tmp_path):
 
 
 def test_layout_png_needs_a_renderer(tmp_path, monkeypatch):
-    from pqbloom import layout
+    from pqbloom.cli import layout, svg
 
     p = _plain(tmp_path)
     lay = layout.scan_layout(str(p))
     monkeypatch.setitem(sys.modules, "cairosvg", None)
-    monkeypatch.setattr(layout.shutil, "which", lambda name: None)
+    monkeypatch.setattr(svg.shutil, "which", lambda name: None)
     with pytest.raises(pqbloom.errors.ParquetError, match="cairosvg"):
-        layout.write_layout(lay, str(tmp_path / "x.png"))
+        svg.write_layout(lay, str(tmp_path / "x.png"))
     assert not (tmp_path / "x.png").exists()
 
 
@@ -525,7 +525,7 @@ def test_docs_example_svg_is_current_format():
 # VmHWM is this process's own peak RSS (ru_maxrss would include the forking pytest process's)
 PEAK = textwrap.dedent("""
     import sys
-    from pqbloom import cli, convert  # noqa: F401
+    from pqbloom.cli import convert, main as cli  # noqa: F401
     rc = cli.main(sys.argv[1:]) if len(sys.argv) > 1 else 0
     with open("/proc/self/status") as fh:
         hwm = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))

@@ -19,8 +19,9 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqbloom
-from pqbloom import cli, compression
+from pqbloom import compression
 from pqbloom import reader as reader_mod
+from pqbloom.cli import main as cli
 from pqbloom.encodings import encode_delta_binary_packed
 from pqbloom.errors import CorruptFileError, MemoryLimitError, SchemaError, UnsupportedError
 from pqbloom.format import T

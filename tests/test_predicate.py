@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import cli
+from pqbloom.cli import main as cli
 from pqbloom.io import coalesce_ranges
 from pqbloom.predicate import (
     And,

@@ -1013,7 +1013,7 @@ def test_level_histogram_counts_every_level(case):
 
 
 def test_inspect_shows_level_histograms_pyarrow_wrote(tmp_path, capsys):
-    from pqbloom import cli
+    from pqbloom.cli import main as cli
 
     path = tmp_path / "peer.parquet"
     pq.write_table(_histogram_table(), path, row_group_size=600, write_page_index=True)

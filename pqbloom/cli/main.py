@@ -16,8 +16,11 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .errors import KeyNotFoundError, ParquetError
-from .format import T
+from ..crypto import FileDecryptionProperties
+from ..errors import KeyNotFoundError, ParquetError
+from ..format import T
+from ..table import Table
+from .errors import UsageError
 
 
 def _enum(enum: Any, v: int | None) -> str:
@@ -27,7 +30,7 @@ def _enum(enum: Any, v: int | None) -> str:
 def _stat_value(raw: bytes | None, field: Any) -> Any:
     if raw is None:
         return None
-    from .statistics import decode_stat_value
+    from ..statistics import decode_stat_value
 
     try:
         v = decode_stat_value(raw, field.physical_type, field.type_length)
@@ -41,12 +44,13 @@ def _stat_value(raw: bytes | None, field: Any) -> Any:
     return v
 
 
-def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = False) -> dict[str, Any]:
+def inspect_file(path: str, decryption_properties: FileDecryptionProperties | None = None, *,
+                 pages: bool = False) -> dict[str, Any]:
     """A JSON-able description of a file's layout: schema, row groups, chunks, pages, Bloom filters, indexes.
 
     ``pages`` adds each chunk's pages (kind, offset, sizes, encoding, value count), read from page headers.
     """
-    from .reader import ParquetFile
+    from ..reader import ParquetFile
 
     with ParquetFile(path, decryption_properties=decryption_properties) as pf:
         layout = None
@@ -76,7 +80,7 @@ def inspect_file(path: str, decryption_properties: Any = None, *, pages: bool = 
                     entry["pages"] = [{k: v for k, v in sec.to_dict().items() if k not in ("row_group", "column")}
                                       for sec in layout.pages(i, desc.dotted_path)]
                 try:
-                    m = pf._chunk_meta(i, desc)
+                    m = pf.column_chunk(i, desc.index)
                 except ParquetError as exc:
                     entry["error"] = str(exc)
                     rgo["columns"].append(entry)
@@ -186,9 +190,9 @@ def _print_pages(c: dict[str, Any]) -> None:
         print(f"    {name} at {p['offset']:,}: {sizes}{extra}")
 
 
-def _decryption(args: argparse.Namespace, path: str | None = None) -> Any:
+def _decryption(args: argparse.Namespace, path: str | None = None) -> FileDecryptionProperties | None:
     """FileDecryptionProperties from the --footer-key-hex/--column-key/--aad-prefix/--kms-config options."""
-    from .convert import decryption_properties
+    from ..crypto.options import decryption_properties
 
     return decryption_properties(
         footer_key_hex=getattr(args, "footer_key_hex", None), footer_key_file=getattr(args, "footer_key_file", None),
@@ -211,7 +215,8 @@ def _parse_probe_value(text: str, field: Any) -> Any:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from .reader import ParquetFile
+    """``pqbloom probe FILE COLUMN VALUE...``: each row group's Bloom filter verdict for each value."""
+    from ..reader import ParquetFile
 
     with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
         desc = pf._column(args.column)
@@ -229,7 +234,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def cmd_head(args: argparse.Namespace) -> int:
-    from .reader import ParquetFile
+    """``pqbloom head FILE [-n N]``: the first rows as JSON lines."""
+    from ..reader import ParquetFile
 
     if args.n <= 0:
         return 0
@@ -243,8 +249,8 @@ def cmd_head(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Rows matching ``--filter`` as JSON lines (file or dataset directory); ``--explain`` tells how."""
-    from .predicate import Explain
-    from .reader import read_table
+    from ..predicate import Explain
+    from ..reader import read_table
 
     ex = Explain()
     cols = [c.strip() for c in args.columns.split(",")] if args.columns else None
@@ -263,7 +269,8 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .reader import read_schema
+    """``pqbloom schema FILE``: one line per top-level field."""
+    from ..reader import read_schema
 
     for f in read_schema(args.file, **_read_kwargs(args, args.file)).fields:
         print(f)
@@ -271,6 +278,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
+    """``pqbloom inspect FILE [--json] [--pages]``: the report of :func:`inspect_file`."""
     info = inspect_file(args.file, _decryption(args, args.file), pages=args.pages)
     if args.json:
         print(json.dumps(info, indent=2, default=str))
@@ -280,7 +288,9 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def cmd_layout(args: argparse.Namespace) -> int:
-    from .layout import scan_layout, write_layout
+    """``pqbloom layout FILE -o OUT.svg|OUT.png [--json]``: the byte map (:mod:`pqbloom.cli.layout`)."""
+    from .layout import scan_layout
+    from .svg import write_layout
 
     if not args.output and not args.json:
         raise UsageError("layout needs -o OUT.svg (or OUT.png), or --json")
@@ -300,7 +310,9 @@ def cmd_layout(args: argparse.Namespace) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .convert import convert, encryption_properties, parse_bloom_spec
+    """``pqbloom convert IN OUT``: CSV / JSON Lines to Parquet (:func:`pqbloom.cli.convert.convert`)."""
+    from ..crypto.options import encryption_properties
+    from .convert import convert, parse_bloom_spec
 
     blooms: dict[str, Any] = {}
     for spec in args.bloom or []:
@@ -321,10 +333,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_table(n: int = 200_000, seed: int = 7) -> Any:
+def demo_table(n: int = 200_000, seed: int = 7) -> Table:
     """Embedded sample data: an events table with a unique id, an email, an amount and a timestamp."""
-    from .table import Table
-
     rng = np.random.default_rng(seed)
     ids = rng.permutation(np.arange(10_000_000, 10_000_000 + 2 * n, 2, dtype=np.int64))
     users = rng.integers(0, n // 10 + 1, n)
@@ -335,8 +345,9 @@ def demo_table(n: int = 200_000, seed: int = 7) -> Any:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .reader import ParquetFile
-    from .writer import write_table
+    """``pqbloom demo``: write sample data with Bloom filters, read it back, probe it, inspect it."""
+    from ..reader import ParquetFile
+    from ..writer import write_table
 
     t = demo_table(args.rows)
     workdir = args.output_dir or tempfile.mkdtemp(prefix="pqbloom-demo-")
@@ -377,14 +388,11 @@ def _have_pyarrow() -> bool:
     return True
 
 
-class UsageError(ParquetError):
-    """A bad combination of command-line arguments (exit status 2)."""
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line error messages."""
 
     def error(self, message: str) -> NoReturn:
+        """Exit with status 2 and one line naming the problem."""
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
@@ -396,7 +404,7 @@ def _add_decrypt_args(parser: argparse.ArgumentParser) -> None:
                    "COL=@PATH reads it from a file)")
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix the file was written with (UTF-8)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON with master_keys for an in-memory KMS "
-                   "(see pqbloom.convert)")
+                   "(see pqbloom.crypto.options)")
 
 
 def _add_convert_parser(sub: Any) -> None:
@@ -433,7 +441,7 @@ def _add_convert_parser(sub: Any) -> None:
     g.add_argument("--algorithm", choices=["AES_GCM_V1", "AES_GCM_CTR_V1"], help="default AES_GCM_V1")
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix to bind the file to (stored in the file)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON: master keys for an in-memory KMS, footer_key and "
-                   "column_keys (see pqbloom.convert); instead of explicit keys")
+                   "column_keys (see pqbloom.crypto.options); instead of explicit keys")
     c.set_defaults(func=cmd_convert)
 
 
@@ -451,6 +459,7 @@ def _add_layout_parser(sub: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``pqbloom`` argument parser: one subcommand per ``cmd_*`` function."""
     p = _Parser(prog="pqbloom", description="Parquet files with split-block Bloom filters.")
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = p.add_subparsers(dest="command", required=True)
@@ -508,6 +517,11 @@ def _message(exc: BaseException) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``pqbloom`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status.
+
+    Errors print one ``pqbloom: error: ...`` line on stderr (status 1, 2 for bad usage); ``--debug``
+    raises them instead.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = bool(getattr(args, "debug", False))
@@ -530,6 +544,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pqbloom: error: {_message(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,322 @@
+"""CSV and JSON Lines to Parquet, streamed in bounded memory.
+
+:func:`convert` reads its input in chunks of ``chunk_rows`` rows (``csv`` / ``json`` modules),
+types each chunk's columns with numpy, gathers chunks until a row group is full and hands it
+to :class:`pqbloom.ParquetWriter`. Memory is bounded by one row group of typed columns plus
+one chunk of parsed text, whatever the size of the input.
+
+Types come from the first chunk unless given (``--schema 'id:int64,ts:timestamp[us, UTC]'``;
+a schema may name only some columns, the others are still inferred). Later chunks are coerced
+to those types; a value that does not fit stops the conversion with its line number, and
+nothing is written (the output appears only when the writer closes without error).
+
+Column types are inferred by :mod:`pqbloom.cli.infer` (CSV: bool, int64, double, date, timestamp,
+then string; JSON Lines keep their JSON types); empty fields (and any ``null_values``) are nulls.
+The input is read by :mod:`pqbloom.cli.textio`.
+
+Encryption options (``--footer-key-hex``, ``--column-key``, ``--kms-config``...) are parsed by
+:mod:`pqbloom.crypto.options`, which documents the KMS config file.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..errors import SchemaError
+from ..schema import Field, Schema, make_field
+from ..table import Table
+from ..writer import ParquetWriter
+from .errors import ConvertError
+from .infer import ColumnTyper, infer_json_type, infer_text_type
+from .textio import CountingReader, csv_chunks, jsonl_chunks
+
+__all__ = [
+    "ConvertError",
+    "ConvertResult",
+    "convert",
+    "parse_schema_spec",
+    "parse_bloom_spec",
+]
+
+DEFAULT_CHUNK_ROWS = 65_536
+
+
+@dataclass
+class ConvertResult:
+    """What :func:`convert` did: rows and row groups written, bytes in and out, time, the schema used."""
+
+    rows: int = 0
+    row_groups: int = 0
+    input_bytes: int = 0
+    output_bytes: int = 0
+    seconds: float = 0.0
+    schema: Schema | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# option parsing
+
+
+def _split_top(text: str, sep: str = ",") -> list[str]:
+    """Split on ``sep`` outside brackets and parentheses (``timestamp[us, UTC]``, ``decimal(10, 2)``)."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == sep and depth == 0:
+            out.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    out.append("".join(cur))
+    return [p.strip() for p in out if p.strip()]
+
+
+def parse_schema_spec(spec: str) -> list[Field]:
+    """``"id:int64 not null, email:string, ts:timestamp[us, UTC]"`` -> fields (types as in Schema.from_types).
+
+    ``@path`` reads the spec from a file.
+    """
+    if spec.startswith("@"):
+        with open(spec[1:], encoding="utf-8") as fh:
+            spec = fh.read()
+    fields = []
+    for item in _split_top(spec.replace("\n", ",")):
+        name, sep, type_text = item.partition(":")
+        if not sep or not name.strip() or not type_text.strip():
+            raise ConvertError(f"--schema entry {item!r} is not NAME:TYPE")
+        type_text = type_text.strip()
+        not_null = False
+        m = re.search(r"\s+not\s+null\s*\Z", type_text, re.IGNORECASE)
+        if m:
+            not_null, type_text = True, type_text[:m.start()]
+        try:
+            fields.append(make_field(name.strip(), type_text, nullable=not not_null))
+        except SchemaError as exc:
+            raise ConvertError(f"--schema column {name.strip()!r}: {exc}") from None
+    if not fields:
+        raise ConvertError("--schema is empty")
+    Schema(fields)  # duplicate names
+    return fields
+
+
+def parse_bloom_spec(spec: str) -> tuple[str, dict[str, float | int]]:
+    """``"email"`` or ``"email:fpp=0.001,ndv=100000"`` -> (column, Bloom filter options)."""
+    name, sep, rest = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise ConvertError(f"--bloom {spec!r} names no column")
+    opts: dict[str, float | int] = {}
+    for item in _split_top(rest) if sep else []:
+        k, eq, v = item.partition("=")
+        k = k.strip().lower()
+        try:
+            if not eq:
+                raise ValueError
+            if k == "fpp":
+                opts["fpp"] = float(v)
+                if not 0.0 < opts["fpp"] < 1.0:
+                    raise ValueError
+            elif k in ("ndv", "max_bytes"):
+                opts[k] = int(float(v))
+                if opts[k] <= 0:
+                    raise ValueError
+            else:
+                raise ConvertError(f"--bloom {name}: unknown option {k!r} (use fpp=, ndv=, max_bytes=)")
+        except ValueError:
+            raise ConvertError(f"--bloom {name}: bad option {item!r} (fpp in (0, 1), ndv and max_bytes "
+                               "positive integers)") from None
+    return name, opts or {"fpp": 0.01}
+
+# ---------------------------------------------------------------------------------------------
+# progress
+
+
+class _Progress:
+    """A one-line progress bar on ``stream`` (None: silent), redrawn at most five times a second."""
+
+    def __init__(self, total: int | None, stream: IO[str] | None) -> None:
+        self.total = total
+        self.stream = stream
+        self.t0 = time.perf_counter()
+        self.last = 0.0
+
+    def update(self, done: int, rows: int, force: bool = False) -> None:
+        """Show ``done`` input bytes and ``rows`` rows converted so far."""
+        if self.stream is None:
+            return
+        now = time.perf_counter()
+        if not force and now - self.last < 0.2:
+            return
+        self.last = now
+        el = max(now - self.t0, 1e-9)
+        rate = f"{rows / el:,.0f} rows/s"
+        width = max(min(shutil.get_terminal_size((80, 20)).columns, 120) - 50, 10)
+        if self.total:
+            frac = min(done / self.total, 1.0)
+            fill = int(frac * width)
+            bar = "[" + "#" * fill + "-" * (width - fill) + f"] {frac:6.1%}"
+        else:
+            bar = f"{done / 1e6:,.1f} MB read"
+        self.stream.write(f"\r{bar} {rows:,} rows {rate}\x1b[K")
+        self.stream.flush()
+
+    def finish(self, message: str) -> None:
+        """Replace the bar by ``message``."""
+        if self.stream is None:
+            return
+        self.stream.write(f"\r{message}\x1b[K\n")
+        self.stream.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# conversion
+
+
+def _detect_format(path: str, fmt: str | None) -> str:
+    if fmt:
+        f = fmt.lower()
+        if f in ("csv", "tsv"):
+            return f
+        if f in ("jsonl", "ndjson", "json"):
+            return "jsonl"
+        raise ConvertError(f"unknown input format {fmt!r} (csv, tsv or jsonl)")
+    base = path[:-3] if path.endswith(".gz") else path
+    ext = os.path.splitext(base)[1].lower()
+    if ext in (".csv", ".txt"):
+        return "csv"
+    if ext == ".tsv":
+        return "tsv"
+    if ext in (".jsonl", ".ndjson", ".json"):
+        return "jsonl"
+    raise ConvertError(f"cannot tell the format of {path!r} from its name; give --format csv or --format jsonl")
+
+
+def convert(input_path: str, output_path: str, *, format: str | None = None, schema: str | list[Field] | None = None,
+            chunk_rows: int = DEFAULT_CHUNK_ROWS, row_group_size: int = 1_000_000, delimiter: str | None = None,
+            header: bool = True, null_values: Sequence[str] = ("",), progress: bool | None = None,
+            encoding: str = "utf-8", **writer_options: Any) -> ConvertResult:
+    """Convert a CSV / TSV / JSON Lines file (``.gz`` too; ``-`` is standard input) to Parquet.
+
+    ``writer_options`` go to :class:`pqbloom.ParquetWriter` (``compression``, ``bloom_filter_options``,
+    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``:
+    None shows a progress bar on stderr when it is a terminal.
+    """
+    if chunk_rows <= 0 or row_group_size <= 0:
+        raise ConvertError("--chunk-rows and --row-group-size must be positive")
+    fmt = _detect_format(input_path, format)
+    if input_path != "-" and os.path.exists(output_path) and os.path.exists(input_path) \
+            and os.path.samefile(input_path, output_path):
+        raise ConvertError("the output would overwrite the input")
+    nulls_set = frozenset(null_values)
+    explicit = parse_schema_spec(schema) if isinstance(schema, str) else list(schema or [])
+    by_name = {f.name: f for f in explicit}
+    result = ConvertResult()
+    t0 = time.perf_counter()
+    if input_path == "-":
+        raw: IO[bytes] = sys.stdin.buffer
+        total = None
+    else:
+        raw = open(input_path, "rb")  # noqa: SIM115
+        total = os.fstat(raw.fileno()).st_size
+    counter = CountingReader(raw)
+    binary: IO[bytes] = io.BufferedReader(counter, 1 << 20)  # type: ignore[arg-type]
+    gz = input_path.endswith(".gz")
+    if gz:
+        binary = gzip.GzipFile(fileobj=binary, mode="rb")  # type: ignore[assignment]
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = _Progress(total, sys.stderr if show else None)
+    writer: ParquetWriter | None = None
+    try:
+        fh = io.TextIOWrapper(binary, encoding=encoding, newline="" if fmt != "jsonl" else None)
+        if fmt == "jsonl":
+            chunks = jsonl_chunks(fh, chunk_rows=chunk_rows)
+        else:
+            names = [f.name for f in explicit] if not header and explicit else None
+            delim = delimiter or ("\t" if fmt == "tsv" else ",")
+            if len(delim) != 1:
+                raise ConvertError("--delimiter must be one character")
+            chunks = csv_chunks(fh, delimiter=delim, header=header, names=names, chunk_rows=chunk_rows)
+        typers: list[ColumnTyper] = []
+        pending: list[Table] = []
+        pending_rows = 0
+        for chunk in chunks:
+            if writer is None:
+                if not chunk.names:
+                    raise ConvertError("the input is empty")
+                unknown = [n for n in by_name if n not in chunk.names]
+                if unknown:
+                    raise ConvertError(f"--schema names columns the input lacks: {unknown}; "
+                                       f"the input has {chunk.names}")
+                if not header and explicit and len(explicit) != len(chunk.names):
+                    raise ConvertError(f"without a header, --schema must name all {len(chunk.names)} columns "
+                                       "in order")
+                fields = []
+                for name, vals in zip(chunk.names, chunk.columns):
+                    if name in by_name:
+                        fields.append((by_name[name], "given by --schema"))
+                    elif chunk.text:
+                        nn = [v for v in vals if v not in nulls_set]
+                        inferred = infer_text_type(name, nn)
+                    else:
+                        inferred = infer_json_type(name, [v for v in vals if v is not None])
+                    if name not in by_name:
+                        fields.append((inferred, f"type inferred from the first {len(chunk.lines):,} rows; "
+                                                 f"override with --schema {name}:TYPE"))
+                typers = [ColumnTyper(f, hint=h, null_values=nulls_set) for f, h in fields]
+                result.schema = Schema([t.field for t in typers])
+                writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
+            if len(chunk.names) != len(typers):  # JSON: keys seen first in a later chunk
+                raise ConvertError("columns changed between chunks")
+            if chunk.lines:
+                cols = [t.column(v, chunk.lines, chunk.text) for t, v in zip(typers, chunk.columns)]
+                del chunk
+                pending.append(Table(cols))
+                pending_rows += len(cols[0]) if cols else 0
+                result.rows += len(cols[0]) if cols else 0
+            while pending_rows >= row_group_size:
+                t = Table.concat(pending) if len(pending) > 1 else pending[0]
+                writer.write_table(t.slice(0, row_group_size), row_group_size=row_group_size)
+                result.row_groups += 1
+                rest = t.slice(row_group_size, t.num_rows)
+                pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+            bar.update(counter.count, result.rows)
+        if writer is None:
+            raise ConvertError("the input is empty")
+        if pending_rows:
+            t = Table.concat(pending) if len(pending) > 1 else pending[0]
+            writer.write_table(t, row_group_size=row_group_size)
+            result.row_groups += 1
+        pending = []
+        writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        if show:
+            sys.stderr.write("\n")
+        raise
+    finally:
+        if input_path != "-":
+            raw.close()
+    result.seconds = time.perf_counter() - t0
+    result.input_bytes = counter.count
+    result.output_bytes = os.path.getsize(output_path) if os.path.exists(output_path) else 0
+    bar.finish(f"wrote {result.rows:,} rows in {result.row_groups} row group(s) to {output_path} "
+               f"({result.output_bytes:,} bytes) in {result.seconds:.1f} s")
+    return result
+
+

@@ -1,0 +1,320 @@
+"""Where every byte of a Parquet file goes: its sections, in file order (drawn by :mod:`pqbloom.cli.svg`).
+
+:func:`scan_layout` walks a file and returns its *sections* in file order: the magic numbers,
+each column chunk's pages (dictionary and data pages, found by reading page headers only),
+Bloom filters, column indexes, offset indexes and the footer. Whatever no metadata accounts
+for becomes an ``unknown`` section, so the sections always tile ``[0, file size)``.
+
+Encrypted files: with keys, page headers are decrypted to tell the page kinds; without keys
+the pages of an encrypted column are still found, since every encrypted module starts with
+its length (the kind of a page is then known only for the dictionary page). A file with an
+encrypted footer opened without keys shows only its magic, footer and one unknown region.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from ..bloom import BloomFilter
+from ..crypto import MODULE_LENGTH_SIZE, FileDecryptionProperties
+from ..errors import CorruptFileError, KeyNotFoundError, ParquetError
+from ..format import T, decode_prefix
+from ..io import RangeReader
+from ..reader import ParquetFile
+from ..schema import ColumnDescriptor
+
+#: what :func:`scan_layout` reads: a path, a binary file object, bytes, or an open ParquetFile
+LayoutSource = str | os.PathLike[str] | IO[bytes] | bytes | ParquetFile
+
+__all__ = ["KINDS", "FileLayout", "Section", "scan_layout"]
+
+#: section kinds, with their colours and legend labels
+KINDS: dict[str, tuple[str, str]] = {
+    "magic": ("#4d4d4d", "magic"),
+    "dictionary-page": ("#f28e2b", "dictionary page"),
+    "data-page": ("#4e79a7", "data page"),
+    "index-page": ("#9c755f", "index page"),
+    "bloom-filter": ("#59a14f", "Bloom filter"),
+    "column-index": ("#b07aa1", "column index"),
+    "offset-index": ("#ff9da7", "offset index"),
+    "footer": ("#e15759", "footer (FileMetaData)"),
+    "footer-length": ("#9d2b2d", "footer length"),
+    "unknown": ("#c8c8c8", "unaccounted bytes"),
+}
+
+_MAX_HEADER_READ = 16 * 1024 * 1024
+
+
+@dataclass
+class Section:
+    """One contiguous region of the file."""
+
+    kind: str
+    offset: int
+    length: int
+    row_group: int | None = None
+    column: str | None = None
+    column_index: int | None = None
+    encrypted: bool = False
+    page: int | None = None  # data page ordinal within its chunk
+    page_type: str | None = None
+    header_length: int | None = None
+    compressed: int | None = None  # stored page body bytes (compressed_page_size)
+    uncompressed: int | None = None
+    encoding: str | None = None
+    num_values: int | None = None
+    note: str | None = None
+
+    @property
+    def end(self) -> int:
+        """The offset just past the section."""
+        return self.offset + self.length
+
+    def to_dict(self) -> dict[str, str | int]:
+        """The section's set fields (JSON-able; ``column_index``, the drawing's colour hint, left out)."""
+        return {k: v for k, v in self.__dict__.items() if v is not None and k != "column_index"}
+
+    def describe(self) -> str:
+        """One line for people: ``data page 3 of 'id' (row group 0): offset 1,234, 567 B, PLAIN, 100 values``."""
+        label = KINDS.get(self.kind, (None, self.kind))[1]
+        parts = [label if self.page is None else f"{label} {self.page}"]
+        if self.column is not None:
+            parts.append(f"of {self.column!r}")
+        if self.row_group is not None:
+            parts.append(f"(row group {self.row_group})")
+        text = " ".join(parts) + f": offset {self.offset:,}, {self.length:,} B"
+        if self.encoding:
+            text += f", {self.encoding}"
+        if self.num_values is not None:
+            text += f", {self.num_values:,} values"
+        if self.encrypted:
+            text += ", encrypted"
+        if self.note:
+            text += f" ({self.note})"
+        return text
+
+
+@dataclass
+class FileLayout:
+    """The sections of one file, which tile ``[0, size)``, and facts about it for the picture's header.
+
+    ``notes`` say what could not be scanned (missing keys, a page header that does not parse...).
+    """
+
+    path: str
+    size: int
+    sections: list[Section]
+    num_rows: int | None = None
+    num_row_groups: int = 0
+    columns: list[str] = field(default_factory=list)
+    encrypted_footer: bool = False
+    signed_footer: bool = False
+    created_by: str | None = None
+    #: (row group, column, start, length, encrypted) of each column chunk
+    chunks: list[tuple[int, str, int, int, bool]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def pages(self, row_group: int, column: str) -> list[Section]:
+        """The page sections of one column chunk, in file order."""
+        return [s for s in self.sections if s.row_group == row_group and s.column == column
+                and s.kind in ("dictionary-page", "data-page", "index-page")]
+
+
+# ---------------------------------------------------------------------------------------------
+# scanning
+
+
+def scan_layout(source: LayoutSource, decryption_properties: FileDecryptionProperties | None = None) -> FileLayout:
+    """The sections of a file (path, file object, bytes or an open :class:`~pqbloom.reader.ParquetFile`), in
+    file order. Without keys, a file with an encrypted footer shows only its magic and footer."""
+    if isinstance(source, ParquetFile):
+        return _scan(source, getattr(source._reader, "name", "<file>"))
+    try:
+        pf = ParquetFile(source, decryption_properties=decryption_properties)
+    except KeyNotFoundError:
+        if decryption_properties is not None:
+            raise
+        return _scan_opaque(source)
+    with pf:
+        return _scan(pf, os.fspath(source) if isinstance(source, (str, os.PathLike)) else "<file>")
+
+
+def _scan_opaque(source: str | os.PathLike[str] | IO[bytes] | bytes) -> FileLayout:
+    """An encrypted-footer file opened without keys: only the magic and footer are known."""
+    r = RangeReader(source)
+    try:
+        size = r.size
+        tail = r.read(size - 8, 8, what="footer length")
+        flen = int.from_bytes(tail[:4], "little")
+        foff = size - 8 - flen
+        secs = [Section("magic", 0, 4), Section("footer", foff, flen, encrypted=True),
+                Section("footer-length", size - 8, 4), Section("magic", size - 4, 4)]
+        lay = FileLayout(path=r.name, size=size, sections=_fill_gaps(secs, size, "encrypted; no keys given"),
+                         encrypted_footer=True)
+        lay.notes.append("the footer is encrypted and no keys were given: only the footer can be located")
+        return lay
+    finally:
+        r.close()
+
+
+def _enum(enum: Any, v: int | None) -> str | None:  # Any: a generated Thrift enum class
+    return None if v is None else enum._VALUES_TO_NAMES.get(v, str(v))
+
+
+def _scan(pf: ParquetFile, path: str) -> FileLayout:
+    size = pf._reader.size
+    ft = pf._footer
+    md = pf.metadata
+    secs: list[Section] = [Section("magic", 0, 4)]
+    lay = FileLayout(path=path, size=size, sections=[], num_rows=pf.num_rows, num_row_groups=pf.num_row_groups,
+                     columns=[d.dotted_path for d in pf.columns], encrypted_footer=ft.encrypted_footer,
+                     signed_footer=(not ft.encrypted_footer and md.encryption_algorithm is not None),
+                     created_by=md.created_by)
+    missing_keys = False
+    for rg_index, rg in enumerate(md.row_groups):
+        for desc, cc in zip(pf.columns, rg.columns or []):
+            col = desc.dotted_path
+            encrypted = cc.crypto_metadata is not None
+            where: dict[str, Any] = {"row_group": rg_index, "column": col, "column_index": desc.index,
+                                     "encrypted": encrypted}
+            try:
+                meta = pf.column_chunk(rg_index, desc.index)
+                readable = True
+            except KeyNotFoundError:
+                meta = cc.meta_data  # plaintext footer: offsets without statistics or Bloom filter fields
+                readable = False
+                missing_keys = True
+            if meta is not None and meta.num_values:
+                secs.extend(_scan_chunk(pf, meta, rg_index, desc, encrypted, readable, lay))
+            if meta is not None and readable and meta.bloom_filter_offset is not None:
+                secs.append(_bloom_section(pf, meta, rg_index, desc, encrypted, where))
+            if cc.column_index_offset is not None and cc.column_index_length:
+                secs.append(Section("column-index", cc.column_index_offset, cc.column_index_length, **where))
+            if cc.offset_index_offset is not None and cc.offset_index_length:
+                secs.append(Section("offset-index", cc.offset_index_offset, cc.offset_index_length, **where))
+    if missing_keys:
+        lay.notes.append("some columns are encrypted and no keys were given for them: their page kinds are "
+                         "guessed and their Bloom filters cannot be located")
+    secs.append(Section("footer", ft.footer_offset, ft.footer_length, encrypted=ft.encrypted_footer,
+                        note="signed" if lay.signed_footer else None))
+    secs.append(Section("footer-length", size - 8, 4))
+    secs.append(Section("magic", size - 4, 4))
+    lay.sections = _fill_gaps(secs, size, "not described by readable metadata (encrypted, no key?)"
+                              if missing_keys else None)
+    return lay
+
+
+def _fill_gaps(secs: list[Section], size: int, note: str | None = None) -> list[Section]:
+    secs = sorted((s for s in secs if s.length > 0), key=lambda s: (s.offset, -s.length))
+    out: list[Section] = []
+    pos = 0
+    for s in secs:
+        if s.offset > pos:
+            out.append(Section("unknown", pos, s.offset - pos, note=note))
+        out.append(s)
+        pos = max(pos, s.end)
+    if pos < size:
+        out.append(Section("unknown", pos, size - pos, note=note))
+    return out
+
+
+def _scan_chunk(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, encrypted: bool,
+                readable: bool, lay: FileLayout) -> list[Section]:
+    """The pages of one column chunk, from their headers (bodies are never read)."""
+    dict_off, data_off = meta.dictionary_page_offset, meta.data_page_offset
+    start = dict_off if dict_off is not None and 4 <= dict_off < (data_off or 0) else data_off
+    length = meta.total_compressed_size
+    if start is None or length is None or start < 4 or length <= 0:
+        return []
+    end = min(start + length, pf._footer.footer_offset, pf._reader.size)
+    lay.chunks.append((rg, desc.dotted_path, start, end - start, encrypted))
+    reader = pf._reader
+    out: list[Section] = []
+    pos = start
+    ordinal = 0
+    common: dict[str, Any] = {"row_group": rg, "column": desc.dotted_path, "column_index": desc.index,
+                              "encrypted": encrypted}
+    try:
+        while pos < end:
+            if encrypted and not readable:
+                hlen = MODULE_LENGTH_SIZE + int.from_bytes(reader.read(pos, 4, what="page header module"), "little")
+                blen = MODULE_LENGTH_SIZE + int.from_bytes(
+                    reader.read(pos + hlen, 4, what="page module"), "little")
+                if pos + hlen + blen > end:
+                    raise CorruptFileError("encrypted page runs past its column chunk", offset=pos)
+                is_dict = pos == dict_off and ordinal == 0 and not out
+                out.append(Section("dictionary-page" if is_dict else "data-page", pos, hlen + blen,
+                                   page=None if is_dict else ordinal, header_length=hlen, compressed=blen,
+                                   note="no key: header not decrypted, kind inferred", **common))
+                ordinal += 0 if is_dict else 1
+                pos += hlen + blen
+                continue
+            if encrypted:
+                mlen = int.from_bytes(reader.read(pos, 4, what="page header module"), "little")
+                hlen = MODULE_LENGTH_SIZE + mlen
+                module = reader.read(pos, hlen, what="page header module")
+                plain = pf._crypto.decrypt_page_header(module, rg, desc, ordinal, first=not out,
+                                                       dictionary_hint=pos == dict_off)
+                header, _ = decode_prefix(T.PageHeader, plain, offset=pos, what="page header")
+            else:
+                header, hlen = _read_page_header(reader, pos, end)
+            csize = header.compressed_page_size
+            if csize is None or csize < 0 or pos + hlen + csize > end:
+                raise CorruptFileError(f"page of {csize} bytes runs past its column chunk", offset=pos)
+            sec = Section("data-page", pos, hlen + csize, header_length=hlen, compressed=csize,
+                          uncompressed=header.uncompressed_page_size, page_type=_enum(T.PageType, header.type),
+                          **common)
+            if header.type == T.PageType.DICTIONARY_PAGE:
+                sec.kind = "dictionary-page"
+                dh = header.dictionary_page_header
+                if dh is not None:
+                    sec.encoding, sec.num_values = _enum(T.Encoding, dh.encoding), dh.num_values
+            elif header.type == T.PageType.INDEX_PAGE:
+                sec.kind = "index-page"
+            else:
+                sec.page = ordinal
+                ordinal += 1
+                dp = header.data_page_header if header.type == T.PageType.DATA_PAGE else header.data_page_header_v2
+                if dp is not None:
+                    sec.encoding, sec.num_values = _enum(T.Encoding, dp.encoding), dp.num_values
+            out.append(sec)
+            pos += hlen + csize
+    except ParquetError as exc:
+        lay.notes.append(f"row group {rg}, column {desc.dotted_path!r}: pages after offset {pos} not scanned: {exc}")
+    return out
+
+
+def _read_page_header(reader: RangeReader, pos: int, end: int) -> tuple[T.PageHeader, int]:
+    """Decode the plaintext page header at ``pos``, reading only as much as it needs."""
+    n = min(256, end - pos)
+    while True:
+        buf = reader.read(pos, n, what="page header")
+        try:
+            return decode_prefix(T.PageHeader, buf, offset=pos, what="page header")
+        except CorruptFileError:
+            if n >= end - pos or n >= _MAX_HEADER_READ:
+                raise
+            n = min(n * 8, end - pos, _MAX_HEADER_READ)
+
+
+def _bloom_section(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, encrypted: bool,
+                   where: dict[str, Any]) -> Section:
+    off = meta.bloom_filter_offset
+    length = meta.bloom_filter_length
+    note = None
+    if length is None:  # older writers: derive it from the header
+        try:
+            if encrypted:
+                h = MODULE_LENGTH_SIZE + int.from_bytes(pf._reader.read(off, 4, what="Bloom filter"), "little")
+                b = MODULE_LENGTH_SIZE + int.from_bytes(pf._reader.read(off + h, 4, what="Bloom filter"), "little")
+                length = h + b
+            else:
+                head = pf._reader.read(off, min(256, pf._reader.size - off), what="Bloom filter header")
+                num_bytes, hlen = BloomFilter.parse_header(head, offset=off)
+                length = hlen + num_bytes
+            note = "length from its header"
+        except ParquetError:
+            length, note = 0, "unreadable"
+    return Section("bloom-filter", off, length, note=note, **where)
