@@ -192,7 +192,3 @@ class BinaryArray:
 
     def slice(self, start: int, stop: int) -> BinaryArray:
         return BinaryArray(self.offsets[start:stop + 1], self.data)
-
-    def to_numpy_bytes(self) -> np.ndarray:
-        """An ``S`` array (note numpy strips trailing NUL bytes on access)."""
-        return np.array(self.to_pylist(), dtype=object)

@@ -23,7 +23,6 @@ from .dictionary import (
     encode_dictionary_indices,
     encode_with_dictionary,
     estimate_distinct_fraction,
-    plain_dictionary_size,
     take_dictionary,
 )
 from .dispatch import decode_values, encode_values, encoding_applies, is_dictionary_encoding
@@ -69,7 +68,6 @@ __all__ = [
     "encode_rle_bitpacked",
     "encode_rle_booleans",
     "estimate_distinct_fraction",
-    "plain_dictionary_size",
     "take_dictionary",
     "value_width",
 ]

@@ -33,7 +33,6 @@ __all__ = [
     "decode_dictionary_indices",
     "take_dictionary",
     "estimate_distinct_fraction",
-    "plain_dictionary_size",
 ]
 
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -205,16 +204,6 @@ def _dict_loop(values: BinaryArray) -> tuple[np.ndarray, np.ndarray]:
             firsts.append(i)
         codes.append(c)
     return np.array(firsts, np.int64), np.array(codes, np.int32)
-
-
-def plain_dictionary_size(dict_values, ptype: int) -> int:  # type: ignore[no-untyped-def]
-    """Size in bytes of the PLAIN-encoded dictionary page body."""
-    if isinstance(dict_values, BinaryArray):
-        return 4 * len(dict_values) + dict_values.nbytes
-    a = np.asarray(dict_values)
-    if ptype == PhysicalType.BOOLEAN:
-        return (len(a) + 7) // 8
-    return int(a.size * a.itemsize)
 
 
 def build_dictionary(values, ptype: int,  # type: ignore[no-untyped-def]
