@@ -194,7 +194,7 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
 
 
 def _scatter(dense: Any, present: np.ndarray) -> Any:
-    """Mirrors ``pqbloom.nested.scatter`` (and the reader's ``_scatter``)."""
+    """Mirrors ``pqbloom.file.levels.scatter`` (and the reader's ``_scatter``)."""
     n = len(present)
     if isinstance(dense, BinaryArray):
         lens = np.zeros(n, np.int64)
@@ -294,7 +294,7 @@ def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int
 
     The list's slots start at the entries with ``reps <= ctx_rep`` and ``defs >= ctx_def``; its
     elements are the entries with ``defs >= elem_def``, each counted in the slot before it (the
-    running count of ``pqbloom.nested.assemble``). An element before the first slot is a
+    running count of ``pqbloom.file.levels.assemble``). An element before the first slot is a
     CorruptFileError.
     """
     d = check_levels(defs, "definition levels")

@@ -290,7 +290,7 @@ class ParquetFile:
 
     def _with_metadata(self, table: Table, row_groups: Sequence[int] | None = None) -> Table:
         """``table`` with the footer's key-value metadata and stored Arrow types (pandas' metadata,
-        ``ARROW:schema``: see :mod:`pqbloom.arrow_schema`). A column the Arrow types call
+        ``ARROW:schema``: see :mod:`pqbloom.table.arrow_schema`). A column the Arrow types call
         dictionary-encoded also gets the dictionary pages of ``row_groups`` (all when None; none for
         batches, which cost what they hold, and filtered reads, which read no pruned row group): pyarrow
         reads them as a categorical's categories, used values or not."""

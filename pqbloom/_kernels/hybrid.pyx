@@ -133,7 +133,7 @@ cdef int64_t _decode(const uint8_t *src, int64_t end, int bw, int64_t count, out
     cdef bint saturated
     cdef uint32_t v
     while got < count:
-        # varint run header (as pqbloom.encodings.rle.read_uleb128: at most 10 bytes); bits past
+        # varint run header (as pqbloom.encodings.bitpack.read_uleb128: at most 10 bytes); bits past
         # 64 saturate the count, which only ever caps a run at the values still wanted
         if pos >= end:
             return E_HEADER_TRUNCATED

@@ -261,6 +261,8 @@ def schema_hints(metadata: Mapping[str, Any] | None) -> ArrowSchema | None:
 # ---------------------------------------------------------------------------
 # Parquet field -> Arrow field, as pyarrow infers it
 # ---------------------------------------------------------------------------
+#: the (physical type, unit) pairs a TIME may have
+_TIME_TYPES = ((PhysicalType.INT32, "ms"), (PhysicalType.INT64, "us"), (PhysicalType.INT64, "ns"))
 _EXT_JSON = ((EXTENSION_META_KEY, ""), (EXTENSION_NAME_KEY, "arrow.json"))  # in pyarrow's order
 _EXT_UUID = ((EXTENSION_META_KEY, ""), (EXTENSION_NAME_KEY, "arrow.uuid"))
 
@@ -272,7 +274,8 @@ def _natural_type(f: Any) -> tuple[ArrowType, tuple[tuple[str, str], ...]] | Non
         return ArrowType("null"), ()
     if kind == "DECIMAL":
         prec = lt.precision or 0
-        if p not in (PhysicalType.INT32, PhysicalType.INT64, PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) or prec < 1:
+        if p not in (PhysicalType.INT32, PhysicalType.INT64, PhysicalType.BYTE_ARRAY,
+                     PhysicalType.FIXED_LEN_BYTE_ARRAY) or prec < 1:
             return None
         return ArrowType("decimal", precision=prec, scale=lt.scale or 0, bit_width=128 if prec <= 38 else 256), ()
     if p == PhysicalType.BOOLEAN and kind is None:
@@ -285,7 +288,7 @@ def _natural_type(f: Any) -> tuple[ArrowType, tuple[tuple[str, str], ...]] | Non
             return int_type(lt.bit_width, lt.signed), ()
         if kind == "DATE" and p == PhysicalType.INT32:
             return ArrowType("date", unit=0), ()
-        if kind == "TIME" and (p, lt.unit) in ((PhysicalType.INT32, "ms"), (PhysicalType.INT64, "us"), (PhysicalType.INT64, "ns")):
+        if kind == "TIME" and (p, lt.unit) in _TIME_TYPES:
             return ArrowType("time", unit=TIME_UNITS.index(lt.unit), bit_width=bits), ()
         if kind == "TIMESTAMP" and p == PhysicalType.INT64 and lt.unit in TIME_UNITS:
             return timestamp(lt.unit, "UTC" if lt.utc else None), ()

@@ -70,7 +70,8 @@ def logical_numpy(f: Field, v: Any) -> np.ndarray:
 def to_numpy(f: Field, values: Any, mask: np.ndarray | None) -> np.ndarray:
     """A column's values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""
     kind = f.logical_type.kind if f.logical_type is not None else None
-    if isinstance(values, BinaryArray) or f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY and kind != "FLOAT16" or kind == "DECIMAL":
+    fixed = f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY
+    if isinstance(values, BinaryArray) or fixed and kind != "FLOAT16" or kind == "DECIMAL":
         return np.array(to_pylist(f, values, mask), dtype=object)
     out = logical_numpy(f, values)
     if mask is None:

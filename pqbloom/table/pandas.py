@@ -1,12 +1,12 @@
 """pandas DataFrames to and from pqbloom Tables, the way pyarrow converts them.
 
-Writing (:func:`columns_from_pandas`, for ``Table.from_pandas``) keeps what a frame says beyond its values: nullable dtypes'
-nulls, time zones, durations, categoricals and the index, in pyarrow's two places: the Arrow
-types (stored as the footer's ``ARROW:schema``, see :mod:`pqbloom.table.arrow_schema`) and pandas'
-own metadata (the footer's ``"pandas"`` entry, see :mod:`pqbloom.table.pandas_meta`). Reading
-(:func:`dataframe`, for ``Table.to_pandas``) restores both from pqbloom's files and pyarrow's alike, and otherwise
-converts each column as ``pyarrow.Table.to_pandas()`` does, so either library reads the same frame
-from the same file. pandas is imported only when these functions run.
+Writing (:func:`columns_from_pandas`, for ``Table.from_pandas``) keeps what a frame says beyond its
+values: nullable dtypes' nulls, time zones, durations, categoricals and the index, in pyarrow's two
+places: the Arrow types (stored as the footer's ``ARROW:schema``, see :mod:`pqbloom.table.arrow_schema`)
+and pandas' own metadata (the footer's ``"pandas"`` entry, see :mod:`pqbloom.table.pandas_meta`).
+Reading (:func:`dataframe`, for ``Table.to_pandas``) restores both from pqbloom's files and pyarrow's
+alike, and otherwise converts each column as ``pyarrow.Table.to_pandas()`` does, so either library
+reads the same frame from the same file. pandas is imported only when these functions run.
 """
 
 from __future__ import annotations

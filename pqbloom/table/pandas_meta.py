@@ -4,7 +4,7 @@ pyarrow stores, next to a frame's columns, a JSON document describing how to reb
 which columns are index levels (or a RangeIndex as a range), each column's pandas and numpy
 dtype, the column labels' own index, and ``DataFrame.attrs``. This module builds that document
 from a frame (:func:`build_metadata`) and rebuilds the column labels from it
-(:func:`column_index`); :mod:`pqbloom.pandas_compat` does the rest.
+(:func:`column_index`); :mod:`pqbloom.table.pandas` does the rest.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ class Table:
 
     ``metadata`` is the key-value metadata that goes with the data (pandas' ``"pandas"`` entry, a
     file's footer entries); ``arrow_schema`` the Arrow types the data came with, where they say more
-    than the Parquet schema (time zones, durations, categoricals: see :mod:`pqbloom.arrow_schema`).
+    than the Parquet schema (time zones, durations, categoricals: see :mod:`pqbloom.table.arrow_schema`).
     A writer stores both; ``to_pandas`` and ``to_arrow`` apply them.
 
     The row count is the columns' length; a table without columns has its own (``num_rows``), as a
