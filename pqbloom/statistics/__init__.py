@@ -1,6 +1,7 @@
 """Column statistics and page indexes: computing them (write side, :mod:`~pqbloom.statistics.compute`) and
 trusting them (read side, :mod:`~pqbloom.statistics.read`), in the column's sort order
 (:mod:`~pqbloom.statistics.order`); page indexes in :mod:`~pqbloom.statistics.page_index`.
+
 Everything here is a pure function over in-memory values; no IO. Hot paths are
 vectorized with numpy (no Python loop per value).
 

@@ -1,7 +1,8 @@
 """Column statistics, write side: ``compute_statistics`` of one chunk or page, and bound truncation.
 
 Everything here is a pure function over in-memory values; no IO. Hot paths are
-vectorized with numpy (no Python loop per value). Values are represented as :mod:`pqbloom.statistics` says.
+vectorized with numpy (no Python loop per value). Values are represented as
+:mod:`pqbloom.statistics` says.
 
 Write-side rules (``compute_statistics``)
 -----------------------------------------
