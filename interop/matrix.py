@@ -671,7 +671,7 @@ def bloom_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[Any]], 
     with _open_pqbloom(case, path) as pf:
         require(pf.num_row_groups == len(rgs), "row group count differs")
         for col in case.bloom.columns:
-            desc = pf._column(col)
+            desc = pf.column_descriptor(col)
             ptype = desc.physical_type
             absent = C.absent_values(case, col, 40)
             excluded = total = 0
@@ -801,15 +801,15 @@ def page_index_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[An
     assert col is not None
     pages_total = 0
     with _open_pqbloom(case, path) as pf:
-        desc = pf._column(col)
+        desc = pf.column_descriptor(col)
         for rg, (lo, hi) in enumerate(_rg_slices(rgs)):
             cc = pf.metadata.row_groups[rg].columns[desc.index]
             require(cc.column_index_offset is not None and cc.offset_index_offset is not None,
                     f"row group {rg}: no page index")
             raw_ci = pf._open_module(ModuleType.COLUMN_INDEX,
-                                     pf._reader.read(cc.column_index_offset, cc.column_index_length), rg, desc)
+                                     pf.range_reader.read(cc.column_index_offset, cc.column_index_length), rg, desc)
             raw_oi = pf._open_module(ModuleType.OFFSET_INDEX,
-                                     pf._reader.read(cc.offset_index_offset, cc.offset_index_length), rg, desc)
+                                     pf.range_reader.read(cc.offset_index_offset, cc.offset_index_length), rg, desc)
             ci = decode_prefix(T.ColumnIndex, raw_ci)[0]
             oi = decode_prefix(T.OffsetIndex, raw_oi)[0]
             locs = oi.page_locations
@@ -885,7 +885,7 @@ def stats_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[Any]], 
 
     with _open_pqbloom(case, path) as pf:
         for col in case.stats:
-            desc = pf._column(col)
+            desc = pf.column_descriptor(col)
             for rg, (lo, hi) in enumerate(_rg_slices(rgs)):
                 st = pf.column_chunk(rg, col).statistics
                 mn, mx, nulls = _actual_stats(data[col][lo:hi])
@@ -1212,7 +1212,7 @@ def _fixture_encrypted(rel: str, path: Path) -> FixtureResult:
                        and t.column("name").to_pylist() == [f"name_{i}" for i in range(2000)])
             filters = {c: pf.bloom_filter(0, c) for c in ("double_field", "float_field")}
             bf_ok = all(f is not None and bool(np.all(f.might_contain_many([i + off for i in range(2000)],
-                                                                           pf._column(c).physical_type)))
+                                                                           pf.column_descriptor(c).physical_type)))
                         for (c, f), off in zip(filters.items(), (0.5, 0.25)))
             absent = sum(bool(pf.bloom_filter_might_contain(0, "double_field", i + 0.75)) for i in range(200))
             ok = vals_ok and bf_ok and absent < 40

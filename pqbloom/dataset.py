@@ -257,7 +257,7 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
         return read[0][0]
     # every file pruned: an empty table with the schema of the first file (footer only)
     with ParquetFile(frags[0].path, **kwargs) as pf:
-        empty = pf._empty(file_columns(pf))
+        empty = pf.empty_table(file_columns(pf))
     cols = {c.field.name: c for c in empty.columns}
     cols.update({k: _constant_column(f, None, 0) for k, f in pfields.items() if k not in cols})
     names = list(columns) if columns is not None else list(cols)

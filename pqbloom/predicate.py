@@ -1449,7 +1449,7 @@ class _FilePlan:
         orders = md.column_orders if md.column_orders is not None and len(md.column_orders) == len(pf.columns) \
             else None
         for name in sorted(expr.columns()):
-            desc = pf._column(name)
+            desc = pf.column_descriptor(name)
             self.cols[name] = _BCol(desc, orders[desc.index] if orders is not None else None)
         self.node = _bind(expr, self.cols)
         if isinstance(self.node, _BConst) and self.node.value is True:
@@ -1468,7 +1468,7 @@ def _rg_rows(pf: ParquetFile, rg: int) -> int:
 def _column_stats(pf: ParquetFile, rg: int, bc: _BCol) -> _Stats:
     rows = _rg_rows(pf, rg)
     try:
-        meta = pf._chunk_meta(rg, bc.desc)
+        meta = pf.chunk_metadata(rg, bc.desc)
     except ParquetError:
         return _Stats(rows)
     return _meta_stats(bc, rows, meta, pf.created_by)
@@ -1774,7 +1774,7 @@ def _chunk_metas(pf: ParquetFile, descs: Sequence[ColumnDescriptor]) -> tuple[np
     rgs = pf.metadata.row_groups
     n = len(rgs)
     skim = None
-    if pf._crypto is None and isinstance(rgs, RowGroupList) and rgs.decoded < n:
+    if pf.decryption is None and isinstance(rgs, RowGroupList) and rgs.decoded < n:
         try:
             skim = rgs.statistics_skim(size_statistics=any(d.max_repetition_level > 0 for d in descs))
         except CorruptFileError:
@@ -1784,7 +1784,7 @@ def _chunk_metas(pf: ParquetFile, descs: Sequence[ColumnDescriptor]) -> tuple[np
             skim = None
     metas: dict[int, list[Any]] = {}
     if skim is not None:
-        n_leaves = len(pf._leaves)
+        n_leaves = len(pf.columns)
         rows = np.array([g.num_rows for g in skim], np.int64)
         for d in descs:
             i = d.index
@@ -1797,7 +1797,7 @@ def _chunk_metas(pf: ParquetFile, descs: Sequence[ColumnDescriptor]) -> tuple[np
         rows[rg] = _rg_rows(pf, rg)
         for d in descs:
             try:
-                metas[d.index][rg] = pf._chunk_meta(rg, d)
+                metas[d.index][rg] = pf.chunk_metadata(rg, d)
             except ParquetError:
                 pass
     return rows, metas
@@ -1966,9 +1966,9 @@ def _read_dictionary(pf: ParquetFile, rg: int, bc: _BCol, keep: dict[tuple[int, 
     from . import compression as compression_mod
     from .encodings import decode_plain
 
-    if pf._crypto is not None:
+    if pf.decryption is not None:
         return None
-    meta = pf._chunk_meta(rg, bc.desc)
+    meta = pf.chunk_metadata(rg, bc.desc)
     es = meta.encoding_stats
     # a repeated leaf counts level entries, not rows
     if not es or (meta.num_values != _rg_rows(pf, rg) and not bc.repeated):
@@ -1978,8 +1978,8 @@ def _read_dictionary(pf: ParquetFile, rg: int, bc: _BCol, keep: dict[tuple[int, 
         return None
     if not any(s.page_type == T.PageType.DICTIONARY_PAGE for s in es):
         return None
-    start, length = pf._chunk_range(meta, rg, bc.desc)
-    head = pf._reader.read(start, min(length, 512), what="dictionary page header")
+    start, length = pf.chunk_range(meta, rg, bc.desc)
+    head = pf.range_reader.read(start, min(length, 512), what="dictionary page header")
     header, hlen = decode_prefix(T.PageHeader, head, offset=start, what="page header")
     if header.type != T.PageType.DICTIONARY_PAGE or header.dictionary_page_header is None:
         return None
@@ -1990,7 +1990,7 @@ def _read_dictionary(pf: ParquetFile, rg: int, bc: _BCol, keep: dict[tuple[int, 
             or dh.num_values < 0 or dh.encoding not in (E.PLAIN, E.PLAIN_DICTIONARY):
         return None
     body = head[hlen:hlen + csize] if hlen + csize <= len(head) else \
-        pf._reader.read(start + hlen, csize, what="dictionary page")
+        pf.range_reader.read(start + hlen, csize, what="dictionary page")
     if pf.verify_checksums and header.crc is not None and \
             (zlib.crc32(body) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
         return None  # the full read reports the checksum error
@@ -2034,14 +2034,14 @@ class _IndexCache:
 
     def load(self, descs: Iterable[ColumnDescriptor], column_index: bool) -> None:
         pf, rg = self.pf, self.rg
-        if pf._crypto is not None:
+        if pf.decryption is not None:
             for d in descs:
                 self.oi.setdefault(d.index, None)
                 self.ci.setdefault(d.index, None)
             return
         chunks = pf.metadata.row_groups[rg].columns
-        if len(chunks) != len(pf._leaves):  # as ParquetFile._chunk_meta checks
-            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(pf._leaves)} columns",
+        if len(chunks) != len(pf.columns):  # as ParquetFile.chunk_metadata checks
+            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(pf.columns)} columns",
                                    row_group=rg)
         wants: list[tuple[str, int, int, int]] = []
         for d in descs:
@@ -2059,7 +2059,7 @@ class _IndexCache:
         if not wants:
             return
         try:
-            bufs = read_ranges(pf._reader, [(o, n) for _, _, o, n in wants], max_gap=COALESCE_GAP, what="page index")
+            bufs = read_ranges(pf.range_reader, [(o, n) for _, _, o, n in wants], max_gap=COALESCE_GAP, what="page index")
         except ParquetError as exc:
             self.ex.notes.append(f"page index of row group {rg} unreadable ({exc}); not used")
             for kind, idx, _, _ in wants:
@@ -2083,8 +2083,8 @@ class _IndexCache:
         if not locs:
             return None
         try:
-            meta = pf._chunk_meta(rg, desc)
-            start, length = pf._chunk_range(meta, rg, desc)
+            meta = pf.chunk_metadata(rg, desc)
+            start, length = pf.chunk_range(meta, rg, desc)
         except ParquetError:
             return None
         # a repeated leaf counts level entries (>= 1 per row); its pages begin at rows, which
@@ -2269,13 +2269,13 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
     Only the pages overlapping ``sel`` are read where an OffsetIndex allows it; all byte ranges
     of the row group are fetched in one coalesced batch.
     """
-    from .reader import _build_column, _ChunkParts, split_nested
+    from .reader import ChunkParts, build_column, split_nested
 
     # nested output columns (reader.NestedSelection: structs, lists, maps) are read whole by the reader
     nested_out, descs = split_nested(pf, rg, descs, sel, ex, levels=idx.levels)
 
     nrows = _rg_rows(pf, rg)
-    encrypted = pf._crypto is not None
+    encrypted = pf.decryption is not None
     if sel is not None and len(sel.starts) == 1 and sel.starts[0] == 0 and sel.ends[0] == nrows:
         sel = None
     idx.load(descs, column_index=False)
@@ -2288,11 +2288,11 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
             plans.append(_ColRead(d, True))
             ex.chunks_read_whole += 1
             continue
-        meta = pf._chunk_meta(rg, d)
+        meta = pf.chunk_metadata(rg, d)
         if meta.num_values == 0:
             plans.append(_ColRead(d, True))
             continue
-        start, length = pf._chunk_range(meta, rg, d)
+        start, length = pf.chunk_range(meta, rg, d)
         if layout is not None and sel is not None:
             pages = _pages_for(layout, sel)
             if len(pages) < layout.num_pages:
@@ -2308,22 +2308,22 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
         else:
             ex.chunks_read_whole += 1
     flat = [r for p in plans for r in p.ranges if r not in idx.kept]
-    got_ranges = dict(zip(flat, read_ranges(pf._reader, flat, max_gap=COALESCE_GAP, what="column chunk")))
+    got_ranges = dict(zip(flat, read_ranges(pf.range_reader, flat, max_gap=COALESCE_GAP, what="column chunk")))
     got_ranges.update(idx.kept)
     out: dict[str, Column] = dict(nested_out)
     for p in plans:
         d = p.desc
         pieces = [got_ranges[r] for r in p.ranges]
-        parts: _ChunkParts | None = None
+        parts: ChunkParts | None = None
         if not p.whole:
             layout = p.layout
             assert layout is not None and p.pages is not None and sel is not None
             prow = layout.page_rows()
             want = int(prow[p.pages].sum())
             try:
-                meta = copy.copy(pf._chunk_meta(rg, d))
+                meta = copy.copy(pf.chunk_metadata(rg, d))
                 meta.num_values = want
-                got = pf._decode_chunk(b"".join(pieces), p.ranges[0][0], meta, rg, d)
+                got = pf.decode_chunk(b"".join(pieces), p.ranges[0][0], meta, rg, d)
                 parts = got if got.num_rows == want else None
             except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
                 raise
@@ -2335,20 +2335,20 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
                 p0 = np.searchsorted(layout.first_rows, sel.starts, side="right") - 1
                 slot = np.searchsorted(p.pages, p0)
                 pos = out_start[slot] + (sel.starts - layout.first_rows[p0])
-                out[d.dotted_path] = _gather(_build_column(d.field, [parts]), pos, sel.lengths)
+                out[d.dotted_path] = _gather(build_column(d.field, [parts]), pos, sel.lengths)
                 continue
             ex.notes.append(f"page-level read of {d.dotted_path} in row group {rg} failed; read the whole chunk")
         elif pieces:
             try:
-                got = pf._decode_chunk(pieces[0], p.ranges[0][0], pf._chunk_meta(rg, d), rg, d)
+                got = pf.decode_chunk(pieces[0], p.ranges[0][0], pf.chunk_metadata(rg, d), rg, d)
                 parts = got if got.num_rows == nrows else None
             except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
                 raise
             except Exception:  # noqa: BLE001 - the checked path below re-reads and reports properly
                 parts = None
         if parts is None:
-            parts = pf._read_chunk_parts(rg, d)
-        col = _build_column(d.field, [parts])
+            parts = pf.read_chunk_parts(rg, d)
+        col = build_column(d.field, [parts])
         out[d.dotted_path] = col if sel is None else _gather(col, sel.starts, sel.lengths)
     return out
 
@@ -2370,7 +2370,7 @@ def _read_repeated(pf: ParquetFile, rg: int, bc: _BCol, sel: _Sel | None, idx: _
         ex.pages_total += layout.num_pages
     lv: LeafLevels | None = None
     first: np.ndarray | None = None  # absolute row of each decoded record, when not 0..nrows-1
-    if layout is not None and sel is not None and pf._crypto is None:
+    if layout is not None and sel is not None and pf.decryption is None:
         pages = _pages_for(layout, sel)
         if len(pages) < layout.num_pages:
             got = _read_repeated_pages(pf, rg, d, layout, pages, idx)
@@ -2386,7 +2386,7 @@ def _read_repeated(pf: ParquetFile, rg: int, bc: _BCol, sel: _Sel | None, idx: _
     if lv is None:
         lv = idx.levels.get(d.index)
         if lv is None:
-            lv = idx.levels[d.index] = pf._read_leaf_levels(rg, d)
+            lv = idx.levels[d.index] = pf.read_leaf_levels(rg, d)
         if layout is not None:
             ex.pages_read += layout.num_pages
         else:
@@ -2422,12 +2422,12 @@ def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: 
     """LeafLevels of the data pages ``pages`` of a repeated leaf (with the dictionary page), or None
     when they do not decode on their own or do not hold exactly their OffsetIndex rows."""
     from .file.levels import LeafLevels, check_levels
-    from .reader import _assemble, _concat_values
+    from .reader import assemble_values, concat_values
 
     rngs = [layout.prefix] if layout.prefix[1] > 0 else []
     rngs += [(layout.offsets[q], layout.sizes[q]) for q in pages.tolist()]
     want = [r for r in rngs if r not in idx.kept]
-    got = dict(zip(want, read_ranges(pf._reader, want, max_gap=COALESCE_GAP, what="column chunk")))
+    got = dict(zip(want, read_ranges(pf.range_reader, want, max_gap=COALESCE_GAP, what="column chunk")))
     got.update(idx.kept)
     prow = layout.page_rows()[pages]
     try:
@@ -2439,21 +2439,21 @@ def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: 
             if dp is None or dp.num_values is None or dp.num_values < 1:
                 return None
             counts.append(int(dp.num_values))
-        meta = copy.copy(pf._chunk_meta(rg, d))
+        meta = copy.copy(pf.chunk_metadata(rg, d))
         meta.num_values = sum(counts)
         parts: list[tuple[str, Any]] = []
         defs_l: list[np.ndarray] = []
         reps_l: list[np.ndarray] = []
         dictionary = None
         buf = b"".join(got[r] for r in rngs)
-        for kind, vals, (defs, reps), page_dictionary in pf._iter_pages(buf, rngs[0][0], meta, rg, d, levels=True):
+        for kind, vals, (defs, reps), page_dictionary in pf.iter_pages(buf, rngs[0][0], meta, rg, d, levels=True):
             dictionary = page_dictionary
             parts.append((kind, vals))
             defs_l.append(defs)
             reps_l.append(reps)
         if len(reps_l) != len(counts):
             return None
-        values = _concat_values(_assemble(d.field, parts, None, dictionary, meta.num_values).pieces, d.field)
+        values = concat_values(assemble_values(d.field, parts, None, dictionary, meta.num_values).pieces, d.field)
         defs_all, reps_all = np.concatenate(defs_l), np.concatenate(reps_l)
         check_levels(d, defs_all, reps_all, meta.num_values)
         # every page must begin a record and hold exactly the rows the OffsetIndex gives it
@@ -2490,10 +2490,10 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
     chunk does not qualify (encrypted, no usable OffsetIndex, a dictionary, few pages) or a page
     fails to decode on its own (the caller then takes the whole-chunk path, which reports errors).
     """
-    from .reader import _build_column
+    from .reader import build_column
 
     pf = plan.pf
-    if len(plan.cols) != 1 or pf._crypto is not None:
+    if len(plan.cols) != 1 or pf.decryption is not None:
         return None
     d = next(iter(plan.cols.values())).desc
     if d.max_repetition_level > 0:
@@ -2505,11 +2505,11 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
     nrows = layout.rows
     sel = scan if scan is not None else _Sel(np.array([0], np.int64), np.array([nrows], np.int64))
     pages = _pages_for(layout, sel)
-    meta0 = pf._chunk_meta(rg, d)
+    meta0 = pf.chunk_metadata(rg, d)
     prow = layout.page_rows()
     fr = layout.first_rows
     # one read per page: pages are decoded one at a time, and slicing a coalesced run would copy it
-    bufs = [pf._reader.read(layout.offsets[q], layout.sizes[q], what="data page") for q in pages.tolist()]
+    bufs = [pf.range_reader.read(layout.offsets[q], layout.sizes[q], what="data page") for q in pages.tolist()]
     hits: list[np.ndarray] = []
     cols: list[Column] = []
     scanned = 0
@@ -2518,14 +2518,14 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
         try:
             meta = copy.copy(meta0)
             meta.num_values = count
-            parts = pf._decode_chunk(buf, layout.offsets[q], meta, rg, d)
+            parts = pf.decode_chunk(buf, layout.offsets[q], meta, rg, d)
         except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
             raise
         except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly
             return None
         if parts.num_rows != count:
             return None
-        col = _build_column(d.field, [parts])
+        col = build_column(d.field, [parts])
         s0 = np.clip(sel.starts, start, start + count)
         e0 = np.clip(sel.ends, start, start + count)
         keep = e0 > s0
@@ -2634,7 +2634,7 @@ def _finish(pf: ParquetFile, ex: Explain, req0: int, bytes0: int, target: Explai
     st = pf.io_stats
     ex.requests = st.requests - (0 if io_from_open else req0)
     ex.bytes_read = st.bytes_read - (0 if io_from_open else bytes0)
-    ex.file_bytes = pf._reader.size
+    ex.file_bytes = pf.range_reader.size
     ex.files_total = 1
     if ex.row_groups_total and ex.row_groups_read == 0 and ex.rows_decoded == 0:
         ex.files_pruned_metadata = 1
@@ -2646,7 +2646,7 @@ def read_filtered(pf: ParquetFile, columns: Sequence[str] | None = None, filters
                   explain: Explain | None = None, io_from_open: bool = False) -> Table:
     """Rows of ``pf`` where ``filters`` is true (all rows when None), pruning as described above."""
     plan, ex, r0, b0 = _start(pf, filters)
-    out_descs = pf._select(columns)
+    out_descs = pf.select_columns(columns)
     tables = []
     for rg in _statistics_pass(plan, ex):
         t = _read_row_group(plan, rg, out_descs, ex)
@@ -2654,7 +2654,7 @@ def read_filtered(pf: ParquetFile, columns: Sequence[str] | None = None, filters
             tables.append(t)
     _finish(pf, ex, r0, b0, explain, io_from_open=io_from_open)
     if not tables:
-        return pf._empty(columns)
+        return pf.empty_table(columns)
     return tables[0] if len(tables) == 1 else Table.concat(tables)
 
 
@@ -2664,7 +2664,7 @@ def iter_filtered_batches(pf: ParquetFile, batch_size: int, columns: Sequence[st
     if batch_size <= 0:
         raise ValueError("batch_size must be positive")
     plan, ex, r0, b0 = _start(pf, filters)
-    out_descs = pf._select(columns)
+    out_descs = pf.select_columns(columns)
     try:
         for rg in _statistics_pass(plan, ex):
             t = _read_row_group(plan, rg, out_descs, ex)
@@ -2749,7 +2749,7 @@ class FilePlan:
         if not 0 <= row_group < pf.num_row_groups:
             raise IndexError(f"row group {row_group} out of range: the file has {pf.num_row_groups}")
         ex = explain if explain is not None else Explain()
-        return _read_row_group(self._plan, row_group, pf._select(columns), ex)
+        return _read_row_group(self._plan, row_group, pf.select_columns(columns), ex)
 
 
 def plan_file(pf: ParquetFile, filters: Any = None) -> FilePlan:

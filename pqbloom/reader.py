@@ -48,7 +48,7 @@ FOOTER_TAIL_READ = 64 * 1024  # one speculative read usually covers the whole fo
 
 
 @dataclass
-class _Footer:
+class FooterLocation:
     metadata: Any  # T.FileMetaData
     footer_offset: int
     footer_length: int
@@ -69,12 +69,12 @@ class ParquetFile:
         if memory_limit is not None and memory_limit <= 0:
             raise ValueError("memory_limit must be a positive number of bytes (or None)")
         self.memory_limit = memory_limit
-        self._reader = source if isinstance(source, RangeReader) else RangeReader(source)
+        self.range_reader = source if isinstance(source, RangeReader) else RangeReader(source)
         self.verify_checksums = verify_checksums
-        self._crypto: Any = None
+        self.decryption: Any = None
         self._decryption_properties = decryption_properties
-        self._footer = self._read_footer()
-        self.metadata = self._footer.metadata
+        self.footer_location = self._read_footer()
+        self.metadata = self.footer_location.metadata
         self._leaves, _ = leaves_from_thrift(self.metadata.schema)
         self._by_name = {c.dotted_path: c for c in self._leaves}
         # paths that name several leaves (a footer may repeat a name): looking them up is an error
@@ -83,8 +83,8 @@ class ParquetFile:
         self._tree_cache: list[LNode] | None = None
 
     # -- footer -------------------------------------------------------------------
-    def _read_footer(self) -> _Footer:
-        r = self._reader
+    def _read_footer(self) -> FooterLocation:
+        r = self.range_reader
         size = r.size
         if size < 12:
             raise CorruptFileError(f"file of {size} bytes is too small to be Parquet")
@@ -107,18 +107,18 @@ class ParquetFile:
         if magic == b"PARE" or self._decryption_properties is not None:
             from .crypto_io import ReaderDecryption
 
-            self._crypto, md = ReaderDecryption.open(fbytes, magic == b"PARE", self._decryption_properties,
+            self.decryption, md = ReaderDecryption.open(fbytes, magic == b"PARE", self._decryption_properties,
                                                      offset=foff)
             _check_metadata(md, foff)
-            return _Footer(md, foff, flen, magic == b"PARE")
+            return FooterLocation(md, foff, flen, magic == b"PARE")
         md = decode_file_metadata(fbytes, offset=foff)
         if md.encryption_algorithm is not None:
             # plaintext-footer encrypted file opened without keys: plaintext columns still read
             from .crypto_io import ReaderDecryption
 
-            self._crypto = ReaderDecryption.plaintext_without_keys(md)
+            self.decryption = ReaderDecryption.plaintext_without_keys(md)
         _check_metadata(md, foff)
-        return _Footer(md, foff, flen, False)
+        return FooterLocation(md, foff, flen, False)
 
     # -- properties ------------------------------------------------------------------
     @property
@@ -154,7 +154,7 @@ class ParquetFile:
 
     @property
     def io_stats(self) -> Any:
-        return self._reader.stats
+        return self.range_reader.stats
 
     @property
     def created_by(self) -> str | None:
@@ -166,11 +166,11 @@ class ParquetFile:
 
     def column_chunk(self, row_group: int, column: int | str) -> Any:
         """The ColumnMetaData of a chunk (decrypted when needed)."""
-        desc = self._column(column)
-        return self._chunk_meta(row_group, desc)
+        desc = self.column_descriptor(column)
+        return self.chunk_metadata(row_group, desc)
 
     def close(self) -> None:
-        self._reader.close()
+        self.range_reader.close()
 
     def __enter__(self) -> ParquetFile:
         return self
@@ -196,20 +196,20 @@ class ParquetFile:
             from .predicate import read_filtered
 
             return read_filtered(self, columns, filters, explain=explain)
-        descs = self._select(columns)
+        descs = self.select_columns(columns)
         if not self.num_row_groups:
-            return self._empty(columns)
+            return self.empty_table(columns)
         # each chunk's pieces are copied straight into one preallocated column and then dropped,
         # so peak memory stays near the size of the result
         cols: list[Column] = []
         for d in descs:
             if isinstance(d, NestedSelection):
-                parts = [self._read_nested(i, d) for i in range(self.num_row_groups)]
+                parts = [self.read_nested(i, d) for i in range(self.num_row_groups)]
                 cols.append(parts[0] if len(parts) == 1 else NestedColumn.concat(parts))
                 continue
             builder = _ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
             for i in range(self.num_row_groups):
-                builder.add(self._read_chunk_parts(i, d))
+                builder.add(self.read_chunk_parts(i, d))
             cols.append(builder.finish())
         return Table(cols, num_rows=self.num_rows)
 
@@ -220,23 +220,23 @@ class ParquetFile:
         total = 0
         for i in range(self.num_row_groups):
             try:
-                m = self._chunk_meta(i, desc)
+                m = self.chunk_metadata(i, desc)
             except ParquetError:
                 return None
             ss = m.size_statistics
             if ss is None or ss.unencoded_byte_array_data_bytes is None or ss.unencoded_byte_array_data_bytes < 0:
                 return None
             total += ss.unencoded_byte_array_data_bytes
-        return total if total <= self._reader.size * 64 else None  # distrust absurd claims
+        return total if total <= self.range_reader.size * 64 else None  # distrust absurd claims
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
         """Read one row group (all columns, or the named ones) into a Table."""
         if not 0 <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
-        descs = self._select(columns)
+        descs = self.select_columns(columns)
         with memory_budget(self.memory_limit):
-            return self._with_metadata(Table([self._read_nested(i, d) if isinstance(d, NestedSelection)
-                                              else _build_column(d.field, [self._read_chunk_parts(i, d)])
+            return self._with_metadata(Table([self.read_nested(i, d) if isinstance(d, NestedSelection)
+                                              else build_column(d.field, [self.read_chunk_parts(i, d)])
                                               for d in descs], num_rows=self.metadata.row_groups[i].num_rows), [i])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *, filters: Any = None,
@@ -260,14 +260,14 @@ class ParquetFile:
 
             yield from iter_filtered_batches(self, batch_size, columns, filters, explain=explain)
             return
-        descs = self._select(columns)
+        descs = self.select_columns(columns)
         for i in range(self.num_row_groups):
             expected = self.metadata.row_groups[i].num_rows
             if not descs:  # no columns: batches of rows only
                 for start in range(0, expected, batch_size):
                     yield Table([], num_rows=min(batch_size, expected - start))
                 continue
-            streams = [iter([(self._read_nested(i, d),)]) if isinstance(d, NestedSelection)
+            streams = [iter([(self.read_nested(i, d),)]) if isinstance(d, NestedSelection)
                        else self._iter_chunk_pages(i, d) for d in descs]
             queues = [_NestedQueue() if isinstance(d, NestedSelection) else _RowQueue(d.field) for d in descs]
             emitted = 0
@@ -319,14 +319,14 @@ class ParquetFile:
 
     def chunk_dictionary(self, row_group: int, column: int | str) -> Any:
         """The values of a flat column chunk's dictionary page (None when it has none)."""
-        desc = self._column(column)
-        meta = self._chunk_meta(row_group, desc)
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
         if meta.num_values == 0 or desc.max_repetition_level > 0:
             return None
-        start, length = self._chunk_range(meta, row_group, desc)
-        buf = self._reader.read(start, length, what="column chunk")
+        start, length = self.chunk_range(meta, row_group, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
         try:
-            for _kind, _values, _present, dictionary in self._iter_pages(buf, start, meta, row_group, desc):
+            for _kind, _values, _present, dictionary in self.iter_pages(buf, start, meta, row_group, desc):
                 return dictionary  # known once the first data page is decoded
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, row_group, desc) from None
@@ -334,24 +334,24 @@ class ParquetFile:
 
     def _iter_chunk_pages(self, rg: int, desc: ColumnDescriptor) -> Iterator[tuple[Any, np.ndarray | None]]:
         """Dense values and presence flags of each data page of one chunk, decoded lazily."""
-        meta = self._chunk_meta(rg, desc)
+        meta = self.chunk_metadata(rg, desc)
         if meta.num_values == 0:
             return
-        start, length = self._chunk_range(meta, rg, desc)
-        buf = self._reader.read(start, length, what="column chunk")
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
         try:
-            for kind, values, present, dictionary in self._iter_pages(buf, start, meta, rg, desc):
+            for kind, values, present, dictionary in self.iter_pages(buf, start, meta, rg, desc):
                 yield (_DictIndices(dictionary, values) if kind == "dict" else values), present
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, rg, desc) from None
 
-    def _empty(self, columns: Sequence[str] | None) -> Table:
+    def empty_table(self, columns: Sequence[str] | None) -> Table:
         from .table import column_from_values
 
         return Table([empty_column(d.field) if isinstance(d, NestedSelection)
-                      else column_from_values(d.field.name, [], d.field) for d in self._select(columns)])
+                      else column_from_values(d.field.name, [], d.field) for d in self.select_columns(columns)])
 
-    def _column(self, column: int | str) -> ColumnDescriptor:
+    def column_descriptor(self, column: int | str) -> ColumnDescriptor:
         if isinstance(column, int):
             if not 0 <= column < len(self._leaves):
                 raise IndexError(f"column {column} out of range")
@@ -367,7 +367,7 @@ class ParquetFile:
                               f"{sum(c.dotted_path == path for c in self._leaves)} columns of that name")
         return self._by_name.get(path)
 
-    def _select(self, columns: Sequence[str] | None) -> list[Any]:
+    def select_columns(self, columns: Sequence[str] | None) -> list[Any]:
         """What to read for ``columns``: a ColumnDescriptor per flat output column, a NestedSelection
         per nested one.
 
@@ -427,22 +427,22 @@ class ParquetFile:
             return node.desc
         return NestedSelection(node.name, node)
 
-    def _read_leaf_levels(self, rg: int, desc: ColumnDescriptor) -> LeafLevels:
+    def read_leaf_levels(self, rg: int, desc: ColumnDescriptor) -> LeafLevels:
         """One leaf chunk with its definition and repetition levels (for nested assembly)."""
-        meta = self._chunk_meta(rg, desc)
+        meta = self.chunk_metadata(rg, desc)
         f = desc.field
         if meta.num_values == 0:
             z = np.zeros(0, np.int32)
-            return LeafLevels(_concat_values([], f), z if desc.max_definition_level else None,
+            return LeafLevels(concat_values([], f), z if desc.max_definition_level else None,
                               z if desc.max_repetition_level else None, 0)
-        start, length = self._chunk_range(meta, rg, desc)
-        buf = self._reader.read(start, length, what="column chunk")
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
         try:
             parts: list[tuple[str, Any]] = []
             defs_l: list[np.ndarray] = []
             reps_l: list[np.ndarray] = []
             dictionary = None
-            for kind, values, (defs, reps), page_dictionary in self._iter_pages(buf, start, meta, rg, desc,
+            for kind, values, (defs, reps), page_dictionary in self.iter_pages(buf, start, meta, rg, desc,
                                                                                 levels=True):
                 dictionary = page_dictionary
                 parts.append((kind, values))
@@ -451,13 +451,13 @@ class ParquetFile:
                 if reps is not None:
                     reps_l.append(reps)
             pages = None
-            pieces = _assemble(f, parts, None, dictionary, meta.num_values).pieces
+            pieces = assemble_values(f, parts, None, dictionary, meta.num_values).pieces
             if len(defs_l) == len(pieces) > 1 and all(type(v) is np.ndarray for v in pieces):
                 # numeric pages stay apart: assembly scatters each into place (no concatenated copy)
                 pages = [(len(d), v) for d, v in zip(defs_l, pieces)]
                 values = None
             else:
-                values = _concat_values(pieces, f)
+                values = concat_values(pieces, f)
             d_all = (np.concatenate(defs_l) if len(defs_l) != 1 else defs_l[0]) if desc.max_definition_level else None
             r_all = (np.concatenate(reps_l) if len(reps_l) != 1 else reps_l[0]) if desc.max_repetition_level else None
             n = meta.num_values
@@ -474,7 +474,7 @@ class ParquetFile:
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, rg, desc) from None
 
-    def _read_nested(self, rg: int, sel: NestedSelection, levels: dict[int, LeafLevels] | None = None) -> Column:
+    def read_nested(self, rg: int, sel: NestedSelection, levels: dict[int, LeafLevels] | None = None) -> Column:
         """The nested column ``sel`` of row group ``rg``: every leaf's levels (from ``levels`` when
         already decoded), then assembly."""
         expected = self.metadata.row_groups[rg].num_rows
@@ -486,7 +486,7 @@ class ParquetFile:
         for d in sel.leaves:
             lv = levels.get(d.index) if levels else None
             if lv is None:
-                lv = self._read_leaf_levels(rg, d)
+                lv = self.read_leaf_levels(rg, d)
             records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))
             if records != expected:
                 raise CorruptFileError(f"column has {records} rows but the row group has {expected}",
@@ -503,7 +503,7 @@ class ParquetFile:
                                    row_group=rg, column=sel.dotted_path)
         return col
 
-    def _chunk_meta(self, rg_index: int, desc: ColumnDescriptor) -> Any:
+    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> Any:
         rgs = self.metadata.row_groups
         if not 0 <= rg_index < len(rgs):
             raise IndexError(f"row group {rg_index} out of range")
@@ -512,20 +512,20 @@ class ParquetFile:
             raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(self._leaves)} columns",
                                    row_group=rg_index)
         cc = chunks[desc.index]
-        if self._crypto is not None:
-            return self._crypto.column_metadata(cc, rg_index, desc)
+        if self.decryption is not None:
+            return self.decryption.column_metadata(cc, rg_index, desc)
         if cc.meta_data is None:
             raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
         return cc.meta_data
 
     def _open_module(self, module_type: int, data: bytes, rg: int, desc: ColumnDescriptor, page: int = -1) -> bytes:
         """The single place where stored module bytes become plaintext."""
-        if self._crypto is None:
+        if self.decryption is None:
             return data
-        return self._crypto.decrypt(module_type, data, rg, desc, page)
+        return self.decryption.decrypt(module_type, data, rg, desc, page)
 
     # -- column chunks ----------------------------------------------------------------
-    def _chunk_range(self, meta: Any, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
+    def chunk_range(self, meta: Any, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
         data_off = meta.data_page_offset
         dict_off = meta.dictionary_page_offset
         if data_off is None:
@@ -534,13 +534,13 @@ class ParquetFile:
         length = meta.total_compressed_size
         if start is None or length is None or start < 4 or length < 0:
             raise CorruptFileError("column chunk has invalid offsets", row_group=rg, column=desc.dotted_path)
-        end_limit = self._footer.footer_offset
+        end_limit = self.footer_location.footer_offset
         if start + length > end_limit:
             raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
                                    row_group=rg, column=desc.dotted_path, offset=start)
         return start, length
 
-    def _read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> _ChunkParts:
+    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
         """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
         parts = self._read_chunk_unchecked(rg, desc)
         expected = self.metadata.row_groups[rg].num_rows
@@ -551,19 +551,19 @@ class ParquetFile:
                                    row_group=rg, column=desc.dotted_path)
         return parts
 
-    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> _ChunkParts:
-        meta = self._chunk_meta(rg, desc)
+    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
+        meta = self.chunk_metadata(rg, desc)
         if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
-            return _ChunkParts([], None, 0)
-        start, length = self._chunk_range(meta, rg, desc)
-        buf = self._reader.read(start, length, what="column chunk")
+            return ChunkParts([], None, 0)
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
         try:
-            return self._decode_chunk(buf, start, meta, rg, desc)
+            return self.decode_chunk(buf, start, meta, rg, desc)
         except (ParquetError, *_DECODE_FAILURES) as exc:
             raise _located(exc, rg, desc) from None
 
     def _next_chunk_start(self, start: int) -> int:
-        bound = self._footer.footer_offset
+        bound = self.footer_location.footer_offset
         for rg in self.metadata.row_groups:
             for cc in rg.columns:
                 m = cc.meta_data
@@ -574,16 +574,16 @@ class ParquetFile:
                         bound = off
         return bound
 
-    def _decode_chunk(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor) -> _ChunkParts:
+    def decode_chunk(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor) -> ChunkParts:
         parts: list[tuple[str, Any]] = []
         levels: list[np.ndarray] = []
         dictionary = None
-        for kind, values, present, page_dictionary in self._iter_pages(buf, base, meta, rg, desc):
+        for kind, values, present, page_dictionary in self.iter_pages(buf, base, meta, rg, desc):
             dictionary = page_dictionary
             parts.append((kind, values))
             if present is not None:
                 levels.append(present)
-        return _assemble(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
+        return assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
                          meta.num_values)
 
     def _extend_chunk(self, buf: bytes, base: int) -> bytes:
@@ -591,9 +591,9 @@ class ParquetFile:
         bound = self._next_chunk_start(base)
         if bound <= base + len(buf):
             raise CorruptFileError("pages run past the end of the column chunk", offset=base)
-        return self._reader.read(base, bound - base, what="column chunk")
+        return self.range_reader.read(base, bound - base, what="column chunk")
 
-    def _iter_pages(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor, *,
+    def iter_pages(self, buf: bytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor, *,
                     levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
@@ -627,13 +627,13 @@ class ParquetFile:
                 raise CorruptFileError(f"column chunk ends after {seen} of {total_values} values",
                                        offset=base + pos)
             hdr_raw_start = pos
-            if self._crypto is not None and self._crypto.column_encrypted(desc):
+            if self.decryption is not None and self.decryption.column_encrypted(desc):
                 mlen = int.from_bytes(buf[pos:pos + 4], "little")
                 if pos + 4 + mlen > len(buf):
                     raise CorruptFileError("encrypted page header runs past the chunk", offset=base + pos)
                 # the first page may be the dictionary page (header module type 5, no page ordinal):
                 # crypto_io tries the likelier module type first and GCM tells which one is right
-                hbytes = self._crypto.decrypt_page_header(
+                hbytes = self.decryption.decrypt_page_header(
                     buf[pos:pos + 4 + mlen], rg, desc, page_ordinal,
                     first=dictionary is None and page_ordinal == 0,
                     dictionary_hint=meta.dictionary_page_offset is not None
@@ -762,12 +762,12 @@ class ParquetFile:
         chunk = None
         if meta.num_values:  # empty chunks may carry zero offsets
             try:
-                start, length = self._chunk_range(meta, row_group, desc)
+                start, length = self.chunk_range(meta, row_group, desc)
                 chunk = (start, start + length)
             except CorruptFileError:
                 pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
         return BloomFilterSite(int(off), None if meta.bloom_filter_length is None else int(meta.bloom_filter_length),
-                               self._footer.footer_offset, chunk, row_group, desc.dotted_path)
+                               self.footer_location.footer_offset, chunk, row_group, desc.dotted_path)
 
     def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
         """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
@@ -777,25 +777,25 @@ class ParquetFile:
         GCM module can only be authenticated in full. A filter whose header disagrees with the
         footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.bloom_site`).
         """
-        desc = self._column(column)
-        meta = self._chunk_meta(row_group, desc)
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
         site = self._bloom_site(row_group, desc, meta)
         if site is None:
             return None
-        if self._crypto is not None and self._crypto.column_encrypted(desc):
+        if self.decryption is not None and self.decryption.column_encrypted(desc):
             bf = self.bloom_filter(row_group, column)
             return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
         site.check_placement()
         num_bytes, hlen = self._bloom_header(site, 64)
         h = hash_scalar(value, desc.physical_type, desc.type_length)
         block = int(BloomFilter.block_index(h, num_bytes // 32))
-        words = self._reader.read(site.offset + hlen + 32 * block, 32, what="Bloom filter block")
+        words = self.range_reader.read(site.offset + hlen + 32 * block, 32, what="Bloom filter block")
         return BloomFilter.check_block(words, h)
 
     def _bloom_header(self, site: BloomFilterSite, probe: int) -> tuple[int, int]:
         """Read (at most ``probe`` bytes, never into the footer) and check a plaintext filter's header."""
         room = site.footer_offset - site.offset if site.length is None else site.length
-        head = self._reader.read(site.offset, min(probe, room), what="Bloom filter header")
+        head = self.range_reader.read(site.offset, min(probe, room), what="Bloom filter header")
         num_bytes, hlen = BloomFilter.parse_header(head, offset=site.offset, row_group=site.row_group,
                                                    column=site.column)
         site.check_extent(hlen + num_bytes, f"Bloom filter header ({hlen} bytes, numBytes {num_bytes}) and bitset")
@@ -808,27 +808,27 @@ class ParquetFile:
         Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
         footer or the spec (see :mod:`pqbloom.bloom_site`): such a filter can report present values absent.
         """
-        desc = self._column(column)
+        desc = self.column_descriptor(column)
         bf = self._read_bloom_filter(row_group, desc)
         return None if bf is None else bf.for_column(desc.physical_type, desc.type_length)
 
     def _read_bloom_filter(self, row_group: int, desc: ColumnDescriptor) -> BloomFilter | None:
-        meta = self._chunk_meta(row_group, desc)
+        meta = self.chunk_metadata(row_group, desc)
         site = self._bloom_site(row_group, desc, meta)
         if site is None:
             return None
-        if self._crypto is not None and self._crypto.column_encrypted(desc):
-            return self._crypto.read_bloom_filter(self._reader, site, desc)
+        if self.decryption is not None and self.decryption.column_encrypted(desc):
+            return self.decryption.read_bloom_filter(self.range_reader, site, desc)
         site.check_placement()
         if site.length is not None:  # one read: header and bitset
-            data = self._reader.read(site.offset, site.length, what="Bloom filter")
+            data = self.range_reader.read(site.offset, site.length, what="Bloom filter")
             num_bytes, hlen = BloomFilter.parse_header(data, offset=site.offset, row_group=row_group,
                                                        column=site.column)
             site.check_extent(hlen + num_bytes, f"Bloom filter header ({hlen} bytes, numBytes {num_bytes}) and bitset")
             return BloomFilter.from_bitset(memoryview(data)[hlen:])
         # no length (older parquet-java): a bounded header read, then the bitset
         num_bytes, hlen = self._bloom_header(site, 256)
-        bitset = self._reader.read(site.offset + hlen, num_bytes, what="Bloom filter bitset")
+        bitset = self.range_reader.read(site.offset + hlen, num_bytes, what="Bloom filter bitset")
         return BloomFilter.from_bitset(bitset)
 
 
@@ -849,7 +849,7 @@ def split_nested(pf: ParquetFile, rg: int, descs: Sequence[Any], rows: Any, ex: 
             continue
         if ex is not None and hasattr(ex, "chunks_read_whole"):
             ex.chunks_read_whole += sum(1 for leaf in d.leaves if not levels or leaf.index not in levels)
-        col = pf._read_nested(rg, d, levels)
+        col = pf.read_nested(rg, d, levels)
         if rows is not None:
             idx = rows.absolute(np.arange(rows.num_rows)) if hasattr(rows, "absolute") else np.asarray(rows)
             col = col.take(idx)
@@ -917,7 +917,7 @@ class _NestedQueue:
 
 
 @dataclass
-class _ChunkParts:
+class ChunkParts:
     """A decoded column chunk: dense (non-null) value pieces and, for nullable columns, presence flags."""
 
     pieces: list[Any]
@@ -943,8 +943,8 @@ def _take(dictionary: Any, idx: np.ndarray) -> Any:
     return take_dictionary(dictionary, idx)
 
 
-def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None, dictionary: Any,
-              total: int) -> _ChunkParts:
+def assemble_values(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None, dictionary: Any,
+              total: int) -> ChunkParts:
     """Resolve dictionary pages and gather the presence flags of a chunk."""
     if parts and all(kind == "dict" for kind, _ in parts):
         idx = np.concatenate([v for _, v in parts]) if len(parts) > 1 else parts[0][1]
@@ -952,11 +952,11 @@ def _assemble(f: Any, parts: list[tuple[str, Any]], levels: list[np.ndarray] | N
     else:
         pieces = [_take(dictionary, v) if kind == "dict" else v for kind, v in parts]
     if levels is None:
-        return _ChunkParts(pieces, None, total)
+        return ChunkParts(pieces, None, total)
     present = np.concatenate(levels) if len(levels) != 1 else levels[0]
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
-    return _ChunkParts(pieces, present, total)
+    return ChunkParts(pieces, present, total)
 
 
 # what numpy and the codecs raise on garbage, turned into CorruptFileError naming the chunk; and
@@ -1018,27 +1018,27 @@ class _RowQueue:
             self.rows += n
 
     def pop(self, n: int) -> Column:
-        taken: list[_ChunkParts] = []
+        taken: list[ChunkParts] = []
         need = n
         while need:
             dense, present = self.pages[0]
             rows = len(present) if present is not None else len(dense)
             if rows <= need:
                 self.pages.pop(0)
-                taken.append(_ChunkParts([dense], present, rows))
+                taken.append(ChunkParts([dense], present, rows))
                 need -= rows
                 continue
             k = need if present is None else int(np.count_nonzero(present[:need]))
             sliceable = isinstance(dense, (BinaryArray, _DictIndices))
             head = dense.slice(0, k) if sliceable else dense[:k]
             tail = dense.slice(k, len(dense)) if sliceable else dense[k:]
-            taken.append(_ChunkParts([head], None if present is None else present[:need], need))
+            taken.append(ChunkParts([head], None if present is None else present[:need], need))
             self.pages[0] = (tail, None if present is None else present[need:])
             need = 0
         self.rows -= n
         for part in taken:
             part.pieces = [p.expand() if isinstance(p, _DictIndices) else p for p in part.pieces]
-        return _build_column(self.f, taken)
+        return build_column(self.f, taken)
 
 
 class _ColumnBuilder:
@@ -1054,11 +1054,11 @@ class _ColumnBuilder:
         self.data: np.ndarray | None = None
         self.offsets: np.ndarray | None = None
         self.nbytes = 0
-        self.fallback: list[_ChunkParts] = []
+        self.fallback: list[ChunkParts] = []
         self.present: list[np.ndarray] = []
         self.has_nulls = False
 
-    def add(self, parts: _ChunkParts) -> None:
+    def add(self, parts: ChunkParts) -> None:
         self.rows += parts.num_rows
         self.present.append(parts.present if parts.present is not None else np.ones(parts.num_rows, bool))
         if parts.present is not None and not bool(parts.present.all()):
@@ -1068,7 +1068,7 @@ class _ColumnBuilder:
             return
         for piece in parts.pieces:
             if not self._copy(piece):
-                self.fallback.append(_ChunkParts([piece], None, 0))
+                self.fallback.append(ChunkParts([piece], None, 0))
 
     def _copy(self, piece: Any) -> bool:
         k = len(piece)
@@ -1106,23 +1106,23 @@ class _ColumnBuilder:
                 head.append(self.out[:self.n])
             elif self.data is not None and self.offsets is not None:
                 head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
-            chunks = [_ChunkParts(head + [p for c in self.fallback for p in c.pieces], None, 0)]
-            dense = _concat_values(chunks[0].pieces, self.f)
+            chunks = [ChunkParts(head + [p for c in self.fallback for p in c.pieces], None, 0)]
+            dense = concat_values(chunks[0].pieces, self.f)
         elif self.out is not None:
             dense = self.out[:self.n]
         elif self.data is not None and self.offsets is not None:
             dense = BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes])
         else:
-            dense = _concat_values([], self.f)
+            dense = concat_values([], self.f)
         if not self.has_nulls:
             return Column(self.f, dense, None)
         present = np.concatenate(self.present)
         return Column(self.f, _scatter(dense, present), ~present)
 
 
-def _build_column(f: Any, chunks: list[_ChunkParts]) -> Column:
+def build_column(f: Any, chunks: list[ChunkParts]) -> Column:
     """Join chunks (of one or several row groups) into one full-length Column with a single copy."""
-    dense = _concat_values([p for c in chunks for p in c.pieces], f)
+    dense = concat_values([p for c in chunks for p in c.pieces], f)
     if all(c.present is None for c in chunks):
         return Column(f, dense, None)
     present = np.concatenate([c.present if c.present is not None else np.ones(c.num_rows, bool) for c in chunks])
@@ -1131,7 +1131,7 @@ def _build_column(f: Any, chunks: list[_ChunkParts]) -> Column:
     return Column(f, _scatter(dense, present), ~present)
 
 
-def _concat_values(pieces: list[Any], f: Any) -> Any:
+def concat_values(pieces: list[Any], f: Any) -> Any:
     if not pieces:
         from .table import column_from_values
 

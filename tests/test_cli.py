@@ -375,13 +375,13 @@ def _check_layout(svg_path: Path, pq_path: Path, props=None, *, all_known: bool 
         assert not [s for s in secs if s["data-kind"] == "unknown"]
     with pqbloom.ParquetFile(str(pq_path), decryption_properties=props) as pf:
         footer = by[("footer", None, None)][0]
-        assert (int(footer["data-offset"]), int(footer["data-length"])) == (pf._footer.footer_offset,
-                                                                             pf._footer.footer_length)
-        assert footer["data-encrypted"] == ("true" if pf._footer.encrypted_footer else "false")
+        assert (int(footer["data-offset"]), int(footer["data-length"])) == (pf.footer_location.footer_offset,
+                                                                             pf.footer_location.footer_length)
+        assert footer["data-encrypted"] == ("true" if pf.footer_location.encrypted_footer else "false")
         for i, rg in enumerate(pf.metadata.row_groups):
             for desc, cc in zip(pf.columns, rg.columns):
                 key = (str(i), desc.dotted_path)
-                m = pf._chunk_meta(i, desc)
+                m = pf.chunk_metadata(i, desc)
                 pages = by.get(("dictionary-page", *key), []) + by.get(("data-page", *key), [])
                 pages.sort(key=lambda s: int(s["data-offset"]))
                 start = m.dictionary_page_offset if m.dictionary_page_offset is not None else m.data_page_offset

@@ -158,7 +158,7 @@ def test_fixture_decrypts_to_documented_values(name, how):
             meta = pf.column_chunk(0, desc.dotted_path)  # decrypted ColumnMetaData
             assert tuple(meta.path_in_schema) == desc.path
             expect = encrypted is None or encrypted == "all" or desc.dotted_path in encrypted
-            assert pf._crypto.column_encrypted(desc) is expect
+            assert pf.decryption.column_encrypted(desc) is expect
             if desc.dotted_path in ("double_field", "float_field"):
                 assert meta.statistics is not None  # the full metadata, not the stripped copy
         nested = [d.dotted_path for d in pf.columns if d.max_repetition_level > 0]
@@ -273,7 +273,7 @@ def test_fixture_ctr_pages_are_ctr():
     path = fixture_path("encrypt_columns_and_footer_ctr.parquet.encrypted")
     props = FileDecryptionProperties(key_retriever=by_id(K16))
     with pqbloom.ParquetFile(path, decryption_properties=props) as pf:
-        assert pf._crypto.ctx.algorithm_name == "AES_GCM_CTR_V1"
+        assert pf.decryption.ctx.algorithm_name == "AES_GCM_CTR_V1"
         check_dataset(pf.read(FLAT))
 
 
@@ -427,7 +427,7 @@ def test_roundtrip(tmp_path, algorithm, plaintext_footer, keys, page_version):
             for desc in pf.columns:
                 meta = pf.column_chunk(rg, desc.dotted_path)
                 assert meta.statistics is not None
-                assert pf._crypto.column_encrypted(desc) is (keys == "uniform" or desc.dotted_path in column_keys)
+                assert pf.decryption.column_encrypted(desc) is (keys == "uniform" or desc.dotted_path in column_keys)
                 kinds.add(meta.dictionary_page_offset is not None)
         assert kinds == {True, False}  # dictionary and non-dictionary chunks
     # the raw metadata follows the rules
@@ -690,7 +690,7 @@ def _read_everything(source, props=DPROPS):
                 for mt, off, length in ((ModuleType.COLUMN_INDEX, cc.column_index_offset, cc.column_index_length),
                                         (ModuleType.OFFSET_INDEX, cc.offset_index_offset, cc.offset_index_length)):
                     if off is not None:
-                        pf._open_module(mt, pf._reader.read(off, length), rg, desc)
+                        pf._open_module(mt, pf.range_reader.read(off, length), rg, desc)
 
 
 def _flip(data: bytes, pos: int) -> bytes:

@@ -105,7 +105,7 @@ def test_bloom_filters_of_every_peer(name):
             for col in case.bloom.columns:
                 bf = pf.bloom_filter(rg, col)
                 assert bf is not None, f"{name}: no filter on {col} in row group {rg}"
-                ptype = pf._column(col).physical_type
+                ptype = pf.column_descriptor(col).physical_type
                 present = data[col][start:start + n]
                 assert np.all(bf.might_contain_many(present, ptype)), f"{name}: a present {col} tests negative"
                 for v in present[:10]:
@@ -137,6 +137,6 @@ def test_encrypted_spark_files_need_the_keys():
         with pytest.raises(KeyNotFoundError):
             pf.read(["s"])
     with pqbloom.ParquetFile(ctr, decryption_properties=_props(ctr)) as pf:
-        assert pf._crypto.ctx.algorithm_name == "AES_GCM_CTR_V1"
+        assert pf.decryption.ctx.algorithm_name == "AES_GCM_CTR_V1"
         md = json.loads(pf.metadata.footer_signing_key_metadata)
         assert md["doubleWrapping"] is False and md["masterKeyID"] == "keyA"

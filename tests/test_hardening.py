@@ -148,7 +148,7 @@ def test_fuzz_row_group_without_columns():
 
 
 def test_fuzz_chunk_without_data_page_offset():
-    # fuzz finding: ParquetFile._chunk_range compared an int with None (TypeError)
+    # fuzz finding: ParquetFile.chunk_range compared an int with None (TypeError)
     def fn(md):
         m = md.row_groups[0].columns[0].meta_data
         m.data_page_offset = None

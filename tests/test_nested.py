@@ -560,20 +560,20 @@ def _check_pages_start_records(data: bytes) -> None:
             for d in pf.columns:
                 if d.max_repetition_level == 0:
                     continue
-                meta = pf._chunk_meta(rg, d)
+                meta = pf.chunk_metadata(rg, d)
                 if not meta.num_values:
                     continue
-                start, length = pf._chunk_range(meta, rg, d)
-                buf = pf._reader.read(start, length)
+                start, length = pf.chunk_range(meta, rg, d)
+                buf = pf.range_reader.read(start, length)
                 firsts = []
                 rows = 0
-                for _, _, (_, reps), _ in pf._iter_pages(buf, start, meta, rg, d, levels=True):
+                for _, _, (_, reps), _ in pf.iter_pages(buf, start, meta, rg, d, levels=True):
                     assert reps[0] == 0, "a page starts inside a record"
                     firsts.append(rows)
                     rows += int(np.count_nonzero(reps == 0))
                 cc = pf.metadata.row_groups[rg].columns[d.index]
                 if cc.offset_index_offset is not None:
-                    oi, _ = decode_prefix(T.OffsetIndex, pf._reader.read(cc.offset_index_offset,
+                    oi, _ = decode_prefix(T.OffsetIndex, pf.range_reader.read(cc.offset_index_offset,
                                                                           cc.offset_index_length))
                     assert [p.first_row_index for p in oi.page_locations] == firsts
 
@@ -591,8 +591,8 @@ def _check_page_headers(data: bytes, version: str) -> None:
 
     with pqbloom.ParquetFile(data) as pf:
         for d in pf.columns:
-            meta = pf._chunk_meta(0, d)
-            start, length = pf._chunk_range(meta, 0, d)
+            meta = pf.chunk_metadata(0, d)
+            start, length = pf.chunk_range(meta, 0, d)
             buf = data[start:start + length]
             pos, rows, entries = 0, 0, 0
             while pos < len(buf):
@@ -654,8 +654,8 @@ def test_nested_pages_statistics_and_page_index(version):
     assert pmd.row_group(0).column(0).num_values == len(flat_elems) + sum(1 for v in tags if not v)
     with pqbloom.ParquetFile(data) as pf:
         cc = pf.metadata.row_groups[0].columns[0]
-        ci, _ = decode_prefix(T.ColumnIndex, pf._reader.read(cc.column_index_offset, cc.column_index_length))
-        oi, _ = decode_prefix(T.OffsetIndex, pf._reader.read(cc.offset_index_offset, cc.offset_index_length))
+        ci, _ = decode_prefix(T.ColumnIndex, pf.range_reader.read(cc.column_index_offset, cc.column_index_length))
+        oi, _ = decode_prefix(T.OffsetIndex, pf.range_reader.read(cc.offset_index_offset, cc.offset_index_length))
         assert len(ci.null_pages) == len(oi.page_locations) > 3
         # page null counts add up to the chunk's
         assert sum(ci.null_counts) == st_tags.null_count
@@ -722,8 +722,8 @@ def test_encrypted_nested_leaves_round_trip(tmp_path):
         with pqbloom.ParquetFile(str(path), decryption_properties=dec) as pf:
             assert pf.read().to_pylist() == t.to_pylist()
             assert pf.bloom_filter_might_contain(0, "tags.list.element", 5)
-            assert pf._crypto.column_encrypted(pf._column("tags.list.element"))
-            assert not pf._crypto.column_encrypted(pf._column("s.a"))
+            assert pf.decryption.column_encrypted(pf.column_descriptor("tags.list.element"))
+            assert not pf.decryption.column_encrypted(pf.column_descriptor("s.a"))
         # without the tags key: the other columns still read; tags fails with the typed error
         part = FileDecryptionProperties(footer_key=footer, column_keys={"s.b": k2})
         with pqbloom.ParquetFile(str(path), decryption_properties=part) as pf:
@@ -895,7 +895,7 @@ def _list_node():
     buf = io.BytesIO()
     pq.write_table(pa.table({"tags": pa.array([[1]], pa.list_(pa.int64()))}), buf)
     with pqbloom.ParquetFile(buf.getvalue()) as pf:
-        sel = pf._select(None)[0]
+        sel = pf.select_columns(None)[0]
     return sel.node, sel.leaves[0]
 
 

@@ -140,13 +140,13 @@ def test_filtered_and_returned_leaf_is_decoded_once(tags_file, monkeypatch):
     # the leaf chunk decoded to evaluate the filter is reused to assemble the returned list column
     expr = field(LEAF) != 12  # keeps rows in every row group: no page or row-group pruning
     calls: list[tuple[int, str]] = []
-    real = pqbloom.ParquetFile._read_leaf_levels
+    real = pqbloom.ParquetFile.read_leaf_levels
 
     def counting(self, rg, desc):
         calls.append((rg, desc.dotted_path))
         return real(self, rg, desc)
 
-    monkeypatch.setattr(pqbloom.ParquetFile, "_read_leaf_levels", counting)
+    monkeypatch.setattr(pqbloom.ParquetFile, "read_leaf_levels", counting)
     ex = Explain()
     got = pqbloom.read_table(str(tags_file), filters=expr, explain=ex).to_arrow()
     t = pq.read_table(tags_file)
@@ -240,7 +240,7 @@ def test_page_read_falls_back_when_offset_index_lies(tmp_path):
     path = tmp_path / "lie.parquet"
     pqbloom.write_table(_tags_table(4000), path, row_group_size=4000, use_dictionary=False, data_page_size=2048)
     with pqbloom.ParquetFile(str(path)) as pf:
-        d = pf._column(LEAF)
+        d = pf.column_descriptor(LEAF)
         idx = _IndexCache(pf, 0, Explain())
         idx.load([d], column_index=False)
         layout = idx.oi[d.index]
@@ -317,7 +317,7 @@ def test_fixtures_from_other_writers(fixtures_dir, case):
     name, column, value, elements = case
     path = fixtures_dir / "data" / name
     with pqbloom.ParquetFile(str(path)) as pf:
-        assert pf._column(column).max_repetition_level > 0
+        assert pf.column_descriptor(column).max_repetition_level > 0
         ours = pf.read().to_arrow().to_pylist()
     rows = pq.read_table(path).to_pylist()
     assert len(rows) == len(ours)

@@ -154,7 +154,7 @@ def test_duckdb_probe_finds_every_inserted_value(probe_file, col):
     assert excluded >= 0.95 * total, f"DuckDB excluded only {excluded}/{total} absent probes"
     # and agrees with our reader one to one
     with pqbloom.ParquetFile(str(path)) as pf:
-        ptype = pf._column(col).physical_type
+        ptype = pf.column_descriptor(col).physical_type
         for v in _absent(col, range(20)):
             ours = [not pf.bloom_filter(r, col).might_contain(v, ptype) for r in range(num_rg)]
             theirs = [bool(x[0]) for x in con.execute(

@@ -130,7 +130,7 @@ def scan_layout(source: LayoutSource, decryption_properties: FileDecryptionPrope
     """The sections of a file (path, file object, bytes or an open :class:`~pqbloom.reader.ParquetFile`), in
     file order. Without keys, a file with an encrypted footer shows only its magic and footer."""
     if isinstance(source, ParquetFile):
-        return _scan(source, getattr(source._reader, "name", "<file>"))
+        return _scan(source, getattr(source.range_reader, "name", "<file>"))
     try:
         pf = ParquetFile(source, decryption_properties=decryption_properties)
     except KeyNotFoundError:
@@ -164,8 +164,8 @@ def _enum(enum: Any, v: int | None) -> str | None:  # Any: a generated Thrift en
 
 
 def _scan(pf: ParquetFile, path: str) -> FileLayout:
-    size = pf._reader.size
-    ft = pf._footer
+    size = pf.range_reader.size
+    ft = pf.footer_location
     md = pf.metadata
     secs: list[Section] = [Section("magic", 0, 4)]
     lay = FileLayout(path=path, size=size, sections=[], num_rows=pf.num_rows, num_row_groups=pf.num_row_groups,
@@ -228,9 +228,9 @@ def _scan_chunk(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDe
     length = meta.total_compressed_size
     if start is None or length is None or start < 4 or length <= 0:
         return []
-    end = min(start + length, pf._footer.footer_offset, pf._reader.size)
+    end = min(start + length, pf.footer_location.footer_offset, pf.range_reader.size)
     lay.chunks.append((rg, desc.dotted_path, start, end - start, encrypted))
-    reader = pf._reader
+    reader = pf.range_reader
     out: list[Section] = []
     pos = start
     ordinal = 0
@@ -255,7 +255,7 @@ def _scan_chunk(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDe
                 mlen = int.from_bytes(reader.read(pos, 4, what="page header module"), "little")
                 hlen = MODULE_LENGTH_SIZE + mlen
                 module = reader.read(pos, hlen, what="page header module")
-                plain = pf._crypto.decrypt_page_header(module, rg, desc, ordinal, first=not out,
+                plain = pf.decryption.decrypt_page_header(module, rg, desc, ordinal, first=not out,
                                                        dictionary_hint=pos == dict_off)
                 header, _ = decode_prefix(T.PageHeader, plain, offset=pos, what="page header")
             else:
@@ -307,11 +307,11 @@ def _bloom_section(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: Colum
     if length is None:  # older writers: derive it from the header
         try:
             if encrypted:
-                h = MODULE_LENGTH_SIZE + int.from_bytes(pf._reader.read(off, 4, what="Bloom filter"), "little")
-                b = MODULE_LENGTH_SIZE + int.from_bytes(pf._reader.read(off + h, 4, what="Bloom filter"), "little")
+                h = MODULE_LENGTH_SIZE + int.from_bytes(pf.range_reader.read(off, 4, what="Bloom filter"), "little")
+                b = MODULE_LENGTH_SIZE + int.from_bytes(pf.range_reader.read(off + h, 4, what="Bloom filter"), "little")
                 length = h + b
             else:
-                head = pf._reader.read(off, min(256, pf._reader.size - off), what="Bloom filter header")
+                head = pf.range_reader.read(off, min(256, pf.range_reader.size - off), what="Bloom filter header")
                 num_bytes, hlen = BloomFilter.parse_header(head, offset=off)
                 length = hlen + num_bytes
             note = "length from its header"

@@ -61,12 +61,12 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
         md = pf.metadata
         out: dict[str, Any] = {
             "file": path,
-            "size": pf._reader.size,
+            "size": pf.range_reader.size,
             "created_by": md.created_by,
             "num_rows": pf.num_rows,
             "num_row_groups": pf.num_row_groups,
-            "footer": {"offset": pf._footer.footer_offset, "length": pf._footer.footer_length,
-                       "encrypted": pf._footer.encrypted_footer},
+            "footer": {"offset": pf.footer_location.footer_offset, "length": pf.footer_location.footer_length,
+                       "encrypted": pf.footer_location.encrypted_footer},
             "schema": [str(f) for f in pf.schema.fields],
             "key_value_metadata": pf.key_value_metadata,
             "row_groups": [],
@@ -219,7 +219,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from ..reader import ParquetFile
 
     with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
-        desc = pf._column(args.column)
+        desc = pf.column_descriptor(args.column)
         values = [_parse_probe_value(v, desc.field) for v in args.values]
         for i in range(pf.num_row_groups):
             bf = pf.bloom_filter(i, args.column)

@@ -91,7 +91,7 @@ def file_arrow_schema(pf: ParquetFile, columns: Sequence[str] | None) -> pa.Sche
     types, timestamps in microseconds (instants in UTC), every field nullable."""
     import pyarrow as pa
 
-    sch = pf._empty(columns).to_arrow().schema
+    sch = pf.empty_table(columns).to_arrow().schema
     fields = []
     by_name = {f.name: f for f in pf.table_schema}
     for f in sch:
