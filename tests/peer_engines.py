@@ -1,8 +1,9 @@
 """Point filters evaluated by the peer writers themselves, for ``tests/test_peer_writers.py``.
 
 :func:`peer_filter_ids` asks the engine that wrote a file (DuckDB, Spark, polars, DataFusion; pyarrow's
-own ``filters=``; fastparquet's row filter) for the ``id`` of every row whose column equals a value,
-so that pqbloom's filtered read is compared with the peer's filtered result, not with pqbloom's.
+own ``filters=``; fastparquet's reading filtered by pandas) for the ``id`` of every row whose column
+equals a value, so that pqbloom's filtered read is compared with the peer's filtered result, not with
+pqbloom's.
 Nothing here imports pqbloom.
 """
 
@@ -74,13 +75,15 @@ def _spark(path: Path, column: str, value: Any, typ: pa.DataType) -> list[int]:
 
 def _fastparquet(path: Path, column: str, value: Any, typ: pa.DataType) -> list[int]:
     import fastparquet
+    import pandas as pd
 
+    # fastparquet's own reading, filtered by pandas: its row filter (to_pandas(filters=..., row_filter=True))
+    # fails on nullable columns ("cannot convert to 'bool'-dtype NumPy array with missing values")
+    df = fastparquet.ParquetFile(str(path)).to_pandas(columns=["id", column])
     if pa.types.is_timestamp(typ):
-        import pandas as pd
-
         value = pd.Timestamp(value)
-    df = fastparquet.ParquetFile(str(path)).to_pandas(columns=["id"], filters=[(column, "==", value)], row_filter=True)
-    return df["id"].tolist()
+    mask = (df[column] == value).fillna(False).astype(bool)
+    return df["id"][mask].tolist()
 
 
 _ENGINES = {"pyarrow": _pyarrow, "duckdb": _duckdb, "polars": _polars, "datafusion": _datafusion, "spark": _spark,

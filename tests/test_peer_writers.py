@@ -18,7 +18,7 @@ For every file (``tests.peer_check.check_file``):
 
 And a point filter on every flat column (``test_point_filter_equals_peer``) equals the peer engine's
 own filtered result (DuckDB SQL, Spark DataFrame, polars, DataFusion, pyarrow ``filters=``, fastparquet's
-row filter), compared by the rows' ``id``.
+reading filtered by pandas), compared by the rows' ``id``.
 
 Every test also asserts that the file exercises what its configuration claims (row groups, codec, page
 index, Bloom filters, values filtered and probed), so that a writer that silently ignores an option
