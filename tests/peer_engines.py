@@ -49,8 +49,8 @@ def _polars(path: Path, column: str, value: Any, typ: pa.DataType) -> list[int]:
 
     lit = pl.from_arrow(pa.array([value], typ))
     assert isinstance(lit, pl.Series)
-    return pl.scan_parquet(path).filter(pl.col(column) == pl.lit(lit[0], dtype=lit.dtype)).select("id") \
-        .collect()["id"].to_list()
+    # the literal stays a one-value Series of the column's type: its Python value would lose nanoseconds
+    return pl.scan_parquet(path).filter(pl.col(column) == pl.lit(lit)).select("id").collect()["id"].to_list()
 
 
 def _datafusion(path: Path, column: str, value: Any, typ: pa.DataType) -> list[int]:
