@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,8 @@ from .peer_tables import Shape, random_table
 from .peer_writers import WRITERS, Case
 
 ROWS = 1_500
-SCRATCH = Path(os.environ.get("PQBLOOM_PEER_SCRATCH", "/tmp/pqbloom-peer-writers"))
+#: the writers' files, one directory per run (removed at the end of the module)
+SCRATCH = Path(tempfile.mkdtemp(prefix="pqbloom-peer-writers-"))
 
 # ---------------------------------------------------------------------------
 # the table
@@ -153,7 +154,8 @@ def _df(codec: str, arrow_codec: str, **kw: Any) -> Config:
 
 def _polars(codec: str, arrow_codec: str, **kw: Any) -> Config:
     o = {"statistics": "full", "row_group_size": 500, "data_page_size": None, "compression": codec, **kw}
-    return Config("polars", o, arrow_codec)
+    # polars writes a page index whenever it writes statistics
+    return Config("polars", o, arrow_codec, page_index=o["statistics"] is not False)
 
 
 def _fp(codec: str | None, arrow_codec: str, **kw: Any) -> Config:
@@ -194,7 +196,7 @@ CONFIGS: dict[str, Config] = {
                                                  data_page_row_count_limit=100),
     "datafusion-2.0-lz4raw-encodings": _df("lz4_raw", "LZ4", writer_version="2.0", encodings=True,
                                            bloom_filter_on_write=False, statistics_enabled="chunk"),
-    "datafusion-1.0-gzip-brotli": _df("gzip(6)", "GZIP", data_pagesize_limit=64, write_batch_size=1),
+    "datafusion-1.0-gzip-tiny-pages": _df("gzip(6)", "GZIP", data_pagesize_limit=64, write_batch_size=1),
     "datafusion-1.0-brotli": _df("brotli(3)", "BROTLI"),
     # polars: its own Rust writer, every codec
     "polars-zstd": _polars("zstd", "ZSTD"),
@@ -239,8 +241,11 @@ def _chunks(path: Path) -> list[Any]:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _spark_python() -> None:
-    os.environ.setdefault("PYSPARK_PYTHON", "python")
+def _scratch() -> Any:
+    # (Spark's Python workers: interop.spark_support.get_spark sets PYSPARK_PYTHON to this interpreter)
+    yield
+    written.cache_clear()
+    shutil.rmtree(SCRATCH, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------
