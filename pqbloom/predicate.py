@@ -788,7 +788,9 @@ def _datetime_seconds(v: _dt.datetime) -> Fraction:
         d = v - _EPOCH_UTC
     else:
         d = v - _EPOCH
-    return Fraction(d.days * 86400 + d.seconds) + Fraction(d.microseconds, 1_000_000)
+    # a pandas Timestamp (what to_pydict gives for nanosecond columns) carries nanoseconds beyond microsecond
+    return (Fraction(d.days * 86400 + d.seconds) + Fraction(d.microseconds, 1_000_000)
+            + Fraction(getattr(v, "nanosecond", 0), 1_000_000_000))
 
 
 def _numpy_datetime_seconds(v: np.datetime64) -> Fraction:
