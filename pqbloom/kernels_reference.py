@@ -21,8 +21,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from .arrays import BinaryArray
-from .encodings.bitpack import Buffer, as_u8
+from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
 
 __all__ = [
@@ -76,19 +75,19 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
     the last run needed, padding included as far as ``buf`` holds it. Bit width 0 gives zeros and
     uses no bytes.
 
-    This is the encodings' own decoder (:func:`pqbloom.encodings.rle.decode_hybrid`: run headers by
-    pointer jumping when runs are many and small, a loop otherwise), imported when called so that
-    the RLE module can later delegate to :mod:`pqbloom.kernels` without an import cycle; it stays
-    the numpy implementation (its public wrapper is what would delegate).
+    This is the encodings' numpy decoder (:func:`pqbloom.encodings.rle.decode_hybrid_numpy`: run
+    headers by pointer jumping when runs are many and small, a loop otherwise), imported when called:
+    the RLE module imports :mod:`pqbloom.kernels` (whose public ``decode_hybrid`` dispatches here), so
+    a module-level import would be a cycle. ``decode_hybrid_numpy`` never dispatches back.
     """
     from .encodings import rle
 
     count = check_hybrid_args(bit_width, count, out)
     if out.dtype == np.bool_:
-        vals, used = rle.decode_hybrid(buf, bit_width, count, np.int32)
+        vals, used = rle.decode_hybrid_numpy(buf, bit_width, count, np.int32)
         np.not_equal(vals, 0, out=out[:count])
     else:
-        vals, used = rle.decode_hybrid(buf, bit_width, count, out.dtype)
+        vals, used = rle.decode_hybrid_numpy(buf, bit_width, count, out.dtype)
         out[:count] = vals
     return used
 
