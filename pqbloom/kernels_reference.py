@@ -2,12 +2,11 @@
 
 Each function here is the fallback when the extension is not built (or ``PQBLOOM_PURE_PYTHON=1``)
 and the oracle the compiled kernel is tested against: same arguments, same results, same typed
-errors with the same messages. Where pqbloom already had the loop in numpy (the encodings, the
-reader's null scatter, the statistics' min/max), the code here mirrors it, and the tests check it
-against those public functions. It mirrors rather than calls them so that they can later delegate
-to :mod:`pqbloom.kernels` without an import cycle or a call back into themselves. The exception is
-the hybrid decoder, too large to duplicate: :func:`decode_hybrid` calls the RLE module's numpy
-implementation (imported when called).
+errors with the same messages. The numpy loops the encodings and the statistics had are here now
+(they delegate to :mod:`pqbloom.kernels`); "mirrors" below names where each came from. The
+exception is the hybrid decoder, too large to move: :func:`decode_hybrid` calls the RLE module's
+numpy implementation, ``decode_hybrid_numpy`` (imported when called: the RLE module imports
+:mod:`pqbloom.kernels`). This module imports only arrays, errors and numpy at module level.
 
 Argument checks shared with the compiled path live here too (``check_*``), so both modes reject a
 bad call the same way.
