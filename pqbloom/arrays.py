@@ -14,7 +14,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["BinaryArray"]
+__all__ = ["BinaryArray", "Buffer", "as_u8"]
+
+#: the raw page bytes every decoder accepts
+Buffer = bytes | bytearray | memoryview | np.ndarray
+
+
+def as_u8(buf: Buffer) -> np.ndarray:
+    """A 1-D uint8 view of ``buf`` (bytes, bytearray, memoryview or a uint8 array)."""
+    if isinstance(buf, np.ndarray):
+        if buf.dtype != np.uint8:
+            raise TypeError(f"expected a uint8 array, got {buf.dtype}")
+        return buf.reshape(-1)
+    return np.frombuffer(buf, dtype=np.uint8)
 
 
 _LONG_VALUE = 256  # BinaryArray.take copies values of at least this many bytes slice by slice

@@ -31,8 +31,7 @@ from typing import Any
 import numpy as np
 
 from . import kernels_reference as reference
-from .arrays import BinaryArray
-from .encodings.bitpack import Buffer, as_u8
+from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
 
 __all__ = [

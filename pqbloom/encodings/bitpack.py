@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+# Buffer and as_u8 live in arrays (below the kernels layer, which the encodings use); re-exported here
+from ..arrays import Buffer, as_u8
 from ..errors import CorruptFileError
 from ..limits import charge
 
@@ -30,16 +32,6 @@ __all__ = [
 #: counts beyond this cannot come from one Parquet page (num_values is an i32)
 _MAX_COUNT = (1 << 31) - 1
 
-Buffer = bytes | bytearray | memoryview | np.ndarray
-
-
-def as_u8(buf: Buffer) -> np.ndarray:
-    """A 1-D uint8 view of ``buf`` (bytes, bytearray, memoryview or a uint8 array)."""
-    if isinstance(buf, np.ndarray):
-        if buf.dtype != np.uint8:
-            raise TypeError(f"expected a uint8 array, got {buf.dtype}")
-        return buf.reshape(-1)
-    return np.frombuffer(buf, dtype=np.uint8)
 
 
 def checked_count(count: int, what: str) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..limits import charge
@@ -364,21 +365,14 @@ def decode_delta_byte_array(buf: Buffer, count: int, type_length: int | None = N
             raise CorruptFileError("DELTA_BYTE_ARRAY: invalid prefix length")
         if n > 1 and bool((p[1:] > lens[:-1]).any()):
             raise CorruptFileError("DELTA_BYTE_ARRAY: prefix longer than the previous value")
-    offsets = np.zeros(n + 1, np.int64)
-    np.cumsum(lens, out=offsets[1:])
     if type_length is not None and n and bool((lens != type_length).any()):
         raise CorruptFileError(f"DELTA_BYTE_ARRAY: value length differs from type length {type_length}")
     if n and bool(p.any()):
         # inherited prefixes are where a small page grows most: n copies of one long value
-        charge(2 * int(offsets[-1]) + 2 * n, f"{n:,} DELTA_BYTE_ARRAY values of {int(offsets[-1]):,} bytes")
-    if n == 0 or not bool(p.any()):
-        result = suffixes
-    else:
-        if int(p.max()) * 10 <= n:  # a pass per column pays off over a loop per value
-            data = _rebuild_columns(p, lens, suffixes, offsets)
-        else:
-            data = _rebuild_loop(p, suffixes)
-        result = BinaryArray(offsets, data)
+        total = int(lens.sum())
+        charge(2 * total + 2 * n, f"{n:,} DELTA_BYTE_ARRAY values of {total:,} bytes")
+    # the inherited prefixes resolved in one pass over the values (sizes first, one allocation)
+    result = kernels.rebuild_prefixes(prefix, suffixes)
     if type_length is not None:
         return result.as_matrix(type_length) if n else np.zeros((0, type_length), np.uint8), used
     return result, used
@@ -392,47 +386,3 @@ def _interleave_mask(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     pattern = np.zeros(2 * len(first), bool)
     pattern[1::2] = True
     return np.repeat(pattern, counts)
-
-
-def _rebuild_columns(p: np.ndarray, lens: np.ndarray, suffixes: BinaryArray, offsets: np.ndarray) -> np.ndarray:
-    """Resolve inherited prefix bytes with one vectorized pass per byte column.
-
-    Byte ``j`` of value ``i`` (``j < p[i]``) is suffix byte ``j - p[k]`` of the
-    last value ``k < i`` with ``p[k] <= j``. In column ``j`` the values still
-    inheriting (``p > j``) form runs of consecutive rows, and ``k`` is the row
-    just before each run, so a column costs O(values inheriting at it) and the
-    whole rebuild O(inherited bytes).
-    """
-    sc = suffixes.compact()
-    sdata, soff = sc.data, sc.offsets
-    own = _interleave_mask(p, lens - p)
-    out = np.empty(int(offsets[-1]), np.uint8)
-    out[own] = sdata
-    base = soff[:-1] - p  # byte j of value k, when k owns it, is sdata[base[k] + j]
-    act = np.flatnonzero(p > 0)
-    pa = p[act]
-    oa = offsets[:-1][act]
-    j = 0
-    while len(act):
-        m = len(act)
-        run_start = np.empty(m, bool)
-        run_start[0] = True
-        np.not_equal(act[1:], act[:-1] + 1, out=run_start[1:])
-        first = np.where(run_start, np.arange(m), 0)
-        np.maximum.accumulate(first, out=first)
-        src = act[first] - 1
-        out[oa + j] = sdata[base[src] + j]
-        j += 1
-        keep = pa > j
-        if not keep.all():
-            act, pa, oa = act[keep], pa[keep], oa[keep]
-    return out
-
-
-def _rebuild_loop(p: np.ndarray, suffixes: BinaryArray) -> np.ndarray:
-    parts = []
-    prev = b""
-    for k, s in zip(p.tolist(), suffixes):
-        prev = prev[:k] + s
-        parts.append(prev)
-    return np.frombuffer(b"".join(parts), np.uint8).copy()

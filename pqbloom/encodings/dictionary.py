@@ -20,6 +20,7 @@ from collections import Counter
 
 import numpy as np
 
+from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import PhysicalType
@@ -158,7 +159,7 @@ def _unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _take(values, idx: np.ndarray):  # type: ignore[no-untyped-def]
     if isinstance(values, BinaryArray):
-        return values.take(idx)
+        return kernels.take_binary(values, idx)
     return np.asarray(values)[idx]
 
 
@@ -310,14 +311,16 @@ def decode_dictionary_indices(buf: Buffer, count: int) -> np.ndarray:
 
 
 def take_dictionary(dictionary_values, indices: np.ndarray):  # type: ignore[no-untyped-def]
-    """Gather dictionary entries; CorruptFileError when an index is out of range."""
+    """Gather dictionary entries; CorruptFileError when an index is out of range.
+
+    Byte arrays are gathered by :func:`pqbloom.kernels.take_binary` (compact, no padding)."""
     idx = np.asarray(indices)
+    if isinstance(dictionary_values, BinaryArray):
+        return kernels.take_binary(dictionary_values, idx)
     size = len(dictionary_values)
     if len(idx):
         lo, hi = int(idx.min()), int(idx.max())
         if lo < 0 or hi >= size:
             raise CorruptFileError(f"dictionary index {lo if lo < 0 else hi} out of range for a dictionary "
                                    f"of {size} values")
-    if isinstance(dictionary_values, BinaryArray):
-        return dictionary_values.take(idx)
     return np.asarray(dictionary_values)[idx]

@@ -8,10 +8,9 @@
 
 from __future__ import annotations
 
-import struct
-
 import numpy as np
 
+from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import NUMERIC_DTYPES, PhysicalType, name_of
@@ -61,32 +60,8 @@ def encode_plain(values, ptype: int, type_length: int | None = None) -> bytes:  
 
 
 def encode_plain_byte_array(values: BinaryArray) -> bytes:
-    """Length-prefixed values, built with vectorized index arithmetic."""
-    if not isinstance(values, BinaryArray):
-        raise TypeError(f"BYTE_ARRAY values must be a BinaryArray, got {type(values).__name__}")
-    v = values.compact()
-    n = len(v)
-    if n == 0:
-        return b""
-    lens = v.lengths()
-    if int(lens.max()) > 0x7FFFFFFF:
-        raise ValueError("a BYTE_ARRAY value is longer than 2**31-1 bytes")
-    prefixes = lens.astype("<u4").view(np.uint8).reshape(n, 4)
-    w = v.fixed_width()
-    if w is not None:
-        rows = np.empty((n, 4 + w), np.uint8)
-        rows[:, :4] = prefixes
-        rows[:, 4:] = v.as_matrix(w)
-        return rows.tobytes()
-    total = int(v.offsets[-1])
-    out = np.empty(total + 4 * n, np.uint8)
-    is_data = np.ones(total + 4 * n, bool)
-    pstart = v.offsets[:-1] + 4 * np.arange(n, dtype=np.int64)  # where each length prefix goes
-    pidx = (pstart[:, None] + np.arange(4, dtype=np.int64)).reshape(-1)
-    is_data[pidx] = False
-    out[pidx] = prefixes.reshape(-1)
-    out[is_data] = v.data
-    return out.tobytes()
+    """Length-prefixed values in one pass (:func:`pqbloom.kernels.encode_plain_byte_array`)."""
+    return kernels.encode_plain_byte_array(values)
 
 
 def decode_plain(buf: Buffer, ptype: int, count: int,
@@ -126,9 +101,8 @@ def _need(u8: np.ndarray, need: int, count: int, what: str) -> None:
 def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     """Decode ``count`` length-prefixed values; return (BinaryArray, bytes consumed).
 
-    Fast path: every value has the length of the first one (checked at the
-    stride that implies), then the values are one reshape. General path: one
-    tight Python loop over the length prefixes, then one vectorized gather.
+    One pass over the length prefixes (:func:`pqbloom.kernels.decode_plain_byte_array`), after
+    charging the result to the read's memory budget.
     """
     u8 = as_u8(buf)
     count = int(count)
@@ -140,40 +114,6 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     if 4 * count > size:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
                                f"only {size} available")
-    # offsets, the value bytes, and the general path's prefix positions and mask
+    # offsets and the value bytes, and the numpy reference's prefix positions and mask
     charge(8 * (count + 1) + size + 8 * count + size, f"{count:,} PLAIN BYTE_ARRAY values")
-    first = int.from_bytes(u8[:4].tobytes(), "little")
-    stride = 4 + first
-    if stride * count <= size:
-        rows = u8[: stride * count].reshape(count, stride)
-        lens = np.ascontiguousarray(rows[:, :4]).view("<u4").reshape(-1)
-        if bool((lens == first).all()):
-            data = np.ascontiguousarray(rows[:, 4:]).reshape(-1)
-            return BinaryArray(np.arange(count + 1, dtype=np.int64) * first, data), stride * count
-    return _decode_byte_array_general(u8, count, buf if isinstance(buf, bytes) else None)
-
-
-def _decode_byte_array_general(u8: np.ndarray, count: int, raw: bytes | None = None) -> tuple[BinaryArray, int]:
-    b = raw if raw is not None else u8.tobytes()
-    size = len(b)
-    unpack = struct.Struct("<I").unpack_from
-    starts = [0] * count  # byte position of each value's length prefix
-    pos = 0
-    try:
-        for i in range(count):
-            starts[i] = pos
-            pos += 4 + unpack(b, pos)[0]
-    except struct.error:
-        raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
-                               f"(value {i})") from None
-    if pos > size:
-        raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {pos - size} bytes past the end of the page")
-    pstart = np.array(starts, dtype=np.int64)
-    offsets = np.empty(count + 1, np.int64)
-    # data offset of value i = its prefix position minus the 4*i bytes of earlier prefixes
-    offsets[:-1] = pstart - 4 * np.arange(count, dtype=np.int64)
-    offsets[-1] = pos - 4 * count
-    keep = np.ones(pos, bool)
-    for k in range(4):
-        keep[pstart + k] = False
-    return BinaryArray(offsets, u8[:pos][keep]), pos
+    return kernels.decode_plain_byte_array(u8, count)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..errors import CorruptFileError
 from ..limits import charge
 from .bitpack import Buffer, as_u8, bit_pack_groups, bit_width_of, checked_count, read_uleb128, uleb128, unpack_groups
@@ -26,6 +27,7 @@ __all__ = [
     "encode_rle_bitpacked",
     "decode_rle_bitpacked",
     "decode_hybrid",
+    "decode_hybrid_numpy",
     "encode_levels_v1",
     "decode_levels_v1",
     "level_dtype",
@@ -198,6 +200,11 @@ _DENSE_RUN_BYTES = 12
 _CHAIN_STRIDE_LOG2 = 3
 
 
+#: the compiled kernel takes counts up to this many values per input byte (bit-packed runs hold at
+#: most 8; runs of Arrow's levels a few dozen)
+_KERNEL_VALUES_PER_BYTE = 256
+
+
 def _out_dtype(bit_width: int, dtype: Any) -> np.dtype:
     dt = np.dtype(np.int32 if dtype is None else dtype)
     if dt not in (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32)):
@@ -210,6 +217,28 @@ def _out_dtype(bit_width: int, dtype: Any) -> np.dtype:
 def decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -> tuple[np.ndarray, int]:
     """Decode the hybrid; return the values (int32, or ``dtype`` as in :func:`decode_rle_bitpacked`) and
     the bytes the runs used.
+
+    The compiled kernel (:func:`pqbloom.kernels.decode_hybrid`, one pass over the runs) when in use,
+    else :func:`decode_hybrid_numpy`; both give the same values and errors.
+    """
+    if not kernels.COMPILED or not 0 <= int(count) <= _KERNEL_VALUES_PER_BYTE * len(as_u8(buf)) + 4096:
+        # the kernel decodes into an array of ``count`` values made first; a count beyond what the
+        # bytes plausibly hold (a lying page header, or a few long RLE runs) goes to the numpy
+        # decoder, which finds the runs before it allocates (and is fast on few runs)
+        return decode_hybrid_numpy(buf, bit_width, count, dtype)
+    if not 0 <= bit_width <= 32:
+        raise CorruptFileError(f"RLE/bit-packed bit width {bit_width} out of range 0..32")
+    count = checked_count(count, "RLE/bit-packed hybrid")
+    dt = _out_dtype(bit_width, dtype)
+    # a few bytes of runs can honestly hold 2**31 values: charge what they expand to before making it
+    charge(count * dt.itemsize, f"{count:,} RLE/bit-packed values")
+    out = np.empty(count, dt)
+    used = kernels.decode_hybrid(buf, bit_width, count, out)
+    return out, used
+
+
+def decode_hybrid_numpy(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -> tuple[np.ndarray, int]:
+    """:func:`decode_hybrid` with numpy only: the reference of the compiled kernel (and the fallback).
 
     The run headers are found first (:func:`_header_chain` when the first runs show many
     small runs in a large input, a plain loop otherwise, and always the loop to report a malformed

@@ -9,13 +9,15 @@
 * :mod:`~pqbloom.table.pandas` / :mod:`~pqbloom.table.pandas_meta`: DataFrames and pandas' metadata, as
   pyarrow converts them.
 * :mod:`~pqbloom.table.decimals`: decimal encodings to and from Arrow's.
+* :mod:`~pqbloom.table.nulls`: dense values spread to full length around the nulls.
 """
 
 from .build import column_from_pylist, column_from_values, conform, empty_column, null_column, timestamps_to_int96
 from .column import Column, DictionaryColumn, NestedColumn, dictionary_codes, with_dictionary
+from .nulls import place_nulls
 from .outputs import int96_to_ns
 from .table import Table
 
 __all__ = ["Column", "DictionaryColumn", "NestedColumn", "Table", "column_from_values", "column_from_pylist",
            "conform", "empty_column", "null_column", "with_dictionary", "dictionary_codes", "int96_to_ns",
-           "timestamps_to_int96"]
+           "timestamps_to_int96", "place_nulls"]

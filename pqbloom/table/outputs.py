@@ -13,17 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..arrays import BinaryArray
-from ..errors import UnsupportedError
+from ..errors import CorruptFileError, UnsupportedError
 from ..format.enums import PhysicalType
 from ..schema import Field
-from .decimals import (
-    DecimalOverflow,
-    arrow_decimal_width,
-    words_from_big_endian,
-    words_from_byte_array,
-    words_from_ints,
-)
+from .decimals import arrow_decimal_width
 
 __all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer", "int96_to_ns",
            "DECIMAL_CONTEXT"]
@@ -251,15 +246,17 @@ def _decimal_to_arrow(f: Field, v: Any, nulls: int, validity: Any) -> Any:
     if width is None:
         raise UnsupportedError(f"column {f.name!r}: DECIMAL({precision}, {scale}) has more digits than Arrow's "
                                f"decimal types hold (76); read it with to_pylist()")
+    if isinstance(v, BinaryArray):
+        src: Any = v
+    elif f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY:
+        src = np.asarray(v, dtype=np.uint8).reshape(n, f.type_length or 0)
+    else:
+        a = np.asarray(v)
+        src = a if a.dtype in (np.dtype(np.int32), np.dtype(np.int64)) else a.astype(np.int64)
     try:
-        if isinstance(v, BinaryArray):
-            c = v.compact()
-            words = words_from_byte_array(c.offsets, c.data, width)
-        elif f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY:
-            words = words_from_big_endian(np.asarray(v).reshape(n, f.type_length or 0), width)
-        else:
-            words = words_from_ints(np.asarray(v), width)
-    except DecimalOverflow:
+        # one pass over the values (big-endian bytes or ints to little-endian words)
+        words = kernels.decimal_buffer(src, width)
+    except CorruptFileError:  # the only one decimal_buffer raises: a value wider than the words
         raise UnsupportedError(f"column {f.name!r}: a DECIMAL({precision}, {scale}) value needs more than the "
                                f"{width} bytes of Arrow's decimal{8 * width}") from None
     typ = pa.decimal128(precision, scale) if width == 16 else pa.decimal256(precision, scale)
