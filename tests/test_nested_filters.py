@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqbloom
-from pqbloom.predicate import Explain, field
+from pqbloom.scan.prune import Explain, field
 
 LEAF = "tags.list.element"
 WRITERS = ["pyarrow", "pqbloom"]
@@ -235,7 +235,7 @@ def test_page_index_prunes_pages_of_repeated_leaf(tmp_path, writer):
 
 def test_page_read_falls_back_when_offset_index_lies(tmp_path):
     """Pages that do not hold the rows their OffsetIndex claims are not used (the whole chunk is)."""
-    from pqbloom.predicate import _IndexCache, _read_repeated_pages
+    from pqbloom.scan.prune import _IndexCache, _read_repeated_pages
 
     path = tmp_path / "lie.parquet"
     pqbloom.write_table(_tags_table(4000), path, row_group_size=4000, use_dictionary=False, data_page_size=2048)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import pqbloom
 from pqbloom.format import RowGroupList, T
-from pqbloom.predicate import (
+from pqbloom.scan.prune import (
     Explain,
     _BCol,
     _bind,

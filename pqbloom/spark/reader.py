@@ -35,9 +35,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..crypto.options import decryption_properties_from_options
-from ..dataset import SchemaCheck
-from ..predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from ..reader import ParquetFile
+from ..scan.dataset import SchemaCheck
+from ..scan.prune import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from .common import DataSourceReader, InputPartition, option
 from .schema import PartitionValues, columns_option, discover_files, file_arrow_schema, spark_types
 

@@ -8,10 +8,10 @@ from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..crypto.options import decryption_properties_from_options
-from ..dataset import discover, partition_types, partition_value
 from ..errors import UnsupportedError
 from ..format import T
 from ..reader import ParquetFile
+from ..scan.dataset import discover, partition_types, partition_value
 from .common import name_list
 
 if TYPE_CHECKING:

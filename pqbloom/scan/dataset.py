@@ -35,13 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import BinaryArray
-from .errors import SchemaError
-from .format import T
-from .predicate import Const, Explain, Expr, could_be_true, read_filtered, substitute, to_expression
-from .reader import ParquetFile
-from .schema import Field, make_field
-from .table import Column, Table
+from ..arrays import BinaryArray
+from ..errors import SchemaError
+from ..format import T
+from ..reader import ParquetFile
+from ..schema import Field, make_field
+from ..table import Column, Table
+from .prune import Const, Explain, Expr, could_be_true, read_filtered, substitute, to_expression
 
 __all__ = ["Fragment", "SchemaCheck", "discover", "partition_types", "partition_value", "read_dataset"]
 

@@ -81,12 +81,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .arrays import BinaryArray
-from .errors import BloomFilterError, CorruptFileError, MemoryLimitError, ParquetError
-from .format import RowGroupList, T, decode_prefix
-from .io import read_ranges
-from .limits import charge
-from .statistics import (
+from ..arrays import BinaryArray
+from ..errors import BloomFilterError, CorruptFileError, MemoryLimitError, ParquetError
+from ..format import RowGroupList, T, decode_prefix
+from ..io import read_ranges
+from ..limits import charge
+from ..statistics import (
     ChunkStats,
     SortOrder,
     column_index_bounds,
@@ -95,12 +95,12 @@ from .statistics import (
     legacy_stats_trusted,
     sort_order_for,
 )
-from .table import Column, Table
+from ..table import Column, Table
 
 if TYPE_CHECKING:
-    from .file.levels import LeafLevels
-    from .reader import ParquetFile
-    from .schema import ColumnDescriptor
+    from ..file.levels import LeafLevels
+    from ..reader import ParquetFile
+    from ..schema import ColumnDescriptor
 
 __all__ = [
     "Expr",
@@ -637,7 +637,7 @@ class _BCol:
     """
 
     def __init__(self, desc: ColumnDescriptor, column_order: Any) -> None:
-        from .schema import repeated_def_levels
+        from ..schema import repeated_def_levels
 
         self.desc = desc
         f = desc.field
@@ -1056,7 +1056,7 @@ def _binary_equal(arr: BinaryArray, key: bytes) -> np.ndarray:
 
 
 def _binary_isin(arr: BinaryArray, keys: list[bytes]) -> np.ndarray:
-    from .bloom import hash_scalar, hash_values
+    from ..bloom import hash_scalar, hash_values
 
     if not keys or len(arr) == 0:
         return np.zeros(len(arr), bool)
@@ -1077,7 +1077,7 @@ def _binary_isin(arr: BinaryArray, keys: list[bytes]) -> np.ndarray:
 
 def _key_array(col: Column, bc: _BCol) -> Any:
     """The column's values in the comparison domain of ``bc``."""
-    from .table import int96_to_ns
+    from ..table import int96_to_ns
 
     v = col.values
     p = bc.ptype
@@ -1963,8 +1963,8 @@ class _RowGroupPruner:
 
 def _read_dictionary(pf: ParquetFile, rg: int, bc: _BCol, keep: dict[tuple[int, int], bytes] | None = None) -> Any:
     """The decoded dictionary of a chunk whose data pages are all dictionary-encoded, else None."""
-    from . import compression as compression_mod
-    from .encodings import decode_plain
+    from .. import compression as compression_mod
+    from ..encodings import decode_plain
 
     if pf.decryption is not None:
         return None
@@ -2269,7 +2269,7 @@ def _read_columns(pf: ParquetFile, rg: int, descs: Sequence[ColumnDescriptor], s
     Only the pages overlapping ``sel`` are read where an OffsetIndex allows it; all byte ranges
     of the row group are fetched in one coalesced batch.
     """
-    from .reader import ChunkParts, build_column, split_nested
+    from ..reader import ChunkParts, build_column, split_nested
 
     # nested output columns (reader.NestedSelection: structs, lists, maps) are read whole by the reader
     nested_out, descs = split_nested(pf, rg, descs, sel, ex, levels=idx.levels)
@@ -2421,8 +2421,8 @@ def _read_repeated_pages(pf: ParquetFile, rg: int, d: ColumnDescriptor, layout: 
                          idx: _IndexCache) -> Any:
     """LeafLevels of the data pages ``pages`` of a repeated leaf (with the dictionary page), or None
     when they do not decode on their own or do not hold exactly their OffsetIndex rows."""
-    from .file.levels import LeafLevels, check_levels
-    from .reader import assemble_values, concat_values
+    from ..file.levels import LeafLevels, check_levels
+    from ..reader import assemble_values, concat_values
 
     rngs = [layout.prefix] if layout.prefix[1] > 0 else []
     rngs += [(layout.offsets[q], layout.sizes[q]) for q in pages.tolist()]
@@ -2490,7 +2490,7 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
     chunk does not qualify (encrypted, no usable OffsetIndex, a dictionary, few pages) or a page
     fails to decode on its own (the caller then takes the whole-chunk path, which reports errors).
     """
-    from .reader import build_column
+    from ..reader import build_column
 
     pf = plan.pf
     if len(plan.cols) != 1 or pf.decryption is not None:
@@ -2542,7 +2542,7 @@ def _stream_scan(plan: _FilePlan, rg: int, node: _BNode, scan: _Sel | None, idx:
     ex.pages_read += len(pages)
     ex.pages_skipped += layout.num_pages - len(pages)
     if not hits:
-        from .table import column_from_values
+        from ..table import column_from_values
 
         return np.zeros(0, np.int64), column_from_values(d.field.name, [], d.field), scanned
     return np.concatenate(hits), (cols[0] if len(cols) == 1 else Column.concat(cols)), scanned
