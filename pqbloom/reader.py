@@ -193,7 +193,7 @@ class ParquetFile:
 
     def _read(self, columns: Sequence[str] | None, filters: Any, explain: Any) -> Table:
         if filters is not None or explain is not None:
-            from .scan.prune import read_filtered
+            from .scan import read_filtered
 
             return read_filtered(self, columns, filters, explain=explain)
         descs = self.select_columns(columns)
@@ -256,7 +256,7 @@ class ParquetFile:
     def _iter_batches(self, batch_size: int, columns: Sequence[str] | None, filters: Any,
                       explain: Any) -> Iterator[Table]:
         if filters is not None or explain is not None:
-            from .scan.prune import iter_filtered_batches
+            from .scan import iter_filtered_batches
 
             yield from iter_filtered_batches(self, batch_size, columns, filters, explain=explain)
             return
@@ -1205,7 +1205,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: An
     with ParquetFile(source, **kwargs) as pf, memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns)
-        from .scan.prune import read_filtered
+        from .scan import read_filtered
 
         return pf._with_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 

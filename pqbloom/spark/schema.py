@@ -134,7 +134,7 @@ def columns_option(options: Mapping[str, str]) -> list[str] | None:
 
 def discover_files(path: str) -> tuple[list[tuple[str, PartitionValues]], dict[str, str]]:
     """``[(file, typed partition values)]`` and ``{partition key: "int64" | "string"}`` of a file or a
-    directory (Hive partitions; see :mod:`pqbloom.dataset`)."""
+    directory (Hive partitions; see :mod:`pqbloom.scan.dataset`)."""
     if os.path.isfile(path):
         return [(path, {})], {}
     if not os.path.isdir(path):
