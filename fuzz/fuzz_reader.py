@@ -46,7 +46,7 @@ def _import_target(instrument: bool):
             import pqbloom
             import pqbloom.compression
             import pqbloom.format
-            import pqbloom.predicate  # noqa: F401
+            import pqbloom.scan  # noqa: F401
     import pqbloom
     from pqbloom import compression, format
     from pqbloom.bloom import BloomFilter

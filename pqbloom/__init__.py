@@ -21,8 +21,8 @@ from .crypto import (
     KmsClient,
     KmsConnectionConfig,
 )
-from .predicate import Explain, FilePlan, field, plan_file
 from .reader import ParquetFile, read_metadata, read_schema, read_table
+from .scan import Explain, FilePlan, field, plan_file
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
 from .writer import ParquetWriter, write_table

@@ -193,7 +193,7 @@ class ParquetFile:
 
     def _read(self, columns: Sequence[str] | None, filters: Any, explain: Any) -> Table:
         if filters is not None or explain is not None:
-            from .predicate import read_filtered
+            from .scan import read_filtered
 
             return read_filtered(self, columns, filters, explain=explain)
         descs = self.select_columns(columns)
@@ -256,7 +256,7 @@ class ParquetFile:
     def _iter_batches(self, batch_size: int, columns: Sequence[str] | None, filters: Any,
                       explain: Any) -> Iterator[Table]:
         if filters is not None or explain is not None:
-            from .predicate import iter_filtered_batches
+            from .scan import iter_filtered_batches
 
             yield from iter_filtered_batches(self, batch_size, columns, filters, explain=explain)
             return
@@ -1198,14 +1198,14 @@ def read_table(source: Any, columns: Sequence[str] | None = None, *, filters: An
     import os
 
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
-        from .dataset import read_dataset
+        from .scan.dataset import read_dataset
 
         with memory_budget(kwargs.get("memory_limit")):
             return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
     with ParquetFile(source, **kwargs) as pf, memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns)
-        from .predicate import read_filtered
+        from .scan import read_filtered
 
         return pf._with_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqbloom
-from pqbloom.predicate import Explain, field
+from pqbloom.scan import Explain, field
 
 LEAF = "tags.list.element"
 WRITERS = ["pyarrow", "pqbloom"]
@@ -235,21 +235,22 @@ def test_page_index_prunes_pages_of_repeated_leaf(tmp_path, writer):
 
 def test_page_read_falls_back_when_offset_index_lies(tmp_path):
     """Pages that do not hold the rows their OffsetIndex claims are not used (the whole chunk is)."""
-    from pqbloom.predicate import _IndexCache, _read_repeated_pages
+    from pqbloom.scan.read import read_repeated_pages
+    from pqbloom.scan.selection import PageIndexCache
 
     path = tmp_path / "lie.parquet"
     pqbloom.write_table(_tags_table(4000), path, row_group_size=4000, use_dictionary=False, data_page_size=2048)
     with pqbloom.ParquetFile(str(path)) as pf:
         d = pf.column_descriptor(LEAF)
-        idx = _IndexCache(pf, 0, Explain())
+        idx = PageIndexCache(pf, 0, Explain())
         idx.load([d], column_index=False)
         layout = idx.oi[d.index]
         assert layout is not None and layout.num_pages > 3
         pages = np.array([1, 2])
-        good = _read_repeated_pages(pf, 0, d, layout, pages, idx)
+        good = read_repeated_pages(pf, 0, d, layout, pages, idx)
         assert good is not None and int((good.reps == 0).sum()) == int(layout.page_rows()[pages].sum())
         layout.first_rows[2] += 1  # page 1 now claims one row more than it holds
-        assert _read_repeated_pages(pf, 0, d, layout, pages, idx) is None
+        assert read_repeated_pages(pf, 0, d, layout, pages, idx) is None
 
 
 # ---------------------------------------------------------------------------

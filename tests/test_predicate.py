@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 import pqbloom
 from pqbloom.cli import main as cli
 from pqbloom.io import coalesce_ranges
-from pqbloom.predicate import (
+from pqbloom.scan import (
     And,
     Compare,
     Const,
@@ -715,7 +715,7 @@ def _pyarrow_bloom_file(path, n=8000, rg=1000):
 
 
 def test_plan_file_row_groups_and_read_row_group(tmp_path):
-    from pqbloom.predicate import FilePlan, plan_file
+    from pqbloom.scan import FilePlan, plan_file
 
     path = str(tmp_path / "bloom.parquet")
     ids = _pyarrow_bloom_file(path)

@@ -1,5 +1,5 @@
-"""Statistics pruning of all row groups at once (predicate._gather_stats / _leaf_may_arr) gives, for
-every row group, exactly the verdicts of the per-row-group reference (_meta_stats / _leaf_may).
+"""Statistics pruning of all row groups at once (scan.prune.gather_stats / leaf_may_arrays) gives, for
+every row group, exactly the verdicts of the per-row-group reference (meta_stats / leaf_may).
 
 The reference path is the one the rest of the suite checks against peers; here hypothesis draws
 random footer statistics (legacy and new fields, wrong lengths, NaN and zero bounds, truncated
@@ -20,22 +20,18 @@ from hypothesis import strategies as st
 
 import pqbloom
 from pqbloom.format import RowGroupList, T
-from pqbloom.predicate import (
-    Explain,
-    _BCol,
-    _bind,
-    _combine,
-    _FilePlan,
-    _gather_stats,
-    _leaf_may,
-    _leaf_may_arr,
-    _leaves,
-    _meta_stats,
-    _RowGroupPruner,
-    _statistics_verdicts,
-    _Stats,
-    field,
+from pqbloom.scan import Explain, field
+from pqbloom.scan.bind import BoundColumn, BoundFilter, bind, bound_leaves
+from pqbloom.scan.prune import (
+    UnitStats,
+    combine_verdicts,
+    gather_stats,
+    leaf_may,
+    leaf_may_arrays,
+    meta_stats,
+    statistics_verdicts,
 )
+from pqbloom.scan.prune_row_group import RowGroupPruner
 from pqbloom.schema import leaves_from_thrift
 
 PT = T.Type
@@ -96,7 +92,7 @@ WRITERS = [None, "parquet-mr version 1.8.2", "parquet-mr version 1.7.0", "parque
            "parquet-cpp-arrow version 15.0.0", "parquet-cpp version 1.2.0", "some writer"]
 
 
-def _bcol(kind: str, repeated: bool, order) -> _BCol:
+def _bcol(kind: str, repeated: bool, order) -> BoundColumn:
     leaf = T.SchemaElement(name="element" if repeated else "c", repetition_type=OPT, **TYPES[kind][0])
     if repeated:
         els = [T.SchemaElement(name="root", num_children=1),
@@ -105,7 +101,7 @@ def _bcol(kind: str, repeated: bool, order) -> _BCol:
     else:
         els = [T.SchemaElement(name="root", num_children=1), leaf]
     desc = leaves_from_thrift(els)[0][0]
-    return _BCol(desc, order)
+    return BoundColumn(desc, order)
 
 
 @st.composite
@@ -121,7 +117,7 @@ def _count(draw, rows: int):
 
 
 @st.composite
-def _chunk(draw, kind: str, bc: _BCol):
+def _chunk(draw, kind: str, bc: BoundColumn):
     rows = draw(st.integers(0, 12))
     if draw(st.integers(0, 12)) == 0:
         return rows, None  # no usable column metadata
@@ -177,21 +173,21 @@ def test_vectorized_statistics_verdicts_match_the_scalar_reference(case, data):
     bc = _bcol(kind, repeated, order)
     chunks = data.draw(st.lists(_chunk(kind, bc), min_size=1, max_size=12))
     try:
-        node = _bind(data.draw(_expr(kind)), {"c": bc})
+        node = bind(data.draw(_expr(kind)), {"c": bc})
     except (TypeError, ValueError):
         return  # a literal this column cannot compare with: binding fails before any pruning
     rows = np.array([r for r, _ in chunks], np.int64)
     metas = [m for _, m in chunks]
-    scalar = [_Stats(r) if m is None else _meta_stats(bc, r, m, writer) for r, m in chunks]
-    arrays = _gather_stats(bc, rows, metas, writer)
-    for leaf in _leaves(node):
-        t_arr, f_arr = _leaf_may_arr(leaf, arrays)
-        expect = [_leaf_may(leaf, s) for s in scalar]
+    scalar = [UnitStats(r) if m is None else meta_stats(bc, r, m, writer) for r, m in chunks]
+    arrays = gather_stats(bc, rows, metas, writer)
+    for leaf in bound_leaves(node):
+        t_arr, f_arr = leaf_may_arrays(leaf, arrays)
+        expect = [leaf_may(leaf, s) for s in scalar]
         assert [(bool(t), bool(f)) for t, f in zip(t_arr, f_arr)] == expect, (kind, leaf, scalar)
-    t_vec, _ = _combine(node, lambda leaf, nt, nf: _leaf_may_arr(leaf, arrays))
+    t_vec, _ = combine_verdicts(node, lambda leaf, nt, nf: leaf_may_arrays(leaf, arrays))
     t_vec = np.broadcast_to(np.asarray(t_vec, bool), rows.shape)
     for i, s in enumerate(scalar):
-        t_ref, _ = _combine(node, lambda leaf, nt, nf, s=s: _leaf_may(leaf, s))
+        t_ref, _ = combine_verdicts(node, lambda leaf, nt, nf, s=s: leaf_may(leaf, s))
         assert bool(t_vec[i]) == bool(t_ref), (kind, i, s)
 
 
@@ -232,15 +228,15 @@ def test_skim_of_a_lazy_footer_prunes_as_full_row_groups_do(many_typed, flt):
     path, table = many_typed
     with pqbloom.ParquetFile(path) as pf:
         assert isinstance(pf.metadata.row_groups, RowGroupList)
-        plan = _FilePlan(pf, flt)
-        rows, may = _statistics_verdicts(plan)  # from the skim: nothing decoded yet
+        plan = BoundFilter(pf, flt)
+        rows, may = statistics_verdicts(plan)  # from the skim: nothing decoded yet
         assert pf.metadata.row_groups.decoded <= 2
         ex = Explain()
-        expect = [_RowGroupPruner(plan, rg, ex).verdict(False, False)[0] for rg in range(pf.num_row_groups)]
+        expect = [RowGroupPruner(plan, rg, ex).verdict(False, False)[0] for rg in range(pf.num_row_groups)]
         assert may.tolist() == expect
         assert rows.tolist() == [pf.metadata.row_groups[i].num_rows for i in range(pf.num_row_groups)]
         if flt is FILTERS[0]:
             assert np.flatnonzero(may).tolist() == [500 // 8]  # ids are sorted, 8 per row group
         # and the same verdicts from already decoded row groups (no skim)
-        rows2, may2 = _statistics_verdicts(_FilePlan(pf, flt))
+        rows2, may2 = statistics_verdicts(BoundFilter(pf, flt))
         assert may2.tolist() == expect and rows2.tolist() == rows.tolist()

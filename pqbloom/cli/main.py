@@ -249,8 +249,8 @@ def cmd_head(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Rows matching ``--filter`` as JSON lines (file or dataset directory); ``--explain`` tells how."""
-    from ..predicate import Explain
     from ..reader import read_table
+    from ..scan import Explain
 
     ex = Explain()
     cols = [c.strip() for c in args.columns.split(",")] if args.columns else None

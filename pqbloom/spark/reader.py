@@ -35,9 +35,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..crypto.options import decryption_properties_from_options
-from ..dataset import SchemaCheck
-from ..predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from ..reader import ParquetFile
+from ..scan import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
+from ..scan.dataset import SchemaCheck
 from .common import DataSourceReader, InputPartition, option
 from .schema import PartitionValues, columns_option, discover_files, file_arrow_schema, spark_types
 
@@ -49,7 +49,7 @@ __all__ = ["PqbloomReader", "RowGroupPartition", "check_filter", "file_expr", "f
 
 
 def filter_option(options: Mapping[str, str]) -> Expr | None:
-    """The ``filter`` read option parsed (pqbloom's filter grammar, :func:`~pqbloom.predicate.parse_filter`)."""
+    """The ``filter`` read option parsed (pqbloom's filter grammar, :func:`~pqbloom.scan.parse_filter`)."""
     text = option(options, "filter")
     if text is None:
         return None
@@ -87,7 +87,7 @@ def file_expr(expr: Expr | None, env: PartitionValues) -> tuple[bool, Expr | Non
 
 def plan_row_groups(pf: ParquetFile, expr: Expr | None, ex: Explain | None = None) -> list[int]:
     """Row groups of ``pf`` that statistics and Bloom filters cannot rule out for ``expr``
-    (:meth:`pqbloom.predicate.FilePlan.row_groups`; dictionaries are left to the read tasks)."""
+    (:meth:`pqbloom.scan.FilePlan.row_groups`; dictionaries are left to the read tasks)."""
     return plan_file(pf, expr).row_groups(explain=ex)
 
 

@@ -8,10 +8,10 @@ from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..crypto.options import decryption_properties_from_options
-from ..dataset import discover, partition_types, partition_value
 from ..errors import UnsupportedError
 from ..format import T
 from ..reader import ParquetFile
+from ..scan.dataset import discover, partition_types, partition_value
 from .common import name_list
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def columns_option(options: Mapping[str, str]) -> list[str] | None:
 
 def discover_files(path: str) -> tuple[list[tuple[str, PartitionValues]], dict[str, str]]:
     """``[(file, typed partition values)]`` and ``{partition key: "int64" | "string"}`` of a file or a
-    directory (Hive partitions; see :mod:`pqbloom.dataset`)."""
+    directory (Hive partitions; see :mod:`pqbloom.scan.dataset`)."""
     if os.path.isfile(path):
         return [(path, {})], {}
     if not os.path.isdir(path):

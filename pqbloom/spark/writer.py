@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..crypto.options import encryption_properties_from_options
-from ..dataset import HIVE_NULL
+from ..scan.dataset import HIVE_NULL
 from ..table import Table
 from ..writer import ParquetWriter
 from .common import DataSourceArrowWriter, WriterCommitMessage, flag, name_list, option

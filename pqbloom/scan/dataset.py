@@ -11,7 +11,7 @@
   the file's columns;
 * a filter is first evaluated on each file's partition values: files it rules out are never
   opened (``Explain.files_pruned_partition``); what remains is pushed into each file (statistics,
-  Bloom filters, dictionaries, page index; see :mod:`pqbloom.predicate`);
+  Bloom filters, dictionaries, page index; see :mod:`pqbloom.scan`);
 * files are read concurrently by a small thread pool; rows keep the sorted file order;
 * every file that is opened must agree with the first one on the columns being read: the same
   names (in any order; rows come out in the first file's column order) with the same types
@@ -35,13 +35,16 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import BinaryArray
-from .errors import SchemaError
-from .format import T
-from .predicate import Const, Explain, Expr, could_be_true, read_filtered, substitute, to_expression
-from .reader import ParquetFile
-from .schema import Field, make_field
-from .table import Column, Table
+from ..arrays import BinaryArray
+from ..errors import SchemaError
+from ..format import PhysicalType
+from ..reader import ParquetFile as FileReader
+from ..schema import Field, make_field
+from ..table import Column, Table
+from .explain import Explain
+from .expr import Const, Expr, could_be_true, substitute
+from .parse import FilterLike, to_expression
+from .plan import read_filtered
 
 __all__ = ["Fragment", "SchemaCheck", "discover", "partition_types", "partition_value", "read_dataset"]
 
@@ -159,7 +162,7 @@ def partition_value(v: str | None, typ: str) -> int | str | None:
 
 def _constant_column(f: Field, value: Any, n: int) -> Column:
     if value is None:
-        vals: Any = np.zeros(n, np.int64) if f.physical_type == T.Type.INT64 else \
+        vals: Any = np.zeros(n, np.int64) if f.physical_type == PhysicalType.INT64 else \
             BinaryArray(np.zeros(n + 1, np.int64), np.zeros(0, np.uint8))
         return Column(f, vals, np.ones(n, bool) if n else None)
     if isinstance(value, int):
@@ -169,9 +172,9 @@ def _constant_column(f: Field, value: Any, n: int) -> Column:
     return Column(f, BinaryArray(np.arange(n + 1, dtype=np.int64) * len(b), data), None)
 
 
-def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = None, *, filters: Any = None,
+def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
                  explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
-    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each ParquetFile."""
+    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each file's reader."""
     frags = discover(root)
     if not frags:
         raise FileNotFoundError(f"no data files under {os.fspath(root)!r}")
@@ -194,7 +197,7 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
                 e = None
         todo.append((fr, env, e))
 
-    def file_columns(pf: ParquetFile) -> list[str]:
+    def file_columns(pf: FileReader) -> list[str]:
         names = [f.name for f in pf.table_schema]  # top-level fields (structs, lists, maps whole)
         if columns is None:
             return [n for n in names if n not in pfields]
@@ -204,7 +207,7 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
                                                                                dict[str, str]]:
         fr, env, e = item
         sub = Explain()
-        with ParquetFile(fr.path, **kwargs) as pf:
+        with FileReader(fr.path, **kwargs) as pf:
             types = {f.name: f.type_name for f in pf.table_schema if f.name not in pfields}
             want = file_columns(pf)
             if any(_top(c, types) not in types for c in want):
@@ -256,7 +259,7 @@ def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = N
     if read:
         return read[0][0]
     # every file pruned: an empty table with the schema of the first file (footer only)
-    with ParquetFile(frags[0].path, **kwargs) as pf:
+    with FileReader(frags[0].path, **kwargs) as pf:
         empty = pf.empty_table(file_columns(pf))
     cols = {c.field.name: c for c in empty.columns}
     cols.update({k: _constant_column(f, None, 0) for k, f in pfields.items() if k not in cols})

@@ -1,0 +1,480 @@
+"""Binding: an expression's literals converted once per file to each column's physical domain.
+
+The bound tree (:class:`BoundNode` and its subclasses) is what evaluation and pruning work on: its
+leaves hold a :class:`BoundColumn` (the column with the domain its values compare in) and keys in
+that domain, and comparisons with literals that cannot occur in the column are already folded
+(``int32_col == 2**40`` is false for every non-null row, ``int_col < 2.5`` is ``int_col <= 2``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import math
+import uuid
+from collections.abc import Iterator, Mapping
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..format import PhysicalType
+from ..schema import repeated_def_levels
+from ..statistics import sort_order_for
+from .expr import And, Compare, Const, Expr, IsIn, IsNull, Not, Or
+
+if TYPE_CHECKING:
+    from ..reader import ParquetFile as FileReader
+    from ..schema import ColumnDescriptor
+
+__all__ = ["BoundColumn", "BoundNode", "BoundLeaf", "BoundCompare", "BoundNonNull", "BoundIsNull", "BoundIsIn",
+           "BoundAnd", "BoundOr", "BoundNot", "BoundAny", "BoundConst", "BoundFilter", "bind", "bound_leaves"]
+
+_UNIT_PER_S = {"ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_EPOCH = _dt.datetime(1970, 1, 1)
+_EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+# ---------------------------------------------------------------------------
+# Binding: literals -> the column's physical domain
+# ---------------------------------------------------------------------------
+class BoundColumn:
+    """A predicate column of one file, with the domain its values compare in.
+
+    Domains: "int" (signed INT32/INT64 incl. DATE/TIMESTAMP/TIME/DECIMAL, BOOLEAN as 0/1,
+    INT96 as nanoseconds), "uint", "float" (FLOAT/DOUBLE/FLOAT16), "decimal" (binary DECIMAL as
+    unscaled ints), "bytes" (other binary, compared byte-wise unsigned).
+    """
+
+    def __init__(self, desc: ColumnDescriptor, column_order: Any) -> None:
+        self.desc = desc
+        f = desc.field
+        self.field = f
+        self.name = desc.dotted_path
+        # a leaf inside a list or map: terms on it are "some element satisfies it" (BoundAny)
+        self.repeated = desc.max_repetition_level > 0
+        self.max_def = desc.max_definition_level
+        # entries with def >= elem_def are elements (null or not); below are null or empty lists
+        self.elem_def = repeated_def_levels(desc)[-1]
+        self.ptype = f.physical_type
+        self.type_length = f.type_length
+        lt = f.logical_type
+        self.kind = lt.kind if lt is not None else None
+        if self.kind == "INTEGER":
+            assert lt is not None
+            self.stat_kind: str | None = "INTEGER_SIGNED" if lt.signed else "INTEGER_UNSIGNED"
+        else:
+            self.stat_kind = self.kind
+        self.sort_order = sort_order_for(self.ptype, self.stat_kind, desc.element.converted_type)
+        self.column_order = column_order
+        p = self.ptype
+        self.lo: int | None = None
+        self.hi: int | None = None
+        if p == PhysicalType.BOOLEAN:
+            self.dom, self.lo, self.hi = "int", 0, 1
+        elif p == PhysicalType.INT96:
+            self.dom, self.lo, self.hi = "int", -(1 << 63), (1 << 63) - 1
+        elif p in (PhysicalType.INT32, PhysicalType.INT64):
+            bits = 32 if p == PhysicalType.INT32 else 64
+            if self.stat_kind == "INTEGER_UNSIGNED":
+                self.dom, self.lo, self.hi = "uint", 0, (1 << bits) - 1
+            else:
+                self.dom, self.lo, self.hi = "int", -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        elif p in (PhysicalType.FLOAT, PhysicalType.DOUBLE) \
+                or (p == PhysicalType.FIXED_LEN_BYTE_ARRAY and self.kind == "FLOAT16"):
+            self.dom = "float"
+        elif self.kind == "DECIMAL":
+            self.dom = "decimal"
+            if p == PhysicalType.FIXED_LEN_BYTE_ARRAY and self.type_length:
+                self.lo, self.hi = -(1 << (8 * self.type_length - 1)), (1 << (8 * self.type_length - 1)) - 1
+        else:
+            self.dom = "bytes"
+        # Bloom filters hash the physical bytes; only where a value has exactly one representation
+        self.bloom_ok = p not in (PhysicalType.BOOLEAN, PhysicalType.INT96) \
+            and not (self.dom == "decimal" and p == PhysicalType.BYTE_ARRAY)
+
+    @property
+    def intlike(self) -> bool:
+        """Whether values compare as exact integers (the "int", "uint" and "decimal" domains)."""
+        return self.dom in ("int", "uint", "decimal")
+
+
+class BoundNode:
+    """A node of a filter bound to one file's columns (see the subclasses)."""
+
+    __slots__ = ()
+
+
+class BoundLeaf(BoundNode):
+    """A test of one column's value (on a repeated column: of one element, under a :class:`BoundAny`)."""
+
+    __slots__ = ("col",)
+    col: BoundColumn
+
+
+class BoundCompare(BoundLeaf):
+    """``value OP key`` with ``key`` in the column's domain (null for null rows)."""
+
+    __slots__ = ("op", "key")
+
+    def __init__(self, col: BoundColumn, op: str, key: Any) -> None:
+        self.col, self.op, self.key = col, op, key
+
+
+class BoundNonNull(BoundLeaf):
+    """``value`` for every non-null row, null for null rows (a folded comparison)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, col: BoundColumn, value: bool) -> None:
+        self.col, self.value = col, value
+
+
+class BoundIsNull(BoundLeaf):
+    """``is null`` (``is not null`` when ``negate``); never null itself."""
+
+    __slots__ = ("negate",)
+
+    def __init__(self, col: BoundColumn, negate: bool) -> None:
+        self.col, self.negate = col, negate
+
+
+class BoundIsIn(BoundLeaf):
+    """Membership in ``keys`` (sorted, distinct, in the column's domain; literals that cannot occur
+    are dropped); ``has_null`` / ``has_nan``: the list holds None / NaN. Never null itself."""
+
+    __slots__ = ("keys", "has_null", "has_nan")
+
+    def __init__(self, col: BoundColumn, keys: list[Any], has_null: bool, has_nan: bool) -> None:
+        self.col, self.keys, self.has_null, self.has_nan = col, keys, has_null, has_nan
+
+
+class BoundAnd(BoundNode):
+    """``a and b`` (Kleene)."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: BoundNode, b: BoundNode) -> None:
+        self.a, self.b = a, b
+
+
+class BoundOr(BoundNode):
+    """``a or b`` (Kleene)."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a: BoundNode, b: BoundNode) -> None:
+        self.a, self.b = a, b
+
+
+class BoundNot(BoundNode):
+    """``not a`` (null stays null)."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a: BoundNode) -> None:
+        self.a = a
+
+
+class BoundAny(BoundNode):
+    """A leaf on a repeated column: true for rows where some element satisfies it, else false."""
+
+    __slots__ = ("a",)
+
+    def __init__(self, a: BoundLeaf) -> None:
+        self.a = a
+
+
+class BoundConst(BoundNode):
+    """True, False or null (None) for every row."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: bool | None) -> None:
+        self.value = value
+
+
+class _NaN:
+    """Marker for a NaN literal."""
+
+
+_NAN = _NaN()
+
+
+def _parse_temporal(s: str, kind: str) -> Any:
+    s = s.strip()
+    try:
+        if kind == "TIME":
+            return _dt.time.fromisoformat(s)
+        if kind == "DATE" and len(s) <= 10:
+            return _dt.date.fromisoformat(s)
+        return _dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"cannot read {s!r} as a {kind.lower()}") from None
+
+
+def _datetime_seconds(v: _dt.datetime) -> Fraction:
+    if v.tzinfo is not None:
+        d = v - _EPOCH_UTC
+    else:
+        d = v - _EPOCH
+    return Fraction(d.days * 86400 + d.seconds) + Fraction(d.microseconds, 1_000_000)
+
+
+def _numpy_datetime_seconds(v: np.datetime64) -> Fraction:
+    unit, count = np.datetime_data(v.dtype)
+    per = {"D": Fraction(86400), "h": Fraction(3600), "m": Fraction(60), "s": Fraction(1),
+           "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}.get(unit)
+    if per is None:
+        raise ValueError(f"unsupported datetime64 unit {unit}")
+    return int(v.astype(np.int64)) * count * per
+
+
+def _number_fraction(v: Any, what: str) -> Fraction | float | _NaN:
+    """Exact value of a numeric literal; ±inf stay floats, NaN is _NAN."""
+    if isinstance(v, (bool, np.bool_)):
+        return Fraction(int(v))
+    if isinstance(v, (int, np.integer)):
+        return Fraction(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if f != f:
+            return _NAN
+        if math.isinf(f):
+            return f
+        return Fraction(f)
+    if isinstance(v, decimal.Decimal):
+        if v.is_nan():
+            return _NAN
+        if v.is_infinite():
+            return float(v)
+        return Fraction(v)
+    if isinstance(v, Fraction):
+        return v
+    raise TypeError(f"cannot compare a {what} column with {type(v).__name__} {v!r}")
+
+
+def _int_literal(v: Any, bc: BoundColumn) -> Fraction | float | _NaN:
+    """A literal as an exact number in the column's integer domain (ticks, days, unscaled units...)."""
+    kind = bc.kind
+    name = bc.field.type_name
+    if bc.ptype == PhysicalType.INT96 or kind == "TIMESTAMP":
+        unit = "ns" if bc.ptype == PhysicalType.INT96 \
+            else (bc.field.logical_type.unit or "us")  # type: ignore[union-attr]
+        if isinstance(v, str):
+            v = _parse_temporal(v, "TIMESTAMP")
+        if isinstance(v, _dt.datetime):
+            return _datetime_seconds(v) * _UNIT_PER_S[unit]
+        if isinstance(v, _dt.date):
+            return Fraction((v - _dt.date(1970, 1, 1)).days * 86400 * _UNIT_PER_S[unit])
+        if isinstance(v, np.datetime64):
+            return _numpy_datetime_seconds(v) * _UNIT_PER_S[unit]
+        return _number_fraction(v, name)
+    if kind == "DATE":
+        if isinstance(v, str):
+            v = _parse_temporal(v, "DATE")
+        if isinstance(v, _dt.datetime):
+            return _datetime_seconds(v) / 86400
+        if isinstance(v, _dt.date):
+            return Fraction((v - _dt.date(1970, 1, 1)).days)
+        if isinstance(v, np.datetime64):
+            return _numpy_datetime_seconds(v) / 86400
+        return _number_fraction(v, name)
+    if kind == "TIME":
+        unit = bc.field.logical_type.unit or "us"  # type: ignore[union-attr]
+        if isinstance(v, str):
+            v = _parse_temporal(v, "TIME")
+        if isinstance(v, _dt.time):
+            secs = Fraction((v.hour * 60 + v.minute) * 60 + v.second) + Fraction(v.microsecond, 1_000_000)
+            return secs * _UNIT_PER_S[unit]
+        if isinstance(v, np.timedelta64):
+            return Fraction(int(v.astype(f"timedelta64[{unit}]").astype(np.int64)))
+        return _number_fraction(v, name)
+    if kind == "DECIMAL":
+        scale = bc.field.logical_type.scale or 0  # type: ignore[union-attr]
+        if isinstance(v, str):
+            try:
+                v = decimal.Decimal(v.strip())
+            except decimal.InvalidOperation:
+                raise ValueError(f"cannot read {v!r} as a decimal") from None
+        elif isinstance(v, (float, np.floating)) and math.isfinite(float(v)):
+            v = decimal.Decimal(repr(float(v)))  # 1.1 means 1.1, not its binary approximation
+        q = _number_fraction(v, name)
+        return q * 10**scale if isinstance(q, Fraction) else q
+    if isinstance(v, str):
+        raise TypeError(f"cannot compare a {name} column with the string {v!r}")
+    return _number_fraction(v, name)
+
+
+def _float_literal(v: Any, bc: BoundColumn) -> float:
+    if isinstance(v, str):
+        raise TypeError(f"cannot compare a {bc.field.type_name} column with the string {v!r}")
+    if isinstance(v, (bool, int, float, np.integer, np.floating, decimal.Decimal, Fraction)):
+        return float(v)
+    raise TypeError(f"cannot compare a {bc.field.type_name} column with {type(v).__name__} {v!r}")
+
+
+def _float_representable(f: float, bc: BoundColumn) -> bool:
+    if bc.ptype == PhysicalType.DOUBLE or f != f or math.isinf(f):
+        return True
+    with np.errstate(over="ignore"):
+        narrow = np.float32(f) if bc.ptype == PhysicalType.FLOAT else np.float16(f)
+    return float(narrow) == f
+
+
+def _bytes_literal(v: Any, bc: BoundColumn) -> bytes:
+    if isinstance(v, str):
+        return v.encode("utf-8")
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    if isinstance(v, uuid.UUID):
+        return v.bytes
+    raise TypeError(f"cannot compare a {bc.field.type_name} column with {type(v).__name__} {v!r}")
+
+
+def _bind_compare(bc: BoundColumn, op: str, v: Any) -> BoundNode:
+    if v is None:
+        return BoundConst(None)  # comparing with null is null for every row
+    if bc.intlike:
+        q = _int_literal(v, bc)
+        if isinstance(q, _NaN):
+            return BoundNonNull(bc, op == "!=")
+        lo, hi = bc.lo, bc.hi
+        above = (isinstance(q, float) and q > 0) or (hi is not None and q > hi)
+        below = (isinstance(q, float) and q < 0) or (lo is not None and q < lo)
+        integral = isinstance(q, Fraction) and q.denominator == 1
+        if op == "==":
+            return BoundCompare(bc, "==", int(q)) if integral and not above and not below else BoundNonNull(bc, False)
+        if op == "!=":
+            return BoundCompare(bc, "!=", int(q)) if integral and not above and not below else BoundNonNull(bc, True)
+        if above:
+            return BoundNonNull(bc, op in ("<", "<="))
+        if below:
+            return BoundNonNull(bc, op in (">", ">="))
+        assert isinstance(q, Fraction)
+        if op == "<":
+            return BoundCompare(bc, "<", math.ceil(q))
+        if op == "<=":
+            return BoundCompare(bc, "<=", math.floor(q))
+        if op == ">":
+            return BoundCompare(bc, ">", math.floor(q))
+        return BoundCompare(bc, ">=", math.ceil(q))
+    if bc.dom == "float":
+        f = _float_literal(v, bc)
+        if f != f:
+            return BoundNonNull(bc, op == "!=")
+        if op in ("==", "!=") and not _float_representable(f, bc):
+            return BoundNonNull(bc, op == "!=")
+        return BoundCompare(bc, op, f)
+    b = _bytes_literal(v, bc)
+    if op in ("==", "!=") and bc.ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY and len(b) != bc.type_length:
+        return BoundNonNull(bc, op == "!=")
+    return BoundCompare(bc, op, b)
+
+
+def _bind_isin(bc: BoundColumn, values: tuple[Any, ...]) -> BoundNode:
+    keys: list[Any] = []
+    has_null = has_nan = False
+    for v in values:
+        if v is None:
+            has_null = True
+            continue
+        if bc.intlike:
+            q = _int_literal(v, bc)
+            if isinstance(q, _NaN):
+                has_nan = True  # an integer column holds no NaN
+            elif isinstance(q, Fraction) and q.denominator == 1 and (bc.lo is None or q >= bc.lo) \
+                    and (bc.hi is None or q <= bc.hi):
+                keys.append(int(q))
+        elif bc.dom == "float":
+            f = _float_literal(v, bc)
+            if f != f:
+                has_nan = True
+            elif _float_representable(f, bc):
+                keys.append(0.0 if f == 0 else f)
+        else:
+            b = _bytes_literal(v, bc)
+            if bc.ptype != PhysicalType.FIXED_LEN_BYTE_ARRAY or len(b) == bc.type_length:
+                keys.append(b)
+    keys = sorted(set(keys))
+    return BoundIsIn(bc, keys, has_null, has_nan and bc.dom == "float")
+
+
+def bind(e: Expr, cols: Mapping[str, BoundColumn]) -> BoundNode:
+    """``e`` with its literals converted to the domains of ``cols`` (every column ``e`` names), folding
+    what the conversion decides (a negated constant; a leaf on a repeated column that is null for
+    every element is false). Raises ``TypeError`` / ``ValueError`` for a literal the column cannot
+    compare with."""
+    if isinstance(e, Const):
+        return BoundConst(e.value)
+    if isinstance(e, Not):
+        inner = bind(e.operand, cols)
+        if isinstance(inner, BoundConst):
+            return BoundConst(None if inner.value is None else not inner.value)
+        return BoundNot(inner)
+    if isinstance(e, And):
+        return BoundAnd(bind(e.left, cols), bind(e.right, cols))
+    if isinstance(e, Or):
+        return BoundOr(bind(e.left, cols), bind(e.right, cols))
+    if isinstance(e, (Compare, IsIn, IsNull)):
+        bc = cols[e.column]
+        leaf: BoundNode
+        if isinstance(e, IsNull):
+            leaf = BoundIsNull(bc, e.negate)
+        elif isinstance(e, IsIn):
+            leaf = _bind_isin(bc, e.values)
+        else:
+            leaf = _bind_compare(bc, e.op, e.value)
+        if not bc.repeated:
+            return leaf
+        if isinstance(leaf, BoundConst):  # null for every element: no element satisfies it
+            assert leaf.value is None
+            return BoundConst(False)
+        assert isinstance(leaf, BoundLeaf)
+        return BoundAny(leaf)
+    raise TypeError(f"not a filter expression: {e!r}")
+
+
+def bound_leaves(n: BoundNode) -> Iterator[BoundLeaf]:
+    """The leaves of ``n``, left to right (those under a :class:`BoundAny` included)."""
+    if isinstance(n, BoundLeaf):
+        yield n
+    elif isinstance(n, (BoundAnd, BoundOr)):
+        yield from bound_leaves(n.a)
+        yield from bound_leaves(n.b)
+    elif isinstance(n, (BoundNot, BoundAny)):
+        yield from bound_leaves(n.a)
+
+
+# ---------------------------------------------------------------------------
+# A filter bound to one file
+# ---------------------------------------------------------------------------
+class BoundFilter:
+    """A filter bound to the columns of one open file.
+
+    ``node`` is the bound tree, or None when every row matches (no filter, or one folded to true);
+    ``cols`` maps each column the filter names to its :class:`BoundColumn`. A column the file does
+    not have raises ``KeyError`` (from ``column_descriptor``).
+    """
+
+    def __init__(self, pf: FileReader, expr: Expr | None) -> None:
+        self.pf = pf
+        self.expr = expr
+        self.node: BoundNode | None = None
+        self.cols: dict[str, BoundColumn] = {}
+        if expr is None:
+            return
+        md = pf.metadata
+        orders = md.column_orders if md.column_orders is not None and len(md.column_orders) == len(pf.columns) \
+            else None
+        for name in sorted(expr.columns()):
+            desc = pf.column_descriptor(name)
+            self.cols[name] = BoundColumn(desc, orders[desc.index] if orders is not None else None)
+        self.node = bind(expr, self.cols)
+        if isinstance(self.node, BoundConst) and self.node.value is True:
+            self.node = None
+
+    @property
+    def always_empty(self) -> bool:
+        """Whether no row can match: the filter folded to false or null."""
+        return isinstance(self.node, BoundConst)  # False or null for every row (True folded to None)

@@ -1,0 +1,244 @@
+"""Filtered reads of one file: prune row groups (statistics for all at once, then Bloom filters,
+dictionaries and the page index one by one), evaluate the filter exactly on the rows left, and
+decode the other columns only where rows match. :class:`FilePlan` exposes the same steps for
+planning (``pqbloom.spark`` plans one input partition per surviving row group).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..table import Table
+from .bind import BoundConst, BoundFilter
+from .evaluate import evaluate
+from .explain import Explain
+from .expr import Expr
+from .parse import FilterLike, to_expression
+from .prune import statistics_pass, statistics_verdicts
+from .prune_row_group import RowGroupPruner, page_selection
+from .read import read_columns, read_repeated, stream_scan
+from .selection import PageIndexCache, RowSelection, row_group_rows
+
+if TYPE_CHECKING:
+    from ..reader import ParquetFile as FileReader
+    from ..schema import ColumnDescriptor
+
+__all__ = ["FilePlan", "plan_file", "read_filtered", "iter_filtered_batches"]
+
+
+def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[ColumnDescriptor], ex: Explain) -> Table | None:
+    """The rows of row group ``rg`` where the filter is true (None when none is), counting in ``ex``."""
+    pf = bound.pf
+    rows = row_group_rows(pf, rg)
+    ex.row_groups_total += 1
+    ex.rows_total += rows
+    node = bound.node
+    if rows == 0:
+        return None
+    idx = PageIndexCache(pf, rg, ex)
+    if node is None:
+        ex.row_groups_read += 1
+        ex.rows_returned += rows
+        cols = read_columns(pf, rg, out_descs, None, idx, ex)
+        return Table([cols[d.dotted_path] for d in out_descs])
+    if isinstance(node, BoundConst):
+        ex.row_groups_pruned_statistics += 1
+        return None
+    pruner = RowGroupPruner(bound, rg, ex)
+    if not pruner.verdict(False, False)[0]:
+        ex.row_groups_pruned_statistics += 1
+        return None
+    if not pruner.verdict(True, False)[0]:
+        ex.row_groups_pruned_bloom_filter += 1
+        return None
+    if not pruner.verdict(True, True)[0]:
+        ex.row_groups_pruned_dictionary += 1
+        return None
+    idx.kept = pruner.kept
+    ranges = page_selection(bound, rg, pruner, idx, ex)
+    if ranges is not None and not ranges:
+        ex.row_groups_pruned_page_index += 1
+        return None
+    ex.row_groups_read += 1
+    scan = None if ranges is None else RowSelection.of_ranges(ranges)
+    streamed = stream_scan(bound, rg, node, scan, idx, ex)
+    if streamed is not None:
+        absolute, pcol, scanned = streamed
+        ex.rows_decoded += scanned
+        ex.rows_returned += len(absolute)
+        if len(absolute) == 0:
+            return None
+        name = next(iter(bound.cols))
+        rest = [d for d in out_descs if d.dotted_path != name]
+        others = read_columns(pf, rg, rest, RowSelection.of_rows(absolute), idx, ex) if rest else {}
+        return Table([pcol if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
+    pred_descs = [bc.desc for bc in bound.cols.values() if not bc.repeated]
+    pcols = read_columns(pf, rg, pred_descs, scan, idx, ex)
+    n = rows if scan is None else scan.num_rows
+    ex.rows_decoded += n
+    env: dict[str, Any] = dict(pcols)
+    for bc in bound.cols.values():
+        if bc.repeated:
+            env[bc.name] = read_repeated(pf, rg, bc, scan, idx, ex)
+    t, _ = evaluate(node, env, n)
+    local = np.flatnonzero(t)
+    ex.rows_returned += len(local)
+    if len(local) == 0:
+        return None
+    rest = [d for d in out_descs if d.dotted_path not in pcols]
+    others = {}
+    if rest:
+        absolute = local if scan is None else scan.absolute(local)
+        others = read_columns(pf, rg, rest, RowSelection.of_rows(absolute), idx, ex)
+    out = []
+    for d in out_descs:
+        c = pcols.get(d.dotted_path)
+        out.append((c if len(local) == n else c.take(local)) if c is not None else others[d.dotted_path])
+    return Table(out)
+
+
+# ---------------------------------------------------------------------------
+# Entry points used by ParquetFile / read_table / datasets
+# ---------------------------------------------------------------------------
+def _start(pf: FileReader, filters: FilterLike) -> tuple[BoundFilter, Explain, int, int]:
+    expr = to_expression(filters)
+    bound = BoundFilter(pf, expr)
+    ex = Explain(filter=str(expr) if expr is not None else "")
+    st = pf.io_stats
+    return bound, ex, st.requests, st.bytes_read
+
+
+def _finish(pf: FileReader, ex: Explain, req0: int, bytes0: int, target: Explain | None, *,
+            io_from_open: bool) -> None:
+    st = pf.io_stats
+    ex.requests = st.requests - (0 if io_from_open else req0)
+    ex.bytes_read = st.bytes_read - (0 if io_from_open else bytes0)
+    ex.file_bytes = pf.range_reader.size
+    ex.files_total = 1
+    if ex.row_groups_total and ex.row_groups_read == 0 and ex.rows_decoded == 0:
+        ex.files_pruned_metadata = 1
+    if target is not None:
+        target.add(ex)
+
+
+def read_filtered(pf: FileReader, columns: Sequence[str] | None = None, filters: FilterLike = None, *,
+                  explain: Explain | None = None, io_from_open: bool = False) -> Table:
+    """Rows of ``pf`` where ``filters`` is true (all rows when None), pruning as described above."""
+    bound, ex, r0, b0 = _start(pf, filters)
+    out_descs = pf.select_columns(columns)
+    tables = []
+    for rg in statistics_pass(bound, ex):
+        t = _read_row_group(bound, rg, out_descs, ex)
+        if t is not None and t.num_rows:
+            tables.append(t)
+    _finish(pf, ex, r0, b0, explain, io_from_open=io_from_open)
+    if not tables:
+        return pf.empty_table(columns)
+    return tables[0] if len(tables) == 1 else Table.concat(tables)
+
+
+def iter_filtered_batches(pf: FileReader, batch_size: int, columns: Sequence[str] | None, filters: FilterLike, *,
+                          explain: Explain | None = None) -> Iterator[Table]:
+    """Batches of matching rows, one row group decoded at a time; ``explain`` is filled as it goes."""
+    if batch_size <= 0:
+        raise ValueError("batch_size must be positive")
+    bound, ex, r0, b0 = _start(pf, filters)
+    out_descs = pf.select_columns(columns)
+    try:
+        for rg in statistics_pass(bound, ex):
+            t = _read_row_group(bound, rg, out_descs, ex)
+            if t is None:
+                continue
+            for s in range(0, t.num_rows, batch_size):
+                yield t.slice(s, s + batch_size)
+    finally:
+        _finish(pf, ex, r0, b0, explain, io_from_open=False)
+
+
+
+# ---------------------------------------------------------------------------
+# Public planning API: which row groups of a file can match, then read them one by one
+# (pqbloom.spark plans one Spark input partition per surviving row group with it)
+# ---------------------------------------------------------------------------
+class FilePlan:
+    """A filter bound to one open file (a ``ParquetFile``); build it with :func:`plan_file`.
+
+    Binding (literals converted to each column's physical domain) happens once, in the
+    constructor, and fails as a filtered read would (``KeyError`` for a column the file does not
+    have, ``TypeError`` for a literal that cannot be compared with its column). The plan holds
+    the open file: use it while the file is open.
+    """
+
+    def __init__(self, pf: FileReader, filters: FilterLike = None) -> None:
+        self._expr = to_expression(filters)
+        self._bound = BoundFilter(pf, self._expr)
+
+    @property
+    def file(self) -> FileReader:
+        """The file this plan reads."""
+        return self._bound.pf
+
+    @property
+    def expression(self) -> Expr | None:
+        """The filter as an expression (None: no filter, every row matches)."""
+        return self._expr
+
+    def row_groups(self, *, dictionaries: bool = False, explain: Explain | None = None) -> list[int]:
+        """Indexes of the non-empty row groups that footer statistics and Bloom filters (and, with
+        ``dictionaries=True``, dictionary pages) cannot rule out, in file order.
+
+        Only metadata is read: Bloom filter blocks are probed, and dictionary pages are read only
+        when ``dictionaries`` is true (they can be large, so planning leaves them off by default;
+        :meth:`read_row_group` uses them anyway). ``explain`` receives ``row_groups_total`` and
+        the ``row_groups_pruned_*`` counters of the layers used.
+        """
+        ex = explain if explain is not None else Explain()
+        bound = self._bound
+        pf = bound.pf
+        out: list[int] = []
+        if bound.node is None or bound.always_empty:
+            for rg in range(pf.num_row_groups):
+                if row_group_rows(pf, rg) == 0:
+                    continue
+                ex.row_groups_total += 1
+                if bound.node is None:
+                    out.append(rg)
+                else:
+                    ex.row_groups_pruned_statistics += 1
+            return out
+        rows, may = statistics_verdicts(bound)
+        ex.row_groups_total += int((rows > 0).sum())
+        ex.row_groups_pruned_statistics += int(((rows > 0) & ~may).sum())
+        for rg in np.flatnonzero((rows > 0) & may).tolist():
+            pruner = RowGroupPruner(bound, rg, ex)
+            if not pruner.verdict(True, False)[0]:
+                ex.row_groups_pruned_bloom_filter += 1
+            elif dictionaries and not pruner.verdict(True, True)[0]:
+                ex.row_groups_pruned_dictionary += 1
+            else:
+                out.append(rg)
+        return out
+
+    def read_row_group(self, row_group: int, columns: Sequence[str] | None = None, *,
+                       explain: Explain | None = None) -> Table | None:
+        """The rows of ``row_group`` where the filter is true, as a Table of ``columns`` (all when None),
+        or None when none match. Prunes and reads exactly as :func:`read_filtered` does for one row
+        group (statistics, Bloom filter, dictionary, page index, late materialization)."""
+        pf = self._bound.pf
+        if not 0 <= row_group < pf.num_row_groups:
+            raise IndexError(f"row group {row_group} out of range: the file has {pf.num_row_groups}")
+        ex = explain if explain is not None else Explain()
+        return _read_row_group(self._bound, row_group, pf.select_columns(columns), ex)
+
+
+def plan_file(pf: FileReader, filters: FilterLike = None) -> FilePlan:
+    """Bind ``filters`` (an :class:`Expr`, DNF list or None) to the open file ``pf``.
+
+    >>> with pqbloom.ParquetFile(path) as pf:
+    ...     plan = plan_file(pf, field("id") == 42)
+    ...     tables = [plan.read_row_group(rg) for rg in plan.row_groups()]
+    """
+    return FilePlan(pf, filters)
