@@ -1360,7 +1360,7 @@ class Explain:
 
     Row groups are pruned by the cheapest layer that can: statistics, then Bloom filters, then
     dictionaries, then the page index (every page run excluded). A Bloom filter that cannot be read or
-    trusted (its header disagrees with the footer: :mod:`pqbloom.bloom_site`) prunes nothing; it counts
+    trusted (its header disagrees with the footer: :mod:`pqbloom.file.bloom_site`) prunes nothing; it counts
     in ``bloom_filters_unused`` and a note names column, row group and reason. Page counts cover chunks whose
     OffsetIndex is known; ``chunks_read_whole`` counts chunks decoded without page selection.
     ``rows_decoded`` counts rows the predicate was evaluated on. ``requests``/``bytes_read`` are

@@ -18,7 +18,7 @@ import numpy as np
 from . import compression as compression_mod
 from .arrays import BinaryArray
 from .bloom import BloomFilter, hash_scalar
-from .bloom_site import BloomFilterSite
+from .file.bloom_site import BloomFilterSite
 from .encodings import (
     bit_width_of,
     decode_bit_packed_levels,
@@ -105,7 +105,7 @@ class ParquetFile:
         else:
             fbytes = r.read(foff, flen, what="footer")
         if magic == b"PARE" or self._decryption_properties is not None:
-            from .crypto_io import ReaderDecryption
+            from .file.encryption import ReaderDecryption
 
             self.decryption, md = ReaderDecryption.open(fbytes, magic == b"PARE", self._decryption_properties,
                                                      offset=foff)
@@ -114,7 +114,7 @@ class ParquetFile:
         md = decode_file_metadata(fbytes, offset=foff)
         if md.encryption_algorithm is not None:
             # plaintext-footer encrypted file opened without keys: plaintext columns still read
-            from .crypto_io import ReaderDecryption
+            from .file.encryption import ReaderDecryption
 
             self.decryption = ReaderDecryption.plaintext_without_keys(md)
         _check_metadata(md, foff)
@@ -632,7 +632,7 @@ class ParquetFile:
                 if pos + 4 + mlen > len(buf):
                     raise CorruptFileError("encrypted page header runs past the chunk", offset=base + pos)
                 # the first page may be the dictionary page (header module type 5, no page ordinal):
-                # crypto_io tries the likelier module type first and GCM tells which one is right
+                # file.encryption tries the likelier module type first and GCM tells which one is right
                 hbytes = self.decryption.decrypt_page_header(
                     buf[pos:pos + 4 + mlen], rg, desc, page_ordinal,
                     first=dictionary is None and page_ordinal == 0,
@@ -755,7 +755,7 @@ class ParquetFile:
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: Any) -> BloomFilterSite | None:
-        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.bloom_site`."""
+        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
         off = meta.bloom_filter_offset
         if off is None:
             return None
@@ -775,7 +775,7 @@ class ParquetFile:
         For a plaintext filter this reads the header and the single 32-byte block the value maps to
         (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
         GCM module can only be authenticated in full. A filter whose header disagrees with the
-        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.bloom_site`).
+        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.file.bloom_site`).
         """
         desc = self.column_descriptor(column)
         meta = self.chunk_metadata(row_group, desc)
@@ -806,7 +806,7 @@ class ParquetFile:
         physical type, so ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type.
 
         Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
-        footer or the spec (see :mod:`pqbloom.bloom_site`): such a filter can report present values absent.
+        footer or the spec (see :mod:`pqbloom.file.bloom_site`): such a filter can report present values absent.
         """
         desc = self.column_descriptor(column)
         bf = self._read_bloom_filter(row_group, desc)

@@ -330,7 +330,7 @@ class ParquetWriter:
             self._field_plans.append(plans)
         self._crypto = None
         if self.options.encryption_properties is not None:
-            from .crypto_io import WriterEncryption  # encryption is wired in its own module
+            from .file.encryption import WriterEncryption  # encryption is wired in its own module
 
             self._crypto = WriterEncryption(self.options.encryption_properties, schema)
         # external key material (a sidecar) is committed together with the file, never before it

@@ -24,7 +24,6 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import pqbloom
-from pqbloom import crypto_io
 from pqbloom.bloom import BloomFilter
 from pqbloom.crypto import (
     CryptoFactory,
@@ -45,6 +44,7 @@ from pqbloom.errors import (
     KeyNotFoundError,
     ParquetError,
 )
+from pqbloom.file import encryption as crypto_io
 from pqbloom.format import T, decode, decode_prefix, encode
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "parquet-testing" / "data"

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import BloomFilterError
+from ..errors import BloomFilterError
 
 __all__ = ["MAGIC_BYTES", "BloomFilterSite"]
 
