@@ -10,6 +10,7 @@ numpy in, numpy out; no Arrow or JVM needed at runtime.
 
 from . import errors
 from ._version import __version__
+from .api import ParquetFile, read_metadata, read_schema, read_table
 from .arrays import BinaryArray
 from .crypto import (
     CryptoFactory,
@@ -22,7 +23,6 @@ from .crypto import (
     KmsConnectionConfig,
 )
 from .predicate import Explain, FilePlan, field, plan_file
-from .reader import ParquetFile, read_metadata, read_schema, read_table
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
 from .writer import ParquetWriter, write_table

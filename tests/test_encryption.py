@@ -690,7 +690,7 @@ def _read_everything(source, props=DPROPS):
                 for mt, off, length in ((ModuleType.COLUMN_INDEX, cc.column_index_offset, cc.column_index_length),
                                         (ModuleType.OFFSET_INDEX, cc.offset_index_offset, cc.offset_index_length)):
                     if off is not None:
-                        pf._open_module(mt, pf.range_reader.read(off, length), rg, desc)
+                        pf.open_module(mt, pf.range_reader.read(off, length), rg, desc)
 
 
 def _flip(data: bytes, pos: int) -> bytes:

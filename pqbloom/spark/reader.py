@@ -34,10 +34,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from ..api import ParquetFile
 from ..crypto.options import decryption_properties_from_options
 from ..dataset import SchemaCheck
 from ..predicate import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
-from ..reader import ParquetFile
 from .common import DataSourceReader, InputPartition, option
 from .schema import PartitionValues, columns_option, discover_files, file_arrow_schema, spark_types
 
