@@ -1,5 +1,5 @@
 """The user's entry points: :class:`ParquetFile`, :func:`read_table`, :func:`read_metadata`,
-:func:`read_schema` and :func:`write_table`.
+:func:`read_schema`, :func:`write_table` (and :class:`ParquetWriter`, from :mod:`pqbloom.file.writer`).
 
 :class:`ParquetFile` is a :class:`pqbloom.file.reader.FileReader` (footer, columns, chunks, pages,
 Bloom filters, unfiltered reads) that adds what needs the filter engine: ``filters=`` and
@@ -14,14 +14,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .file.reader import FileReader, Source
+from .file.writer import Destination, ParquetWriter
 from .format import T
 from .limits import memory_budget, run_limited
 from .predicate import Explain, Expr, iter_filtered_batches, read_filtered
 from .schema import Schema
 from .table import Table
-from .writer import write_table
 
-__all__ = ["ParquetFile", "Filters", "read_table", "read_metadata", "read_schema", "write_table"]
+__all__ = ["ParquetFile", "ParquetWriter", "Filters", "read_table", "read_metadata", "read_schema", "write_table"]
 
 #: a filter: a :func:`pqbloom.field` expression, a pyarrow-style DNF list of tuples, or a filter string
 Filters = Expr | str | Sequence[Any]
@@ -103,3 +103,18 @@ def read_schema(source: Source, **kwargs: Any) -> Schema:
     :class:`ParquetFile`)."""
     with ParquetFile(source, **kwargs) as pf:
         return pf.schema
+
+
+def write_table(table: Any, where: Destination, **options: Any) -> None:
+    """Write ``table`` (a pqbloom Table, dict of columns, pandas DataFrame or pyarrow Table) to ``where``.
+
+    Options follow pyarrow's names: ``compression``, ``row_group_size``, ``data_page_size``,
+    ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
+    ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
+    ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and
+    ``schema`` (the file's schema when it is not the table's own).
+    """
+    schema = options.pop("schema", None)
+    t = Table.coerce(table, schema)
+    with ParquetWriter(where, schema or t.schema, **options) as w:
+        w.write_table(t)

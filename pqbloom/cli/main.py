@@ -346,8 +346,7 @@ def demo_table(n: int = 200_000, seed: int = 7) -> Table:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``pqbloom demo``: write sample data with Bloom filters, read it back, probe it, inspect it."""
-    from ..api import ParquetFile
-    from ..writer import write_table
+    from ..api import ParquetFile, write_table
 
     t = demo_table(args.rows)
     workdir = args.output_dir or tempfile.mkdtemp(prefix="pqbloom-demo-")

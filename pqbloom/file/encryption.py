@@ -87,7 +87,7 @@ class WriterEncryption:
         """EncryptionError once a row group, column or page ordinal passes 32767."""
         _check_ordinal(kind, n)
 
-    def encrypt(self, module_type: int, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
+    def encrypt(self, module_type: ModuleType, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
         """The whole on-disk module (length field included); ``data`` itself for a plaintext column."""
         key = self._keys[col]
         if key is None:
@@ -104,11 +104,20 @@ class WriterEncryption:
         return self._ctx.footer_tail(fmd)
 
 
+def encrypt_module(encryption: WriterEncryption | None, module_type: ModuleType, data: bytes, rg: int, col: int,
+                   page: int = -1) -> bytes:
+    """The single place where a written module becomes its on-disk bytes: encrypted when the file and
+    column are keyed, ``data`` itself otherwise."""
+    if encryption is None:
+        return data
+    return encryption.encrypt(module_type, data, rg, col, page)
+
+
 # =============================================================================================
 # reading
 
 
-def _describe(module_type: int, desc: Any, rg: int, page: int) -> str:
+def _describe(module_type: ModuleType, desc: Any, rg: int, page: int) -> str:
     mt = ModuleType(module_type)
     text = f"{mt.name.lower().replace('_', ' ')} of column {desc.dotted_path!r} (row group {rg}"
     if mt in (ModuleType.DATA_PAGE, ModuleType.DATA_PAGE_HEADER):
@@ -244,7 +253,7 @@ class ReaderDecryption:
 
     # -- modules -----------------------------------------------------------------------------
 
-    def decrypt(self, module_type: int, data: bytes, rg: int, desc: Any, page: int = -1) -> bytes:
+    def decrypt(self, module_type: ModuleType, data: bytes, rg: int, desc: Any, page: int = -1) -> bytes:
         """Plaintext of one stored module; ``data`` itself for a plaintext column."""
         key = self._key(rg, desc)
         if key is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import IO, Any, Self
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from .footer import FooterLocation, read_footer
 from .levels import LeafLevels, assemble, check_levels
 from .pages import iter_pages, v2_flag_ignored
 from .select import select_columns
+
+if TYPE_CHECKING:
+    from typing import Self  # Python 3.11; annotations only (3.10 is supported)
 
 __all__ = ["FileReader", "FooterLocation", "NestedSelection", "Source"]
 
