@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from .crypto import FileDecryptionProperties
 from .file.reader import FileReader, Source
 from .file.writer import Destination, ParquetWriter
 from .format import T
@@ -92,16 +93,20 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 
 
-def read_metadata(source: Source, **kwargs: Any) -> T.FileMetaData:
+def read_metadata(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
+                  verify_checksums: bool = True, memory_limit: int | None = None) -> T.FileMetaData:
     """The footer of a Parquet file (``FileMetaData``; keyword arguments as for :class:`ParquetFile`)."""
-    with ParquetFile(source, **kwargs) as pf:
+    with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
+                     memory_limit=memory_limit) as pf:
         return pf.metadata
 
 
-def read_schema(source: Source, **kwargs: Any) -> Schema:
+def read_schema(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
+                verify_checksums: bool = True, memory_limit: int | None = None) -> Schema:
     """The flat schema of a Parquet file: one field per leaf column (keyword arguments as for
     :class:`ParquetFile`)."""
-    with ParquetFile(source, **kwargs) as pf:
+    with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
+                     memory_limit=memory_limit) as pf:
         return pf.schema
 
 

@@ -171,7 +171,7 @@ class RowQueue:
         self.rows = 0
         self.exhausted = False
 
-    def push(self, dense: Any, present: np.ndarray | None) -> None:
+    def push(self, dense: Values | DictIndices, present: np.ndarray | None) -> None:
         """Queue one decoded page: dense values (or DictIndices) and presence flags (None: no nulls)."""
         n = len(present) if present is not None else len(dense)
         if n:

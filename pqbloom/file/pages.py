@@ -223,7 +223,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
 
 
-def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: Any) -> tuple[str, Any]:
+def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: object | None) -> tuple[str, Any]:
     """Decode ``n`` values of one page in encoding ``enc``: ``("dict", indices)`` for a dictionary
     encoding (which needs ``dictionary``), else ``("values", values)``."""
     if is_dictionary_encoding(enc):

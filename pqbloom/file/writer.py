@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -166,7 +167,8 @@ class ParquetWriter:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is not None:
             self.abort()
         else:
