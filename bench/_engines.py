@@ -39,7 +39,7 @@ def _accepts(fn: Any, name: str, forwards_to: tuple[Any, ...] = ()) -> bool:
 def pqbloom_threads() -> dict[str, bool]:
     """Whether pqbloom's read_table / write_table accept ``use_threads``."""
     import pqbloom
-    from pqbloom.writer import WriterOptions
+    from pqbloom import WriterOptions
 
     return {"read": _accepts(pqbloom.read_table, "use_threads", (pqbloom.ParquetFile,)),
             "write": _accepts(pqbloom.write_table, "use_threads", (pqbloom.ParquetWriter, WriterOptions))}

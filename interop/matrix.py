@@ -806,10 +806,10 @@ def page_index_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[An
             cc = pf.metadata.row_groups[rg].columns[desc.index]
             require(cc.column_index_offset is not None and cc.offset_index_offset is not None,
                     f"row group {rg}: no page index")
-            raw_ci = pf._open_module(ModuleType.COLUMN_INDEX,
-                                     pf.range_reader.read(cc.column_index_offset, cc.column_index_length), rg, desc)
-            raw_oi = pf._open_module(ModuleType.OFFSET_INDEX,
-                                     pf.range_reader.read(cc.offset_index_offset, cc.offset_index_length), rg, desc)
+            raw_ci = pf.open_module(ModuleType.COLUMN_INDEX,
+                                    pf.range_reader.read(cc.column_index_offset, cc.column_index_length), rg, desc)
+            raw_oi = pf.open_module(ModuleType.OFFSET_INDEX,
+                                    pf.range_reader.read(cc.offset_index_offset, cc.offset_index_length), rg, desc)
             ci = decode_prefix(T.ColumnIndex, raw_ci)[0]
             oi = decode_prefix(T.OffsetIndex, raw_oi)[0]
             locs = oi.page_locations

@@ -10,6 +10,7 @@ numpy in, numpy out; no Arrow or JVM needed at runtime.
 
 from . import errors
 from ._version import __version__
+from .api import ParquetFile, read_metadata, read_schema, read_table, write_table
 from .arrays import BinaryArray
 from .crypto import (
     CryptoFactory,
@@ -21,16 +22,17 @@ from .crypto import (
     KmsClient,
     KmsConnectionConfig,
 )
-from .reader import ParquetFile, read_metadata, read_schema, read_table
+from .file.options import BloomFilterOptions, WriterOptions
+from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
-from .writer import ParquetWriter, write_table
 
 __all__ = [
     "__version__",
     "errors",
     "BinaryArray",
+    "BloomFilterOptions",
     "Column",
     "Explain",
     "CryptoFactory",
@@ -49,6 +51,7 @@ __all__ = [
     "ParquetWriter",
     "Schema",
     "Table",
+    "WriterOptions",
     "field",
     "make_field",
     "nested_field",

@@ -348,7 +348,7 @@ class BloomFilter:
         Returns ``(numBytes, header_length)``. Only the header is validated: algorithm BLOCK, hash
         XXHASH, compression UNCOMPRESSED, numBytes a power of two from 32 B to 128 MiB (what Arrow
         C++ and parquet-java write; a filter outside that is not trusted). The caller checks the
-        header against the footer (:mod:`pqbloom.bloom_site`) and fetches the bitset or single
+        header against the footer (:mod:`pqbloom.file.bloom_site`) and fetches the bitset or single
         32-byte blocks after it. ``offset``, ``row_group`` and ``column`` only serve the
         :class:`~pqbloom.errors.BloomFilterError` raised for a bad header.
         """

@@ -4,9 +4,9 @@ Each function here is the fallback when the extension is not built (or ``PQBLOOM
 and the oracle the compiled kernel is tested against: same arguments, same results, same typed
 errors with the same messages. The numpy loops the encodings and the statistics had are here now
 (they delegate to :mod:`pqbloom.kernels`); "mirrors" below names where each came from. The
-exception is the hybrid decoder, too large to move: :func:`decode_hybrid` calls the RLE module's
-numpy implementation, ``decode_hybrid_numpy`` (imported when called: the RLE module imports
-:mod:`pqbloom.kernels`). This module imports only arrays, errors and numpy at module level.
+exception is the hybrid decoder, too large to copy: :func:`decode_hybrid` calls
+:func:`pqbloom.encodings.hybrid_numpy.decode_hybrid_numpy`, a module of its own that does not import
+the kernels (the RLE module does). Beyond it, this module imports only arrays, errors and numpy.
 
 Argument checks shared with the compiled path live here too (``check_*``), so both modes reject a
 bad call the same way.
@@ -21,6 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .arrays import BinaryArray, Buffer, as_u8
+from .encodings.hybrid_numpy import decode_hybrid_numpy
 from .errors import CorruptFileError
 
 __all__ = [
@@ -74,19 +75,16 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
     the last run needed, padding included as far as ``buf`` holds it. Bit width 0 gives zeros and
     uses no bytes.
 
-    This is the encodings' numpy decoder (:func:`pqbloom.encodings.rle.decode_hybrid_numpy`: run
-    headers by pointer jumping when runs are many and small, a loop otherwise), imported when called:
-    the RLE module imports :mod:`pqbloom.kernels` (whose public ``decode_hybrid`` dispatches here), so
-    a module-level import would be a cycle. ``decode_hybrid_numpy`` never dispatches back.
+    This is the encodings' numpy decoder (:func:`pqbloom.encodings.hybrid_numpy.decode_hybrid_numpy`:
+    run headers by pointer jumping when runs are many and small, a loop otherwise); it never dispatches
+    back to the kernels.
     """
-    from .encodings import rle
-
     count = check_hybrid_args(bit_width, count, out)
     if out.dtype == np.bool_:
-        vals, used = rle.decode_hybrid_numpy(buf, bit_width, count, np.int32)
+        vals, used = decode_hybrid_numpy(buf, bit_width, count, np.int32)
         np.not_equal(vals, 0, out=out[:count])
     else:
-        vals, used = rle.decode_hybrid_numpy(buf, bit_width, count, out.dtype)
+        vals, used = decode_hybrid_numpy(buf, bit_width, count, out.dtype)
         out[:count] = vals
     return used
 

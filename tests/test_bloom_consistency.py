@@ -1,6 +1,6 @@
 """A Bloom filter prunes only when its header agrees with the footer (issue #15, defect 2).
 
-The rule (pqbloom/bloom_site.py): numBytes a power of two in [32 B, 128 MiB]; algorithm BLOCK, hash
+The rule (pqbloom/file/bloom_site.py): numBytes a power of two in [32 B, 128 MiB]; algorithm BLOCK, hash
 XXHASH, compression UNCOMPRESSED; header + bitset == bloom_filter_length when the length is set; the
 filter after the leading magic, outside its chunk's pages and wholly before the footer. A filter
 that breaks it is not used by filtered reads and the planner (which stay right, and Explain says

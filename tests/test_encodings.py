@@ -45,7 +45,7 @@ from pqbloom.encodings import (
     estimate_distinct_fraction,
     take_dictionary,
 )
-from pqbloom.encodings import rle as rle_mod
+from pqbloom.encodings import hybrid_numpy as hybrid_mod
 from pqbloom.encodings.rle import level_dtype
 from pqbloom.errors import CorruptFileError, UnsupportedError
 from pqbloom.format import T, decode_prefix, encode
@@ -507,12 +507,12 @@ def test_dense_hybrid_streams_decode_like_the_spec(case, data) -> None:  # type:
     assert lv.tolist() == want and used == 4 + len(buf)
     # the loop alone and the vectorized scan alone agree (the scan leaves headers over 4 bytes to the loop)
     u8 = np.frombuffer(buf, np.uint8)
-    loop = rle_mod._scan_runs_loop(buf, bw, count)
-    assert rle_mod._materialize(u8, loop, bw, count, np.dtype(np.int32)).tolist() == want
-    scan = rle_mod._header_chain(u8, bw)
-    runs = None if scan is None or not count else rle_mod._runs_of(u8, *scan, bw, count)
+    loop = hybrid_mod._scan_runs_loop(buf, bw, count)
+    assert hybrid_mod._materialize(u8, loop, bw, count, np.dtype(np.int32)).tolist() == want
+    scan = hybrid_mod._header_chain(u8, bw)
+    runs = None if scan is None or not count else hybrid_mod._runs_of(u8, *scan, bw, count)
     if runs is not None:
-        assert rle_mod._materialize(u8, runs, bw, count, np.dtype(np.int32)).tolist() == want
+        assert hybrid_mod._materialize(u8, runs, bw, count, np.dtype(np.int32)).tolist() == want
     else:
         assert not count or longest_header > 4
 
@@ -557,9 +557,9 @@ def test_dense_hybrid_takes_the_vectorized_scan(monkeypatch: pytest.MonkeyPatch)
     buf = build_hybrid(runs, 2)
     values = [v for _, vals in runs for v in vals]
     calls = []
-    real = rle_mod._header_chain
-    monkeypatch.setattr(rle_mod, "_header_chain", lambda *a: calls.append(1) or real(*a))
-    assert rle_mod.decode_hybrid_numpy(buf, 2, len(values), np.int8)[0].tolist() == values
+    real = hybrid_mod._header_chain
+    monkeypatch.setattr(hybrid_mod, "_header_chain", lambda *a: calls.append(1) or real(*a))
+    assert hybrid_mod.decode_hybrid_numpy(buf, 2, len(values), np.int8)[0].tolist() == values
     assert calls
 
 

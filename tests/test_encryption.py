@@ -24,7 +24,6 @@ import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 import pqbloom
-from pqbloom import crypto_io
 from pqbloom.bloom import BloomFilter
 from pqbloom.crypto import (
     CryptoFactory,
@@ -45,6 +44,7 @@ from pqbloom.errors import (
     KeyNotFoundError,
     ParquetError,
 )
+from pqbloom.file import encryption as crypto_io
 from pqbloom.format import T, decode, decode_prefix, encode
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "parquet-testing" / "data"
@@ -690,7 +690,7 @@ def _read_everything(source, props=DPROPS):
                 for mt, off, length in ((ModuleType.COLUMN_INDEX, cc.column_index_offset, cc.column_index_length),
                                         (ModuleType.OFFSET_INDEX, cc.offset_index_offset, cc.offset_index_length)):
                     if off is not None:
-                        pf._open_module(mt, pf.range_reader.read(off, length), rg, desc)
+                        pf.open_module(mt, pf.range_reader.read(off, length), rg, desc)
 
 
 def _flip(data: bytes, pos: int) -> bytes:

@@ -20,10 +20,11 @@ import pytest
 
 import pqbloom
 from pqbloom import compression
-from pqbloom import reader as reader_mod
 from pqbloom.cli import main as cli
 from pqbloom.encodings import encode_delta_binary_packed
 from pqbloom.errors import CorruptFileError, MemoryLimitError, SchemaError, UnsupportedError
+from pqbloom.file import column_reader as column_reader_mod
+from pqbloom.file import pages as pages_mod
 from pqbloom.format import T
 from pqbloom.format import codec as format_codec
 
@@ -167,9 +168,9 @@ def test_allocation_failure_is_a_memory_error_not_corruption(tmp_path, monkeypat
     if where == "decompressor":
         monkeypatch.setattr(cramjam.snappy, "decompress_raw", no_memory)
     elif where == "decoder":
-        monkeypatch.setattr(reader_mod, "decode_plain", no_memory)
+        monkeypatch.setattr(pages_mod, "decode_plain", no_memory)
     elif where == "dictionary":
-        monkeypatch.setattr(reader_mod, "take_dictionary", no_memory)
+        monkeypatch.setattr(column_reader_mod, "take_dictionary", no_memory)
     else:
         monkeypatch.setattr(format_codec._thread_protocol(), "_fast_decode", no_memory)
     if where == "footer":

@@ -10,7 +10,7 @@ and checked against the bitset pqbloom reads, with an independent numpy version 
 probe (``ParquetFile.bloom_filter_might_contain``) and is re-hashed with the ``xxhash`` package.
 None may test absent.
 
-A filter that breaks the rule of :mod:`pqbloom.bloom_site` (header disagreeing with the footer,
+A filter that breaks the rule of :mod:`pqbloom.file.bloom_site` (header disagreeing with the footer,
 unknown algorithm, size not a power of two, placement) must raise
 :class:`~pqbloom.errors.BloomFilterError` from the probe API instead, and a filtered read for a
 present value must return exactly pyarrow's rows. ``INCONSISTENT`` lists those files, with why.

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import writer as writer_mod
 from pqbloom.errors import CorruptFileError
+from pqbloom.file import column_writer as column_writer_mod
 from pqbloom.format import ColumnChunkList, RowGroupList, T, decode_prefix, encode
 from pqbloom.format.footer import LAZY_COLUMNS_MIN, LAZY_ROW_GROUPS_MIN
 from pqbloom.statistics import SortOrder, compute_statistics
@@ -307,7 +307,7 @@ def test_small_chunk_fast_paths_write_the_same_bytes(tmp_path, monkeypatch):
         pqbloom.write_table(table, fast, **kwargs)
         with monkeypatch.context() as m:
             m.setattr(statistics_compute, "_SMALL_MINMAX", -1)
-            m.setattr(writer_mod, "_SMALL_WRITE", -1)
+            m.setattr(column_writer_mod, "_SMALL_WRITE", -1)
             pqbloom.write_table(table, general, **kwargs)
         assert fast.read_bytes() == general.read_bytes()
         assert pq.read_table(fast).equals(table)

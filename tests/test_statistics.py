@@ -1003,12 +1003,12 @@ def test_build_column_index_level_histograms():
 @given(st.integers(0, 4).flatmap(lambda m: st.tuples(
     st.just(m), st.lists(st.integers(0, m), max_size=60), st.integers(0, m))))
 def test_level_histogram_counts_every_level(case):
-    from pqbloom.writer import _level_histogram
+    from pqbloom.file.column_writer import level_histogram
 
     max_level, levels, known = case
     arr = np.array(levels, np.int16)
     want = np.bincount(arr, minlength=max_level + 1) if len(arr) else np.zeros(max_level + 1, np.int64)
-    got = _level_histogram(arr, max_level, known, int(want[known]))
+    got = level_histogram(arr, max_level, known, int(want[known]))
     assert got.tolist() == want.tolist()
 
 

@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..api import ParquetWriter
 from ..errors import SchemaError
 from ..schema import Field, Schema, make_field
 from ..table import Table
-from ..writer import ParquetWriter
 from .errors import ConvertError
 from .infer import ColumnTyper, infer_json_type, infer_text_type
 from .textio import CountingReader, csv_chunks, jsonl_chunks

@@ -17,12 +17,13 @@ import os
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..api import ParquetFile
 from ..bloom import BloomFilter
 from ..crypto import MODULE_LENGTH_SIZE, FileDecryptionProperties
 from ..errors import CorruptFileError, KeyNotFoundError, ParquetError
-from ..format import T, decode_prefix
+from ..file.pages import parse_page_header
+from ..format import T
 from ..io import RangeReader
-from ..reader import ParquetFile
 from ..schema import ColumnDescriptor
 
 #: what :func:`scan_layout` reads: a path, a binary file object, bytes, or an open ParquetFile
@@ -127,7 +128,7 @@ class FileLayout:
 
 
 def scan_layout(source: LayoutSource, decryption_properties: FileDecryptionProperties | None = None) -> FileLayout:
-    """The sections of a file (path, file object, bytes or an open :class:`~pqbloom.reader.ParquetFile`), in
+    """The sections of a file (path, file object, bytes or an open :class:`~pqbloom.ParquetFile`), in
     file order. Without keys, a file with an encrypted footer shows only its magic and footer."""
     if isinstance(source, ParquetFile):
         return _scan(source, getattr(source.range_reader, "name", "<file>"))
@@ -253,11 +254,9 @@ def _scan_chunk(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDe
                 continue
             if encrypted:
                 mlen = int.from_bytes(reader.read(pos, 4, what="page header module"), "little")
-                hlen = MODULE_LENGTH_SIZE + mlen
-                module = reader.read(pos, hlen, what="page header module")
-                plain = pf.decryption.decrypt_page_header(module, rg, desc, ordinal, first=not out,
-                                                       dictionary_hint=pos == dict_off)
-                header, _ = decode_prefix(T.PageHeader, plain, offset=pos, what="page header")
+                module = reader.read(pos, MODULE_LENGTH_SIZE + mlen, what="page header module")
+                header, hlen = parse_page_header(module, 0, offset=pos, decryption=pf.decryption, rg=rg, desc=desc,
+                                                 page_ordinal=ordinal, first=not out, dictionary_hint=pos == dict_off)
             else:
                 header, hlen = _read_page_header(reader, pos, end)
             csize = header.compressed_page_size
@@ -292,7 +291,7 @@ def _read_page_header(reader: RangeReader, pos: int, end: int) -> tuple[T.PageHe
     while True:
         buf = reader.read(pos, n, what="page header")
         try:
-            return decode_prefix(T.PageHeader, buf, offset=pos, what="page header")
+            return parse_page_header(buf, 0, offset=pos)
         except CorruptFileError:
             if n >= end - pos or n >= _MAX_HEADER_READ:
                 raise

@@ -50,7 +50,7 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
 
     ``pages`` adds each chunk's pages (kind, offset, sizes, encoding, value count), read from page headers.
     """
-    from ..reader import ParquetFile
+    from ..api import ParquetFile
 
     with ParquetFile(path, decryption_properties=decryption_properties) as pf:
         layout = None
@@ -216,7 +216,7 @@ def _parse_probe_value(text: str, field: Any) -> Any:
 
 def cmd_probe(args: argparse.Namespace) -> int:
     """``pqbloom probe FILE COLUMN VALUE...``: each row group's Bloom filter verdict for each value."""
-    from ..reader import ParquetFile
+    from ..api import ParquetFile
 
     with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
         desc = pf.column_descriptor(args.column)
@@ -235,7 +235,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def cmd_head(args: argparse.Namespace) -> int:
     """``pqbloom head FILE [-n N]``: the first rows as JSON lines."""
-    from ..reader import ParquetFile
+    from ..api import ParquetFile
 
     if args.n <= 0:
         return 0
@@ -249,7 +249,7 @@ def cmd_head(args: argparse.Namespace) -> int:
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Rows matching ``--filter`` as JSON lines (file or dataset directory); ``--explain`` tells how."""
-    from ..reader import read_table
+    from ..api import read_table
     from ..scan import Explain
 
     ex = Explain()
@@ -270,7 +270,7 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """``pqbloom schema FILE``: one line per top-level field."""
-    from ..reader import read_schema
+    from ..api import read_schema
 
     for f in read_schema(args.file, **_read_kwargs(args, args.file)).fields:
         print(f)
@@ -346,8 +346,7 @@ def demo_table(n: int = 200_000, seed: int = 7) -> Table:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """``pqbloom demo``: write sample data with Bloom filters, read it back, probe it, inspect it."""
-    from ..reader import ParquetFile
-    from ..writer import write_table
+    from ..api import ParquetFile, write_table
 
     t = demo_table(args.rows)
     workdir = args.output_dir or tempfile.mkdtemp(prefix="pqbloom-demo-")

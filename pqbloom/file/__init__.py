@@ -1,2 +1,9 @@
-"""Bytes <-> columns, knowing no expressions. For now :mod:`~pqbloom.file.levels` (record shredding and
-assembly); the file reader and writer move here next."""
+"""Bytes <-> columns, knowing no expressions.
+
+Reading: :mod:`~pqbloom.file.reader` (:class:`~pqbloom.file.reader.FileReader`), :mod:`~pqbloom.file.footer`,
+:mod:`~pqbloom.file.pages` (the one page codec), :mod:`~pqbloom.file.column_reader` (chunk assembly),
+:mod:`~pqbloom.file.select`, :mod:`~pqbloom.file.levels` (record shredding and assembly),
+:mod:`~pqbloom.file.bloom_reader` / :mod:`~pqbloom.file.bloom_site`. Writing: :mod:`~pqbloom.file.writer`
+(:class:`~pqbloom.file.writer.ParquetWriter`), :mod:`~pqbloom.file.column_writer`, :mod:`~pqbloom.file.options`.
+Both: :mod:`~pqbloom.file.encryption` (Parquet Modular Encryption of a file's modules).
+"""

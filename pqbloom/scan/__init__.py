@@ -61,8 +61,8 @@ Pass an :class:`Explain` to ``ParquetFile.read(..., explain=ex)``, ``iter_batche
 ``read_table``; it is filled with what the read did (row groups pruned per layer, pages
 read/skipped, rows decoded/returned, requests and bytes read).
 
-Modules (each imports only those listed before it, and ``pqbloom.reader``'s public names)
------------------------------------------------------------------------------------------
+Modules (each imports only those listed before it, and the file layer's public names)
+-------------------------------------------------------------------------------------
 :mod:`.expr` (the expression tree), :mod:`.parse` (DNF lists and the text grammar), :mod:`.explain`,
 :mod:`.bind` (literals to a column's physical domain; the bound tree), :mod:`.evaluate` (exact
 three-valued evaluation), :mod:`.selection` (row ranges, page layouts, the page index),

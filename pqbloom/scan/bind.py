@@ -24,7 +24,7 @@ from ..statistics import sort_order_for
 from .expr import And, Compare, Const, Expr, IsIn, IsNull, Not, Or
 
 if TYPE_CHECKING:
-    from ..reader import ParquetFile as FileReader
+    from ..file.reader import FileReader
     from ..schema import ColumnDescriptor
 
 __all__ = ["BoundColumn", "BoundNode", "BoundLeaf", "BoundCompare", "BoundNonNull", "BoundIsNull", "BoundIsIn",
@@ -218,7 +218,9 @@ def _datetime_seconds(v: _dt.datetime) -> Fraction:
         d = v - _EPOCH_UTC
     else:
         d = v - _EPOCH
-    return Fraction(d.days * 86400 + d.seconds) + Fraction(d.microseconds, 1_000_000)
+    # a pandas Timestamp (what to_pydict gives for nanosecond columns) carries nanoseconds beyond microsecond
+    return (Fraction(d.days * 86400 + d.seconds) + Fraction(d.microseconds, 1_000_000)
+            + Fraction(getattr(v, "nanosecond", 0), 1_000_000_000))
 
 
 def _numpy_datetime_seconds(v: np.datetime64) -> Fraction:

@@ -37,8 +37,8 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..errors import SchemaError
+from ..file.reader import FileReader
 from ..format import PhysicalType
-from ..reader import ParquetFile as FileReader
 from ..schema import Field, make_field
 from ..table import Column, Table
 from .explain import Explain

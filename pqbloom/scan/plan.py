@@ -23,7 +23,7 @@ from .read import read_columns, read_repeated, stream_scan
 from .selection import PageIndexCache, RowSelection, row_group_rows
 
 if TYPE_CHECKING:
-    from ..reader import ParquetFile as FileReader
+    from ..file.reader import FileReader
     from ..schema import ColumnDescriptor
 
 __all__ = ["FilePlan", "plan_file", "read_filtered", "iter_filtered_batches"]

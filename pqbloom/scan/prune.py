@@ -38,7 +38,7 @@ from .explain import Explain
 from .selection import row_group_rows
 
 if TYPE_CHECKING:
-    from ..reader import ParquetFile as FileReader
+    from ..file.reader import FileReader
     from ..schema import ColumnDescriptor
 
 __all__ = ["UnitStats", "UnitStatsArrays", "Verdict", "to_domain", "leaf_may", "leaf_may_arrays", "combine_verdicts",

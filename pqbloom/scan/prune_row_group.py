@@ -27,7 +27,7 @@ from .prune import UnitStats, Verdict, column_stats, combine_verdicts, element_c
 from .selection import PageIndexCache, PageLayout, row_group_rows
 
 if TYPE_CHECKING:
-    from ..reader import ParquetFile as FileReader
+    from ..file.reader import FileReader
 
 __all__ = ["RowGroupPruner", "page_selection", "MAX_DICTIONARY_BYTES", "BLOOM_WHOLE_FILTER_PROBES"]
 

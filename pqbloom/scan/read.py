@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import CorruptFileError, MemoryLimitError
+from ..file.column_reader import ChunkParts, assemble_values, build_column, concat_values, split_nested
 from ..file.levels import LeafLevels, check_levels
 from ..format import PageType, T, decode_prefix
 from ..io import read_ranges
-from ..reader import ChunkParts, assemble_values, build_column, concat_values, split_nested
 from ..table import Column, column_from_values
 from .bind import BoundColumn, BoundFilter, BoundNode
 from .evaluate import RepeatedColumn, evaluate
@@ -25,7 +25,7 @@ from .explain import Explain
 from .selection import COALESCE_GAP, PageIndexCache, PageLayout, RowSelection, pages_for, row_group_rows
 
 if TYPE_CHECKING:
-    from ..reader import ParquetFile as FileReader
+    from ..file.reader import FileReader
     from ..schema import ColumnDescriptor
 
 __all__ = ["read_columns", "read_repeated", "read_repeated_pages", "stream_scan", "take_ranges", "STREAM_MIN_PAGES"]

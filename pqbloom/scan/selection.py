@@ -18,7 +18,7 @@ from .explain import Explain
 
 if TYPE_CHECKING:
     from ..file.levels import LeafLevels
-    from ..reader import ParquetFile as FileReader
+    from ..file.reader import FileReader
     from ..schema import ColumnDescriptor
 
 __all__ = ["RowSelection", "PageLayout", "PageIndexCache", "pages_for", "row_group_rows", "COALESCE_GAP"]

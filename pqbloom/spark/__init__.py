@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..api import ParquetFile
 from ..crypto.options import decryption_properties_from_options
-from ..reader import ParquetFile
 from .common import HAVE_PYSPARK, DataSource
 from .reader import PqbloomReader, check_filter, filter_option, plan_row_groups
 from .schema import discover_files, spark_schema

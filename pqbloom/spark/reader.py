@@ -34,8 +34,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from ..api import ParquetFile
 from ..crypto.options import decryption_properties_from_options
-from ..reader import ParquetFile
 from ..scan import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from ..scan.dataset import SchemaCheck
 from .common import DataSourceReader, InputPartition, option

@@ -7,10 +7,10 @@ import os
 from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..api import ParquetFile
 from ..crypto.options import decryption_properties_from_options
 from ..errors import UnsupportedError
 from ..format import T
-from ..reader import ParquetFile
 from ..scan.dataset import discover, partition_types, partition_value
 from .common import name_list
 

@@ -40,10 +40,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..api import ParquetWriter
 from ..crypto.options import encryption_properties_from_options
 from ..scan.dataset import HIVE_NULL
 from ..table import Table
-from ..writer import ParquetWriter
 from .common import DataSourceArrowWriter, WriterCommitMessage, flag, name_list, option
 
 if TYPE_CHECKING:

@@ -16,14 +16,14 @@ footer). So a filter is used only when all of it agrees:
 The checks use numbers the reader already holds (footer fields, the decoded header), so a probe
 still reads only the header and one 32-byte block. A failure raises
 :class:`~pqbloom.errors.BloomFilterError` naming row group, column and the disagreement; the
-filtered reader catches it and does not prune (:class:`pqbloom.predicate.Explain` says why).
+filtered reader catches it and does not prune (:class:`pqbloom.scan.Explain` says why).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import BloomFilterError
+from ..errors import BloomFilterError
 
 __all__ = ["MAGIC_BYTES", "BloomFilterSite"]
 

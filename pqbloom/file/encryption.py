@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bloom import BloomFilter
-from .bloom_site import BloomFilterSite
-from .crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, ModuleType, read_module_length
-from .crypto.properties import (
+from ..bloom import BloomFilter
+from ..crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, ModuleType, read_module_length
+from ..crypto.properties import (
     MAGIC_ENCRYPTED_FOOTER,
     MAGIC_PLAIN,
     FileDecryptionContext,
@@ -28,8 +27,9 @@ from .crypto.properties import (
     FileEncryptionProperties,
     read_footer,
 )
-from .errors import AuthenticationError, CorruptFileError, DecryptionError, EncryptionError, KeyNotFoundError
-from .format import T
+from ..errors import AuthenticationError, CorruptFileError, DecryptionError, EncryptionError, KeyNotFoundError
+from ..format import T
+from .bloom_site import BloomFilterSite
 
 __all__ = ["ReaderDecryption", "WriterEncryption"]
 
@@ -52,7 +52,7 @@ def _check_ordinal(kind: str, value: int) -> None:
 
 
 class WriterEncryption:
-    """Encryption state of one file being written by :class:`pqbloom.writer.ParquetWriter`."""
+    """Encryption state of one file being written by :class:`pqbloom.file.writer.ParquetWriter`."""
 
     def __init__(self, properties: FileEncryptionProperties, schema: Any) -> None:
         if not isinstance(properties, FileEncryptionProperties):
@@ -87,7 +87,7 @@ class WriterEncryption:
         """EncryptionError once a row group, column or page ordinal passes 32767."""
         _check_ordinal(kind, n)
 
-    def encrypt(self, module_type: int, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
+    def encrypt(self, module_type: ModuleType, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
         """The whole on-disk module (length field included); ``data`` itself for a plaintext column."""
         key = self._keys[col]
         if key is None:
@@ -104,11 +104,20 @@ class WriterEncryption:
         return self._ctx.footer_tail(fmd)
 
 
+def encrypt_module(encryption: WriterEncryption | None, module_type: ModuleType, data: bytes, rg: int, col: int,
+                   page: int = -1) -> bytes:
+    """The single place where a written module becomes its on-disk bytes: encrypted when the file and
+    column are keyed, ``data`` itself otherwise."""
+    if encryption is None:
+        return data
+    return encryption.encrypt(module_type, data, rg, col, page)
+
+
 # =============================================================================================
 # reading
 
 
-def _describe(module_type: int, desc: Any, rg: int, page: int) -> str:
+def _describe(module_type: ModuleType, desc: Any, rg: int, page: int) -> str:
     mt = ModuleType(module_type)
     text = f"{mt.name.lower().replace('_', ' ')} of column {desc.dotted_path!r} (row group {rg}"
     if mt in (ModuleType.DATA_PAGE, ModuleType.DATA_PAGE_HEADER):
@@ -117,7 +126,7 @@ def _describe(module_type: int, desc: Any, rg: int, page: int) -> str:
 
 
 class ReaderDecryption:
-    """Decryption state of one file opened by :class:`pqbloom.reader.ParquetFile`.
+    """Decryption state of one file opened by :class:`pqbloom.file.reader.FileReader`.
 
     ``ctx`` is None for a plaintext-footer encrypted file opened without decryption properties:
     its plaintext columns read as usual, and anything that touches an encrypted column raises
@@ -244,7 +253,7 @@ class ReaderDecryption:
 
     # -- modules -----------------------------------------------------------------------------
 
-    def decrypt(self, module_type: int, data: bytes, rg: int, desc: Any, page: int = -1) -> bytes:
+    def decrypt(self, module_type: ModuleType, data: bytes, rg: int, desc: Any, page: int = -1) -> bytes:
         """Plaintext of one stored module; ``data`` itself for a plaintext column."""
         key = self._key(rg, desc)
         if key is None:
@@ -280,7 +289,7 @@ class ReaderDecryption:
         """Read and decrypt an encrypted Bloom filter: header module (type 8), then the bitset module
         (type 9) right after it. ``site.length`` (bloom_filter_length) covers both modules. The
         decrypted header, the bitset module's length and bloom_filter_length must agree, and the
-        filter must end before the footer (:mod:`pqbloom.bloom_site`), else
+        filter must end before the footer (:mod:`pqbloom.file.bloom_site`), else
         :class:`~pqbloom.errors.BloomFilterError`."""
         rg = site.row_group
         key = self._key(rg, desc)

@@ -1,0 +1,347 @@
+"""Column chunk assembly: decoded pages -> one column.
+
+A chunk decodes (in :mod:`pqbloom.file.pages`) into dense value pieces, dictionary indices and
+presence flags; this module resolves the dictionary (charging the expansion to the read's memory
+budget), gathers the pieces of one or several chunks into one preallocated column, places nulls
+(scatter), and cuts decoded pages into batches. Nothing here reads bytes from the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..encodings import take_dictionary
+from ..errors import CorruptFileError, MemoryLimitError, ParquetError
+from ..limits import charge, current_budget, out_of_memory
+from ..schema import ColumnDescriptor, Field, LNode
+from ..table import Column, column_from_values, place_nulls
+from .levels import LeafLevels
+
+#: what a decoded page holds: fixed-width values as a numpy array, byte strings as a BinaryArray
+Values = np.ndarray | BinaryArray
+
+__all__ = ["ChunkParts", "NestedSelection", "NestedQueue", "RowQueue", "ColumnBuilder", "DictIndices",
+           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "build_column",
+           "concat_values", "split_nested", "NestedSource", "Values"]
+
+
+class NestedSelection:
+    """A nested output column: its name, its logical subtree (maybe pruned) and the leaves it reads."""
+
+    is_nested = True
+
+    def __init__(self, name: str, node: LNode) -> None:
+        self.dotted_path = name
+        self.node = node
+        self.leaves = node.leaves()
+        self.max_repetition_level = max((d.max_repetition_level for d in self.leaves), default=0)
+
+    @property
+    def field(self) -> Field:
+        """The output column's field (a NestedField, pruned to the selected leaves)."""
+        return self.node.to_field()
+
+    def __repr__(self) -> str:
+        return f"NestedSelection({self.dotted_path!r}, leaves={[d.dotted_path for d in self.leaves]})"
+
+
+
+class NestedQueue:
+    """A nested column of one row group waiting to be cut into batches."""
+
+    def __init__(self) -> None:
+        self.col: Column | None = None
+        self.rows = 0
+        self.exhausted = False
+
+    def push(self, col: Column) -> None:
+        """Hold ``col`` (a whole row group's column) for cutting."""
+        self.col = col
+        self.rows = len(col)
+
+    def pop(self, n: int) -> Column:
+        """The next ``n`` rows."""
+        assert self.col is not None
+        head = self.col.slice(0, n)
+        self.col = self.col.slice(n, len(self.col))
+        self.rows -= n
+        return head
+
+
+
+@dataclass
+class ChunkParts:
+    """A decoded column chunk: dense (non-null) value pieces and, for nullable columns, presence flags."""
+
+    pieces: list[Any]
+    present: np.ndarray | None
+    num_rows: int
+
+
+def expand_dictionary(dictionary: Values | None, idx: np.ndarray) -> Values:
+    """Expand dictionary indices, first charging the result to the read's memory budget (if any):
+    a small page of indices into long entries is where a file grows most when decoded."""
+    budget = current_budget()
+    if budget is not None and len(idx):
+        if isinstance(dictionary, BinaryArray):
+            lens = dictionary.lengths()
+            lo, hi = int(idx.min()), int(idx.max())
+            if 0 <= lo and hi < len(lens):  # take_dictionary reports bad indices
+                budget.charge(int(lens[idx].sum()) + 8 * (len(idx) + 1),
+                              f"the dictionary expansion of {len(idx):,} values")
+        else:
+            arr = np.asarray(dictionary)
+            budget.charge(len(idx) * arr.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64)),
+                          f"the dictionary expansion of {len(idx):,} values")
+    return take_dictionary(dictionary, idx)
+
+
+def assemble_values(f: Field, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None,
+                    dictionary: Values | None, total: int) -> ChunkParts:
+    """Resolve dictionary pages and gather the presence flags of a chunk."""
+    if parts and all(kind == "dict" for kind, _ in parts):
+        idx = np.concatenate([v for _, v in parts]) if len(parts) > 1 else parts[0][1]
+        pieces = [expand_dictionary(dictionary, idx)]
+    else:
+        pieces = [expand_dictionary(dictionary, v) if kind == "dict" else v for kind, v in parts]
+    if levels is None:
+        return ChunkParts(pieces, None, total)
+    present = np.concatenate(levels) if len(levels) != 1 else levels[0]
+    if len(present) != total:
+        raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
+    return ChunkParts(pieces, present, total)
+
+
+# what numpy and the codecs raise on garbage, turned into CorruptFileError naming the chunk; and
+# MemoryError, which is the machine's limit, not the file's fault (MemoryLimitError)
+DECODE_FAILURES = (ValueError, IndexError, TypeError, OverflowError, MemoryError)
+
+
+def located_error(exc: Exception, rg: int, desc: ColumnDescriptor) -> Exception:
+    """The error to raise for a failure while decoding a chunk: typed, naming the row group and column."""
+    if isinstance(exc, MemoryError):
+        exc = out_of_memory(exc, f"column {desc.dotted_path!r} of row group {rg}")
+        exc.located = True  # type: ignore[attr-defined]
+        return exc
+    if isinstance(exc, CorruptFileError):
+        return exc if exc.column is not None else type(exc)(str(exc), row_group=rg, column=desc.dotted_path)
+    if isinstance(exc, MemoryLimitError) and not getattr(exc, "located", False):
+        located = MemoryLimitError(f"{exc} (column {desc.dotted_path!r}, row group {rg})")
+        located.located = True  # type: ignore[attr-defined]
+        return located
+    if isinstance(exc, ParquetError):
+        return exc
+    return CorruptFileError(f"cannot decode column chunk: {exc.__class__.__name__}: {exc}",
+                            row_group=rg, column=desc.dotted_path)
+
+
+class DictIndices:
+    """A page's dictionary indices, expanded only when a batch takes them: one page of small
+    indices into long entries can decode to far more than the batch asked for."""
+
+    __slots__ = ("dictionary", "idx")
+
+    def __init__(self, dictionary: Values, idx: np.ndarray) -> None:
+        self.dictionary = dictionary
+        self.idx = idx
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    def slice(self, start: int, stop: int) -> DictIndices:
+        """The indices ``start:stop``, still unexpanded."""
+        return DictIndices(self.dictionary, self.idx[start:stop])
+
+    def expand(self) -> Values:
+        """The indexed values (charged to the read's memory budget)."""
+        return expand_dictionary(self.dictionary, self.idx)
+
+
+class RowQueue:
+    """Decoded pages of one column waiting to be cut into batches by row count."""
+
+    def __init__(self, f: Field) -> None:
+        self.f = f
+        self.pages: list[tuple[Any, np.ndarray | None]] = []
+        self.rows = 0
+        self.exhausted = False
+
+    def push(self, dense: Values | DictIndices, present: np.ndarray | None) -> None:
+        """Queue one decoded page: dense values (or DictIndices) and presence flags (None: no nulls)."""
+        n = len(present) if present is not None else len(dense)
+        if n:
+            self.pages.append((dense, present))
+            self.rows += n
+
+    def pop(self, n: int) -> Column:
+        """The next ``n`` rows as a Column (dictionary indices expanded now)."""
+        taken: list[ChunkParts] = []
+        need = n
+        while need:
+            dense, present = self.pages[0]
+            rows = len(present) if present is not None else len(dense)
+            if rows <= need:
+                self.pages.pop(0)
+                taken.append(ChunkParts([dense], present, rows))
+                need -= rows
+                continue
+            k = need if present is None else int(np.count_nonzero(present[:need]))
+            sliceable = isinstance(dense, (BinaryArray, DictIndices))
+            head = dense.slice(0, k) if sliceable else dense[:k]
+            tail = dense.slice(k, len(dense)) if sliceable else dense[k:]
+            taken.append(ChunkParts([head], None if present is None else present[:need], need))
+            self.pages[0] = (tail, None if present is None else present[need:])
+            need = 0
+        self.rows -= n
+        for part in taken:
+            part.pieces = [p.expand() if isinstance(p, DictIndices) else p for p in part.pieces]
+        return build_column(self.f, taken)
+
+
+class ColumnBuilder:
+    """Gathers decoded chunks of one column into preallocated buffers (falls back to a final concat)."""
+
+    def __init__(self, f: Field, num_rows: int, data_bytes: int | None) -> None:
+        self.f = f
+        self.num_rows = num_rows
+        self.data_bytes = data_bytes
+        self.n = 0  # dense values so far
+        self.rows = 0
+        self.out: Any = None
+        self.data: np.ndarray | None = None
+        self.offsets: np.ndarray | None = None
+        self.nbytes = 0
+        self.fallback: list[ChunkParts] = []
+        self.present: list[np.ndarray] = []
+        self.has_nulls = False
+
+    def add(self, parts: ChunkParts) -> None:
+        """Append one decoded chunk."""
+        self.rows += parts.num_rows
+        self.present.append(parts.present if parts.present is not None else np.ones(parts.num_rows, bool))
+        if parts.present is not None and not bool(parts.present.all()):
+            self.has_nulls = True
+        if self.fallback or self.rows > self.num_rows:
+            self.fallback.append(parts)
+            return
+        for piece in parts.pieces:
+            if not self._copy(piece):
+                self.fallback.append(ChunkParts([piece], None, 0))
+
+    def _copy(self, piece: Any) -> bool:
+        k = len(piece)
+        if isinstance(piece, BinaryArray):
+            if self.data_bytes is None:
+                return False
+            if self.data is None:
+                charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
+                self.data = np.empty(self.data_bytes, np.uint8)
+                self.offsets = np.zeros(self.num_rows + 1, np.int64)
+            c = piece.compact()
+            if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
+                return False
+            assert self.offsets is not None
+            self.data[self.nbytes:self.nbytes + c.nbytes] = c.data
+            self.offsets[self.n + 1:self.n + k + 1] = c.offsets[1:] + self.nbytes
+            self.nbytes += c.nbytes
+            self.n += k
+            return True
+        if self.out is None:
+            charge(self.num_rows * piece.dtype.itemsize * int(np.prod(piece.shape[1:], dtype=np.int64)),
+                   f"the result buffer of column {self.f.name!r}")
+            self.out = np.empty((self.num_rows,) + piece.shape[1:], piece.dtype)
+        if self.n + k > self.num_rows or piece.dtype != self.out.dtype:
+            return False
+        self.out[self.n:self.n + k] = piece
+        self.n += k
+        return True
+
+    def finish(self) -> Column:
+        """The column of every chunk added, nulls placed."""
+        if self.fallback:
+            # something did not fit the fast path: join what was copied plus the rest
+            head: list[Any] = []
+            if self.out is not None:
+                head.append(self.out[:self.n])
+            elif self.data is not None and self.offsets is not None:
+                head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
+            chunks = [ChunkParts(head + [p for c in self.fallback for p in c.pieces], None, 0)]
+            dense = concat_values(chunks[0].pieces, self.f)
+        elif self.out is not None:
+            dense = self.out[:self.n]
+        elif self.data is not None and self.offsets is not None:
+            dense = BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes])
+        else:
+            dense = concat_values([], self.f)
+        if not self.has_nulls:
+            return Column(self.f, dense, None)
+        present = np.concatenate(self.present)
+        return Column(self.f, place_nulls(dense, present), ~present)
+
+
+def build_column(f: Field, chunks: list[ChunkParts]) -> Column:
+    """Join chunks (of one or several row groups) into one full-length Column with a single copy."""
+    dense = concat_values([p for c in chunks for p in c.pieces], f)
+    if all(c.present is None for c in chunks):
+        return Column(f, dense, None)
+    present = np.concatenate([c.present if c.present is not None else np.ones(c.num_rows, bool) for c in chunks])
+    if bool(present.all()):
+        return Column(f, dense, None)
+    return Column(f, place_nulls(dense, present), ~present)
+
+
+def concat_values(pieces: list[Any], f: Field) -> Any:
+    """Join decoded value pieces of one column (an empty column of ``f``'s type when there are none)."""
+    if not pieces:
+        return column_from_values(f.name, [], f).values
+    if len(pieces) == 1:
+        return pieces[0]
+    if isinstance(pieces[0], BinaryArray):
+        charge(sum(p.nbytes + 8 * len(p) for p in pieces), f"joining the pages of column {f.name!r}")
+        return BinaryArray.concat(pieces)
+    charge(sum(p.nbytes for p in pieces), f"joining the pages of column {f.name!r}")
+    return np.concatenate(pieces)
+
+
+
+
+
+class NestedSource(Protocol):
+    """What :func:`split_nested` needs of a file: :meth:`pqbloom.file.reader.FileReader.read_nested`."""
+
+    def read_nested(self, rg: int, sel: NestedSelection,
+                    levels: dict[int, LeafLevels] | None = None) -> Column:
+        """The nested column ``sel`` of row group ``rg``."""
+        ...
+
+
+def split_nested(pf: NestedSource, rg: int, descs: Sequence[ColumnDescriptor | NestedSelection], rows: Any,
+                 ex: Any = None, levels: dict[int, LeafLevels] | None = None
+                 ) -> tuple[dict[str, Column], list[ColumnDescriptor]]:
+    """For the filtered reader (:mod:`pqbloom.scan`): read the nested selections among
+    ``descs`` for row group ``rg`` and return them (by output name) with the flat rest.
+
+    ``rows`` selects rows: None (all), sorted row numbers, or an object with ``absolute`` and
+    ``num_rows`` (row ranges). Nested columns are assembled from their whole chunks; ``levels``
+    holds leaf chunks of this row group already decoded (by leaf index), which are reused.
+    """
+    out: dict[str, Column] = {}
+    flat: list[ColumnDescriptor] = []
+    for d in descs:
+        if not isinstance(d, NestedSelection):
+            flat.append(d)
+            continue
+        if ex is not None and hasattr(ex, "chunks_read_whole"):
+            ex.chunks_read_whole += sum(1 for leaf in d.leaves if not levels or leaf.index not in levels)
+        col = pf.read_nested(rg, d, levels)
+        if rows is not None:
+            idx = rows.absolute(np.arange(rows.num_rows)) if hasattr(rows, "absolute") else np.asarray(rows)
+            col = col.take(idx)
+        out[d.dotted_path] = col
+    return out, flat
+

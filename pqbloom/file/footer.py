@@ -1,0 +1,85 @@
+"""Finding and decoding a file's footer: the magic bytes, the footer length, the ``FileMetaData``
+(decrypted when the footer is encrypted, or when keys are given for a plaintext-footer file).
+
+One speculative read of the file's tail usually covers the whole footer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..crypto import FileDecryptionProperties
+from ..errors import CorruptFileError
+from ..format import RowGroupList, T, decode_file_metadata
+from ..io import RangeReader
+from .encryption import ReaderDecryption
+
+__all__ = ["FOOTER_TAIL_READ", "FooterLocation", "read_footer", "check_metadata"]
+
+FOOTER_TAIL_READ = 64 * 1024  # one speculative read usually covers the whole footer
+
+
+@dataclass
+class FooterLocation:
+    """A decoded footer and where it lies: ``footer_offset`` is where the serialized ``FileMetaData``
+    starts (every page, Bloom filter and index lies before it), ``footer_length`` its length."""
+
+    metadata: T.FileMetaData
+    footer_offset: int
+    footer_length: int
+    encrypted_footer: bool
+
+
+def read_footer(r: RangeReader, decryption_properties: FileDecryptionProperties | None = None
+                ) -> tuple[FooterLocation, ReaderDecryption | None]:
+    """Read and check the footer of the file behind ``r``; return it with the file's decryption state
+    (None for a plaintext file opened without keys)."""
+    size = r.size
+    if size < 12:
+        raise CorruptFileError(f"file of {size} bytes is too small to be Parquet")
+    tail_len = min(size, FOOTER_TAIL_READ)
+    tail = r.read(size - tail_len, tail_len, what="footer")
+    magic = tail[-4:]
+    if magic not in (b"PAR1", b"PARE"):
+        raise CorruptFileError(f"not a Parquet file: trailing magic is {magic!r}", offset=size - 4)
+    head = r.read(0, 4, what="leading magic") if size > tail_len else tail[:4]
+    if head not in (b"PAR1", b"PARE"):
+        raise CorruptFileError(f"not a Parquet file: leading magic is {head!r}", offset=0)
+    flen = int.from_bytes(tail[-8:-4], "little")
+    if flen <= 0 or flen > size - 12:
+        raise CorruptFileError(f"footer length {flen} does not fit in a file of {size} bytes", offset=size - 8)
+    foff = size - 8 - flen
+    if flen <= tail_len - 8:
+        fbytes = tail[tail_len - 8 - flen:tail_len - 8]
+    else:
+        fbytes = r.read(foff, flen, what="footer")
+    if magic == b"PARE" or decryption_properties is not None:
+        keyed, md = ReaderDecryption.open(fbytes, magic == b"PARE", decryption_properties, offset=foff)
+        check_metadata(md, foff)
+        return FooterLocation(md, foff, flen, magic == b"PARE"), keyed
+    md = decode_file_metadata(fbytes, offset=foff)
+    decryption: ReaderDecryption | None = None
+    if md.encryption_algorithm is not None:
+        # plaintext-footer encrypted file opened without keys: plaintext columns still read
+        decryption = ReaderDecryption.plaintext_without_keys(md)
+    check_metadata(md, foff)
+    return FooterLocation(md, foff, flen, False), decryption
+
+
+def check_metadata(md: T.FileMetaData, offset: int) -> None:
+    """Raise :class:`~pqbloom.errors.CorruptFileError` when the footer lacks what every read relies on."""
+    if md.schema is None or md.row_groups is None:
+        raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
+    rgs = md.row_groups
+    if isinstance(rgs, RowGroupList):
+        # row groups decode on access (and check their column chunks then); the row counts are known now
+        for i, n in enumerate(rgs.num_rows):
+            if n is None or n < 0:
+                raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=offset)
+        return
+    for i, rg in enumerate(rgs):
+        # required Thrift fields may be absent in a corrupt footer; catch it here, not as a TypeError later
+        if rg.num_rows is None or rg.num_rows < 0 or rg.columns is None:
+            raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=offset)
+
+

@@ -1,0 +1,241 @@
+"""The one page codec: a column chunk's bytes -> decoded pages.
+
+A page is a Thrift ``PageHeader`` (plaintext, or an AES-GCM module when the column is encrypted:
+:func:`parse_page_header`), then its body: CRC check, decryption (the only hook is
+:func:`pqbloom.file.encryption.ReaderDecryption.decrypt`, by :class:`~pqbloom.crypto.ModuleType`),
+decompression (bounded by the header's uncompressed size: :mod:`pqbloom.compression`), repetition and
+definition levels, and values through the encodings' one dispatch (:func:`pqbloom.encodings.decode_values`).
+:func:`iter_pages` walks a chunk page by page; the file reader (:mod:`pqbloom.file.reader`) supplies the
+bytes, the layout tool (:mod:`pqbloom.cli.layout`) parses headers only.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import compression as compression_mod
+from ..crypto import ModuleType
+from ..encodings import (
+    bit_width_of,
+    decode_bit_packed_levels,
+    decode_levels_v1,
+    decode_plain,
+    decode_rle_bitpacked,
+    decode_values,
+    is_dictionary_encoding,
+)
+from ..encodings.rle import level_dtype
+from ..errors import ChecksumError, CorruptFileError, UnsupportedError
+from ..format import Encoding, PageType, T, decode_at, decode_prefix
+from ..limits import charge
+from ..schema import ColumnDescriptor, Field
+from ..statistics import parse_created_by
+from .encryption import ReaderDecryption
+
+__all__ = ["parse_page_header", "iter_pages", "decode_page_values", "v2_flag_ignored"]
+
+
+def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
+                      rg: int = 0, desc: ColumnDescriptor | None = None, page_ordinal: int = 0,
+                      first: bool = False, dictionary_hint: bool = False) -> tuple[T.PageHeader, int]:
+    """Parse the page header at ``buf[pos]``; return it and the position just after it.
+
+    ``offset`` is the file position of ``buf[pos]`` (for error messages). With ``decryption`` (the
+    column is encrypted) the header is a module: a 4-byte length, then the AES-GCM ciphertext of the
+    header, decrypted with row group ``rg``, column ``desc`` and page ``page_ordinal``. ``first``
+    says the page may be the chunk's dictionary page, whose header has another module type;
+    ``dictionary_hint`` says the footer puts the dictionary page here (which type is tried first).
+    A header cut short raises :class:`~pqbloom.errors.CorruptFileError`.
+    """
+    if decryption is None:
+        return decode_at(T.PageHeader, buf, pos, offset=offset, what="page header")
+    if desc is None:
+        raise ValueError("an encrypted page header needs its column descriptor")
+    mlen = int.from_bytes(buf[pos:pos + 4], "little")
+    if pos + 4 + mlen > len(buf):
+        raise CorruptFileError("encrypted page header runs past the chunk", offset=offset)
+    # the first page may be the dictionary page (header module type DICTIONARY_PAGE_HEADER, no page
+    # ordinal): file.encryption tries the likelier module type first and GCM tells which one is right
+    hbytes = decryption.decrypt_page_header(buf[pos:pos + 4 + mlen], rg, desc, page_ordinal, first=first,
+                                            dictionary_hint=dictionary_hint)
+    header, _ = decode_prefix(T.PageHeader, hbytes, offset=offset, what="page header")
+    return header, pos + 4 + mlen
+
+
+def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, data: bytes, rg: int,
+                 desc: ColumnDescriptor, page: int = -1) -> bytes:
+    """The single place where stored page bytes become plaintext."""
+    if decryption is None:
+        return data
+    return decryption.decrypt(module_type, data, rg, desc, page)
+
+
+def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+               row_count: int | None, decryption: ReaderDecryption | None, verify_checksums: bool,
+               v2_always_compressed: bool, extend: Callable[[bytes, int], bytes],
+               levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+    """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
+
+    ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
+    ``row_count`` the row group's row count. ``kind`` is ``"dict"`` (``values`` are indices into
+    ``dictionary``) or ``"values"``. With ``levels=True`` the third item is instead
+    ``(definition levels, repetition levels)``, each None when its maximum is 0 (nested leaves are read
+    that way). ``extend(buf, base)`` returns a longer ``buf`` when pages run past the chunk's stated
+    size (some old writers undercount it); ``v2_always_compressed`` is :func:`v2_flag_ignored` of the
+    writer.
+    """
+    if desc.max_repetition_level > 0 and not levels:
+        raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
+    max_rep = desc.max_repetition_level
+    extended = False
+    f = desc.field
+    codec = compression_mod.codec_by_id(meta.codec)
+    total_values = meta.num_values
+    if total_values is None or total_values < 0:
+        raise CorruptFileError("negative value count in column metadata")
+    if max_rep == 0 and row_count is not None and total_values > row_count:
+        # one value per row: more is impossible, and a few bytes of RLE could make it gigabytes
+        raise CorruptFileError(f"column chunk claims {total_values:,} values for a row group of {row_count:,} rows")
+    max_def = desc.max_definition_level
+    dictionary = None
+    seen = 0
+    pos = 0
+    page_ordinal = 0
+    header_decryption = decryption if decryption is not None and decryption.column_encrypted(desc) else None
+    while seen < total_values:
+        if pos >= len(buf):
+            if not extended:
+                buf, extended = extend(buf, base), True
+                continue
+            raise CorruptFileError(f"column chunk ends after {seen} of {total_values} values",
+                                   offset=base + pos)
+        hdr_raw_start = pos
+        header, pos = parse_page_header(
+            buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
+            page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
+            dictionary_hint=meta.dictionary_page_offset is not None and base + pos == meta.dictionary_page_offset)
+        csize, usize = header.compressed_page_size, header.uncompressed_page_size
+        if csize is not None and csize >= 0 and pos + csize > len(buf) and not extended:
+            buf, extended = extend(buf, base), True
+        if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):
+            raise CorruptFileError(f"page sizes (compressed {csize}, uncompressed {usize}) do not fit the chunk",
+                                   offset=base + hdr_raw_start)
+        stored = buf[pos:pos + csize]
+        pos += csize
+        if verify_checksums and header.crc is not None:
+            if (zlib.crc32(stored) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
+                raise ChecksumError("page CRC mismatch", offset=base + hdr_raw_start)
+        ptype = header.type
+        if ptype == PageType.DICTIONARY_PAGE:
+            dh = header.dictionary_page_header
+            if dh is None or dh.num_values is None or dh.num_values < 0:
+                raise CorruptFileError("dictionary page header is missing or has a negative count",
+                                       offset=base + hdr_raw_start)
+            if dictionary is not None:
+                raise CorruptFileError("second dictionary page in a column chunk", offset=base + hdr_raw_start)
+            body = _open_module(decryption, ModuleType.DICTIONARY_PAGE, stored, rg, desc)
+            raw = compression_mod.decompress(codec, body, usize)
+            if dh.encoding not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
+                raise UnsupportedError(f"dictionary page encoding {dh.encoding}")
+            dictionary, _ = decode_plain(raw, f.physical_type, dh.num_values, f.type_length)
+            continue
+        if ptype == PageType.INDEX_PAGE:
+            continue
+        if ptype not in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+            raise CorruptFileError(f"unknown page type {ptype}", offset=base + hdr_raw_start)
+        body = _open_module(decryption, ModuleType.DATA_PAGE, stored, rg, desc, page_ordinal)
+        page_ordinal += 1
+        page_present: np.ndarray | None = None
+        if ptype == PageType.DATA_PAGE:
+            dp = header.data_page_header
+            if dp is None:
+                raise CorruptFileError("data page without its header", offset=base + hdr_raw_start)
+            n = dp.num_values
+            if n is None or n < 0 or n > total_values - seen:
+                raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
+                                       offset=base + hdr_raw_start)
+            raw = compression_mod.decompress(codec, body, usize)
+            p = 0
+            reps = defs = None
+            if max_rep > 0:
+                if dp.repetition_level_encoding == Encoding.BIT_PACKED:
+                    reps = decode_bit_packed_levels(raw, bit_width_of(max_rep), n)
+                    p = (n * bit_width_of(max_rep) + 7) // 8
+                else:
+                    reps, p = decode_levels_v1(raw, bit_width_of(max_rep), n, level_dtype(max_rep))
+            if max_def > 0:
+                if dp.definition_level_encoding == Encoding.BIT_PACKED:
+                    defs = decode_bit_packed_levels(memoryview(raw)[p:], bit_width_of(max_def), n)
+                    p += (n * bit_width_of(max_def) + 7) // 8
+                else:
+                    defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n,
+                                                  level_dtype(max_def))
+                    p += used
+                charge(n, f"the presence flags of a page of {n:,} values")
+                present = defs == max_def
+                page_present = present
+                n_present = int(present.sum())
+            else:
+                n_present = n
+            enc = dp.encoding
+            values_buf = memoryview(raw)[p:]
+        else:
+            dp2 = header.data_page_header_v2
+            if dp2 is None:
+                raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
+            n = dp2.num_values
+            rows = dp2.num_rows
+            if max_rep == 0 and max_def == 0 and n is not None and n > total_values - seen \
+                    and rows is not None and 0 <= rows <= total_values - seen:
+                # a required flat column holds one value per row and its page has no levels to
+                # count: where num_values claims more than the chunk has left but num_rows fits,
+                # the rows are what the chunk and the row group say, and what pyarrow and DuckDB
+                # read (by rows); parquet-go wrote such pages. With levels, pyarrow refuses too.
+                n = rows
+            dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
+            if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
+                    or dl + rl > len(body):
+                raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
+            reps = defs = None
+            if max_rep > 0:
+                reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n, level_dtype(max_rep))
+            if max_def > 0:
+                defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n, level_dtype(max_def))
+                charge(n, f"the presence flags of a page of {n:,} values")
+                present = defs == max_def
+                page_present = present
+                n_present = int(present.sum())
+            else:
+                n_present = n
+            rest = body[rl + dl:]
+            if dp2.is_compressed is None or dp2.is_compressed or v2_always_compressed:
+                rest = compression_mod.decompress(codec, rest, usize - rl - dl)
+            enc = dp2.encoding
+            values_buf = memoryview(rest)
+        seen += n
+        kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary)
+        yield kind, values, ((defs, reps) if levels else page_present), dictionary
+    if seen != total_values:
+        raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
+
+
+def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: object | None) -> tuple[str, Any]:
+    """Decode ``n`` values of one page in encoding ``enc``: ``("dict", indices)`` for a dictionary
+    encoding (which needs ``dictionary``), else ``("values", values)``."""
+    if is_dictionary_encoding(enc):
+        if dictionary is None:
+            raise CorruptFileError("dictionary-encoded page without a dictionary page")
+        return ("dict", decode_values(buf, enc, f.physical_type, n))
+    return ("values", decode_values(buf, enc, f.physical_type, n, f.type_length, type_name=f.type_name))
+
+
+def v2_flag_ignored(created_by: str | None) -> bool:
+    """ARROW-10353: parquet-cpp before 2.0.0 (Arrow before 3.0) compressed the values of every v2 data
+    page with the column's codec yet stored ``is_compressed = false``; Arrow decompresses those pages
+    whatever the flag says, keyed on this writer version, and so do we (for no other writer)."""
+    writer = parse_created_by(created_by)
+    return writer is not None and writer[0] == "parquet-cpp" and writer[1] < (2, 0, 0)

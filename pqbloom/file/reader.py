@@ -1,0 +1,572 @@
+"""FileReader: footer -> row groups -> column chunks -> pages -> arrays, knowing no expressions.
+
+Every byte comes through :class:`pqbloom.io.RangeReader`, which counts what is read. Pages decode in
+:mod:`pqbloom.file.pages` (the one place that decrypts page modules), chunks assemble in
+:mod:`pqbloom.file.column_reader`, nested columns in :mod:`pqbloom.file.levels`. The filter engine
+(:mod:`pqbloom.predicate`) drives a FileReader through its public methods only; the user's object,
+:class:`pqbloom.api.ParquetFile`, adds filtered reads on top.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..bloom import BloomFilter
+from ..crypto import FileDecryptionProperties, ModuleType
+from ..errors import CorruptFileError, ParquetError, SchemaError
+from ..format import PhysicalType, RowGroupList, T
+from ..io import IOStats, RangeReader
+from ..limits import charge, memory_budget, run_limited
+from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
+from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
+from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
+from .bloom_reader import locate_bloom_filter, probe_bloom_filter, read_bloom_filter
+from .bloom_site import BloomFilterSite
+from .column_reader import (
+    DECODE_FAILURES,
+    ChunkParts,
+    ColumnBuilder,
+    DictIndices,
+    NestedQueue,
+    NestedSelection,
+    RowQueue,
+    Values,
+    assemble_values,
+    build_column,
+    concat_values,
+    located_error,
+)
+from .encryption import ReaderDecryption
+from .footer import FooterLocation, read_footer
+from .levels import LeafLevels, assemble, check_levels
+from .pages import iter_pages, v2_flag_ignored
+from .select import select_columns
+
+if TYPE_CHECKING:
+    from typing import Self  # Python 3.11; annotations only (3.10 is supported)
+
+__all__ = ["FileReader", "FooterLocation", "NestedSelection", "Source"]
+
+#: what a file is opened from: a path, bytes, a seekable binary file object, or a RangeReader
+Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader
+
+
+class FileReader:
+    """A Parquet file opened for reading (path, bytes, or seekable binary file object), without filters:
+    footer, schema, column lookup, chunk metadata and byte ranges, pages, Bloom filters, whole-column
+    and row-group reads. :class:`pqbloom.ParquetFile` is the user's subclass (filtered reads).
+
+    ``verify_checksums`` checks page CRCs where the writer stored them. ``memory_limit`` (bytes) caps
+    what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
+    and decode; past it the call raises :class:`~pqbloom.errors.MemoryLimitError` before allocating
+    (see :mod:`pqbloom.limits`). None, the default, sets no ceiling.
+    """
+
+    def __init__(self, source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
+                 verify_checksums: bool = True, memory_limit: int | None = None) -> None:
+        if memory_limit is not None and memory_limit <= 0:
+            raise ValueError("memory_limit must be a positive number of bytes (or None)")
+        self.memory_limit = memory_limit
+        self.range_reader = source if isinstance(source, RangeReader) else RangeReader(source)
+        self.verify_checksums = verify_checksums
+        #: the file's decryption state (None: a plaintext file)
+        self.decryption: ReaderDecryption | None = None
+        self.footer_location, self.decryption = read_footer(self.range_reader, decryption_properties)
+        #: the raw footer (``FileMetaData``, row groups decoded lazily)
+        self.metadata: T.FileMetaData = self.footer_location.metadata
+        self._leaves, _ = leaves_from_thrift(self.metadata.schema)
+        self._by_name = {c.dotted_path: c for c in self._leaves}
+        # paths that name several leaves (a footer may repeat a name): looking them up is an error
+        self._ambiguous = {p for p, k in Counter(c.dotted_path for c in self._leaves).items() if k > 1} \
+            if len(self._by_name) != len(self._leaves) else set()
+        self._tree_cache: list[LNode] | None = None
+
+    # -- properties ------------------------------------------------------------------
+    @property
+    def schema(self) -> Schema:
+        """The flat schema: one field per leaf column, named by its dotted path."""
+        return Schema([c.field for c in self._leaves])
+
+    @property
+    def table_schema(self) -> Schema:
+        """The schema of the tables :meth:`read` returns: one field per top-level field, structs,
+        lists and maps as :class:`~pqbloom.schema.NestedField` (``schema`` lists the leaves instead)."""
+        return Schema([n.to_field() for n in self._tree])
+
+    @property
+    def _tree(self) -> list[LNode]:
+        if self._tree_cache is None:
+            self._tree_cache = build_tree(self.metadata.schema, self._leaves)
+        return self._tree_cache
+
+    @property
+    def columns(self) -> list[ColumnDescriptor]:
+        """The leaf columns, in file order (a nested field has several)."""
+        return list(self._leaves)
+
+    @property
+    def num_rows(self) -> int:
+        """Rows in the file: the sum of the row groups' counts."""
+        # some writers leave FileMetaData.num_rows at 0; the row groups are authoritative
+        rgs = self.metadata.row_groups
+        return sum(rgs.num_rows if isinstance(rgs, RowGroupList) else (rg.num_rows for rg in rgs))
+
+    @property
+    def num_row_groups(self) -> int:
+        """Row groups in the file."""
+        return len(self.metadata.row_groups)
+
+    @property
+    def io_stats(self) -> IOStats:
+        """What the file's reads have fetched so far (reads and bytes; see :class:`pqbloom.io.IOStats`)."""
+        return self.range_reader.stats
+
+    @property
+    def created_by(self) -> str | None:
+        """The writer the footer names (``created_by``), if any."""
+        return self.metadata.created_by
+
+    @property
+    def key_value_metadata(self) -> dict[str, str | None]:
+        """The footer's key-value metadata."""
+        return {kv.key: kv.value for kv in (self.metadata.key_value_metadata or [])}
+
+    def column_chunk(self, row_group: int, column: int | str) -> T.ColumnMetaData:
+        """The ColumnMetaData of a chunk (decrypted when needed)."""
+        desc = self.column_descriptor(column)
+        return self.chunk_metadata(row_group, desc)
+
+    def close(self) -> None:
+        """Close the underlying file (when this reader opened it)."""
+        self.range_reader.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reading ---------------------------------------------------------------------
+    def read(self, columns: Sequence[str] | None = None) -> Table:
+        """Read the whole file (or the named columns, as :meth:`select_columns` resolves them) into a Table
+        carrying the footer's key-value metadata and stored Arrow types."""
+        with memory_budget(self.memory_limit):
+            return self.with_file_metadata(self._read(columns))
+
+    def _read(self, columns: Sequence[str] | None) -> Table:
+        descs = self.select_columns(columns)
+        if not self.num_row_groups:
+            return self.empty_table(columns)
+        # each chunk's pieces are copied straight into one preallocated column and then dropped,
+        # so peak memory stays near the size of the result
+        cols: list[Column] = []
+        for d in descs:
+            if isinstance(d, NestedSelection):
+                parts = [self.read_nested(i, d) for i in range(self.num_row_groups)]
+                cols.append(parts[0] if len(parts) == 1 else NestedColumn.concat(parts))
+                continue
+            builder = ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
+            for i in range(self.num_row_groups):
+                builder.add(self.read_chunk_parts(i, d))
+            cols.append(builder.finish())
+        return Table(cols, num_rows=self.num_rows)
+
+    def _byte_array_size_hint(self, desc: ColumnDescriptor) -> int | None:
+        """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
+        if desc.physical_type != PhysicalType.BYTE_ARRAY:
+            return None
+        total = 0
+        for i in range(self.num_row_groups):
+            try:
+                m = self.chunk_metadata(i, desc)
+            except ParquetError:
+                return None
+            ss = m.size_statistics
+            if ss is None or ss.unencoded_byte_array_data_bytes is None or ss.unencoded_byte_array_data_bytes < 0:
+                return None
+            total += ss.unencoded_byte_array_data_bytes
+        return total if total <= self.range_reader.size * 64 else None  # distrust absurd claims
+
+    def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
+        """Read one row group (all columns, or the named ones) into a Table."""
+        if not 0 <= i < self.num_row_groups:
+            raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
+        descs = self.select_columns(columns)
+        with memory_budget(self.memory_limit):
+            return self.with_file_metadata(Table([self.read_nested(i, d) if isinstance(d, NestedSelection)
+                                              else build_column(d.field, [self.read_chunk_parts(i, d)])
+                                              for d in descs], num_rows=self.metadata.row_groups[i].num_rows), [i])
+
+    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
+        """Yield Tables of at most ``batch_size`` rows, decoding page by page.
+
+        Memory stays bounded by the batch, one decoded page per column and the compressed bytes of the
+        current column chunks; batches never span row groups.
+        """
+        if batch_size <= 0:
+            raise ValueError("batch_size must be positive")
+        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns))
+
+    def _iter_batches(self, batch_size: int, columns: Sequence[str] | None) -> Iterator[Table]:
+        descs = self.select_columns(columns)
+        for i in range(self.num_row_groups):
+            expected = self.metadata.row_groups[i].num_rows
+            if not descs:  # no columns: batches of rows only
+                for start in range(0, expected, batch_size):
+                    yield Table([], num_rows=min(batch_size, expected - start))
+                continue
+            streams = [iter([(self.read_nested(i, d),)]) if isinstance(d, NestedSelection)
+                       else self._iter_chunk_pages(i, d) for d in descs]
+            queues = [NestedQueue() if isinstance(d, NestedSelection) else RowQueue(d.field) for d in descs]
+            emitted = 0
+            while True:
+                for q, stream in zip(queues, streams):
+                    while q.rows < batch_size and not q.exhausted:
+                        page = next(stream, None)
+                        if page is None:
+                            q.exhausted = True
+                        else:
+                            q.push(*page)
+                n = min((q.rows for q in queues), default=0)
+                n = min(n, batch_size)
+                if n == 0:
+                    if any(q.rows for q in queues) or (queues and emitted != expected):
+                        raise CorruptFileError("columns disagree on the row count", row_group=i)
+                    break
+                emitted += n
+                yield self.with_file_metadata(Table([q.pop(n) for q in queues]), [])
+
+    def with_file_metadata(self, table: Table, row_groups: Sequence[int] | None = None) -> Table:
+        """``table`` with the footer's key-value metadata and stored Arrow types (pandas' metadata,
+        ``ARROW:schema``: see :mod:`pqbloom.table.arrow_schema`). A column the Arrow types call
+        dictionary-encoded also gets the dictionary pages of ``row_groups`` (all when None; none for
+        batches, which cost what they hold, and filtered reads, which read no pruned row group): pyarrow
+        reads them as a categorical's categories, used values or not."""
+        kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
+        hints = schema_hints(kv)
+        kv.pop(ARROW_SCHEMA_KEY, None)
+        cols = table.columns
+        if hints is not None and (row_groups is None or len(row_groups)):
+            rgs = range(self.num_row_groups) if row_groups is None else row_groups
+            cols = [self._with_dictionary(c, hints, rgs) for c in cols]
+        return Table(cols, kv, hints, num_rows=table.num_rows)
+
+    def _with_dictionary(self, col: Column, hints: ArrowSchema, row_groups: Sequence[int]) -> Column:
+        n = natural_field(col.field, written=False) if type(col) is Column else None
+        if n is None or effective_field(n, hints.field(col.field.name)).dictionary is None:
+            return col
+        desc = self._leaf_by_path(col.field.name)
+        if desc is None:
+            return col
+        parts = [d for d in (self.chunk_dictionary(i, desc.index) for i in row_groups) if d is not None]
+        dense = col.dense()
+        nbytes = dense.nbytes if isinstance(dense, BinaryArray) else np.asarray(dense).nbytes
+        # the pages' dictionaries joined with the values: a copy of them, plus hash keys and codes
+        charge(2 * nbytes + 16 * len(dense), f"the dictionary of column {col.field.name!r}")
+        return with_dictionary(col, parts)
+
+    def chunk_dictionary(self, row_group: int, column: int | str) -> Values | None:
+        """The values of a flat column chunk's dictionary page (None when it has none)."""
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
+        if meta.num_values == 0 or desc.max_repetition_level > 0:
+            return None
+        start, length = self.chunk_range(meta, row_group, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
+        try:
+            for _kind, _values, _present, dictionary in self.iter_pages(buf, start, meta, row_group, desc):
+                return dictionary  # known once the first data page is decoded
+        except (ParquetError, *DECODE_FAILURES) as exc:
+            raise located_error(exc, row_group, desc) from None
+        return None
+
+    def _iter_chunk_pages(self, rg: int, desc: ColumnDescriptor) -> Iterator[tuple[Any, np.ndarray | None]]:
+        """Dense values and presence flags of each data page of one chunk, decoded lazily."""
+        meta = self.chunk_metadata(rg, desc)
+        if meta.num_values == 0:
+            return
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
+        try:
+            for kind, values, present, dictionary in self.iter_pages(buf, start, meta, rg, desc):
+                yield (DictIndices(dictionary, values) if kind == "dict" else values), present
+        except (ParquetError, *DECODE_FAILURES) as exc:
+            raise located_error(exc, rg, desc) from None
+
+    def empty_table(self, columns: Sequence[str] | None) -> Table:
+        """A Table of no rows with the columns a read of ``columns`` would return."""
+        return Table([empty_column(d.field) if isinstance(d, NestedSelection)
+                      else column_from_values(d.field.name, [], d.field) for d in self.select_columns(columns)])
+
+    def column_descriptor(self, column: int | str) -> ColumnDescriptor:
+        """The leaf column at index ``column`` or with dotted path ``column`` (IndexError / KeyError when
+        there is none; :class:`~pqbloom.errors.SchemaError` when the path names several)."""
+        if isinstance(column, int):
+            if not 0 <= column < len(self._leaves):
+                raise IndexError(f"column {column} out of range")
+            return self._leaves[column]
+        d = self._leaf_by_path(column)
+        if d is None:
+            raise KeyError(f"no column {column!r}; columns are {list(self._by_name)}")
+        return d
+
+    def _leaf_by_path(self, path: str) -> ColumnDescriptor | None:
+        if path in self._ambiguous:
+            raise SchemaError(f"column name {path!r} is ambiguous: the file's schema has "
+                              f"{sum(c.dotted_path == path for c in self._leaves)} columns of that name")
+        return self._by_name.get(path)
+
+    def select_columns(self, columns: Sequence[str] | None) -> list[Any]:
+        """What to read for ``columns``: a ColumnDescriptor per flat output column, a NestedSelection
+        per nested one.
+
+        A top-level name gives that field (nested fields whole). A dotted leaf path outside any
+        list or map gives that leaf as a flat column named by its path (null where an enclosing
+        struct is null); a dotted group path outside lists and maps gives that group the same way.
+        A path inside a list or map selects its top-level field, pruned to the named leaves (as
+        pyarrow does); several such paths of one field merge into one column.
+        """
+        return select_columns(self._tree, self._leaf_by_path, list(self._by_name), columns)
+
+    def read_leaf_levels(self, rg: int, desc: ColumnDescriptor) -> LeafLevels:
+        """One leaf chunk with its definition and repetition levels (for nested assembly)."""
+        meta = self.chunk_metadata(rg, desc)
+        f = desc.field
+        if meta.num_values == 0:
+            z = np.zeros(0, np.int32)
+            return LeafLevels(concat_values([], f), z if desc.max_definition_level else None,
+                              z if desc.max_repetition_level else None, 0)
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
+        try:
+            parts: list[tuple[str, Any]] = []
+            defs_l: list[np.ndarray] = []
+            reps_l: list[np.ndarray] = []
+            dictionary = None
+            for kind, values, (defs, reps), page_dictionary in self.iter_pages(buf, start, meta, rg, desc,
+                                                                                levels=True):
+                dictionary = page_dictionary
+                parts.append((kind, values))
+                if defs is not None:
+                    defs_l.append(defs)
+                if reps is not None:
+                    reps_l.append(reps)
+            pages = None
+            pieces = assemble_values(f, parts, None, dictionary, meta.num_values).pieces
+            if len(defs_l) == len(pieces) > 1 and all(type(v) is np.ndarray for v in pieces):
+                # numeric pages stay apart: assembly scatters each into place (no concatenated copy)
+                pages = [(len(d), v) for d, v in zip(defs_l, pieces)]
+                values = None
+            else:
+                values = concat_values(pieces, f)
+            d_all = (np.concatenate(defs_l) if len(defs_l) != 1 else defs_l[0]) if desc.max_definition_level else None
+            r_all = (np.concatenate(reps_l) if len(reps_l) != 1 else reps_l[0]) if desc.max_repetition_level else None
+            n = meta.num_values
+            for lv in (d_all, r_all):
+                if lv is not None and len(lv) != n:
+                    raise CorruptFileError(f"decoded {len(lv)} levels for {n} values")
+            check_levels(desc, d_all, r_all, n)
+            # narrow levels (in range, just checked) so that assembly moves a quarter of the bytes
+            if d_all is not None and desc.max_definition_level < 128:
+                d_all = d_all.astype(np.int8, copy=False)
+            if r_all is not None and desc.max_repetition_level < 128:
+                r_all = r_all.astype(np.int8, copy=False)
+            return LeafLevels(values, d_all, r_all, n, pages)
+        except (ParquetError, *DECODE_FAILURES) as exc:
+            raise located_error(exc, rg, desc) from None
+
+    def read_nested(self, rg: int, sel: NestedSelection, levels: dict[int, LeafLevels] | None = None) -> Column:
+        """The nested column ``sel`` of row group ``rg``: every leaf's levels (from ``levels`` when
+        already decoded), then assembly."""
+        expected = self.metadata.row_groups[rg].num_rows
+        if expected is None or expected < 0:
+            raise CorruptFileError("negative row count", row_group=rg)
+        if not sel.leaves:  # a field of empty groups: no chunk tells its slots apart; all null, as pyarrow reads it
+            return null_column(sel.field, expected)
+        data = {}
+        for d in sel.leaves:
+            lv = levels.get(d.index) if levels else None
+            if lv is None:
+                lv = self.read_leaf_levels(rg, d)
+            records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))
+            if records != expected:
+                raise CorruptFileError(f"column has {records} rows but the row group has {expected}",
+                                       row_group=rg, column=d.dotted_path)
+            data[d.index] = lv
+        try:
+            col = assemble(sel.node, data)
+        except CorruptFileError as exc:
+            if exc.column is None and exc.row_group is None:
+                raise CorruptFileError(str(exc), row_group=rg, column=sel.dotted_path) from None
+            raise
+        if len(col) != expected:
+            raise CorruptFileError(f"column has {len(col)} rows but the row group has {expected}",
+                                   row_group=rg, column=sel.dotted_path)
+        return col
+
+    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
+        """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
+        is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
+        rgs = self.metadata.row_groups
+        if not 0 <= rg_index < len(rgs):
+            raise IndexError(f"row group {rg_index} out of range")
+        chunks = rgs[rg_index].columns
+        if len(chunks) != len(self._leaves):
+            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(self._leaves)} columns",
+                                   row_group=rg_index)
+        cc = chunks[desc.index]
+        if self.decryption is not None:
+            return self.decryption.column_metadata(cc, rg_index, desc)
+        if cc.meta_data is None:
+            raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
+        return cc.meta_data
+
+    def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
+                    page: int = -1) -> bytes:
+        """Stored module bytes (a page index, a page) -> plaintext: decrypted with the column's key when the
+        file is encrypted, ``data`` itself otherwise."""
+        if self.decryption is None:
+            return data
+        return self.decryption.decrypt(module_type, data, rg, desc, page)
+
+    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
+        """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer."""
+        data_off = meta.data_page_offset
+        dict_off = meta.dictionary_page_offset
+        if data_off is None:
+            raise CorruptFileError("column chunk has no data page offset", row_group=rg, column=desc.dotted_path)
+        start = dict_off if dict_off is not None and 4 <= dict_off < data_off else data_off
+        length = meta.total_compressed_size
+        if start is None or length is None or start < 4 or length < 0:
+            raise CorruptFileError("column chunk has invalid offsets", row_group=rg, column=desc.dotted_path)
+        end_limit = self.footer_location.footer_offset
+        if start + length > end_limit:
+            raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
+                                   row_group=rg, column=desc.dotted_path, offset=start)
+        return start, length
+
+    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
+        """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
+        parts = self._read_chunk_unchecked(rg, desc)
+        expected = self.metadata.row_groups[rg].num_rows
+        if expected is None or expected < 0:
+            raise CorruptFileError("negative row count", row_group=rg)
+        if parts.num_rows != expected:
+            raise CorruptFileError(f"column has {parts.num_rows} rows but the row group has {expected}",
+                                   row_group=rg, column=desc.dotted_path)
+        return parts
+
+    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
+        meta = self.chunk_metadata(rg, desc)
+        if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
+            return ChunkParts([], None, 0)
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
+        try:
+            return self.decode_chunk(buf, start, meta, rg, desc)
+        except (ParquetError, *DECODE_FAILURES) as exc:
+            raise located_error(exc, rg, desc) from None
+
+    def _next_chunk_start(self, start: int) -> int:
+        bound = self.footer_location.footer_offset
+        for rg in self.metadata.row_groups:
+            for cc in rg.columns:
+                m = cc.meta_data
+                if m is None:
+                    continue
+                for off in (m.dictionary_page_offset, m.data_page_offset):
+                    if off is not None and start < off < bound:
+                        bound = off
+        return bound
+
+    def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
+                     desc: ColumnDescriptor) -> ChunkParts:
+        """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``) into value pieces and
+        presence flags (errors unlocated: :meth:`read_chunk_parts` adds row group and column)."""
+        parts: list[tuple[str, Any]] = []
+        levels: list[np.ndarray] = []
+        dictionary = None
+        for kind, values, present, page_dictionary in self.iter_pages(buf, base, meta, rg, desc):
+            dictionary = page_dictionary
+            parts.append((kind, values))
+            if present is not None:
+                levels.append(present)
+        return assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
+                         meta.num_values)
+
+    def _extend_chunk(self, buf: bytes, base: int) -> bytes:
+        """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
+        bound = self._next_chunk_start(base)
+        if bound <= base + len(buf):
+            raise CorruptFileError("pages run past the end of the column chunk", offset=base)
+        return self.range_reader.read(base, bound - base, what="column chunk")
+
+    def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+                   levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
+        bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`).
+
+        With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
+        each None when its maximum is 0 (nested leaves are read that way).
+        """
+        return iter_pages(buf, base, meta, rg, desc, row_count=self.metadata.row_groups[rg].num_rows,
+                          decryption=self.decryption, verify_checksums=self.verify_checksums,
+                          v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
+                          levels=levels)
+
+    # -- Bloom filters ------------------------------------------------------------------
+    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:
+        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
+        if meta.bloom_filter_offset is None:
+            return None
+        chunk = None
+        if meta.num_values:  # empty chunks may carry zero offsets
+            try:
+                start, length = self.chunk_range(meta, row_group, desc)
+                chunk = (start, start + length)
+            except CorruptFileError:
+                pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
+        return locate_bloom_filter(meta, row_group, desc, self.footer_location.footer_offset, chunk)
+
+    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
+        """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
+
+        For a plaintext filter this reads the header and the single 32-byte block the value maps to
+        (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
+        GCM module can only be authenticated in full. A filter whose header disagrees with the
+        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.file.bloom_site`).
+        """
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
+        site = self._bloom_site(row_group, desc, meta)
+        if site is None:
+            return None
+        if self.decryption is not None and self.decryption.column_encrypted(desc):
+            bf = self.bloom_filter(row_group, column)
+            return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
+        return probe_bloom_filter(self.range_reader, site, value, desc)
+
+    def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
+        """The column chunk's Bloom filter, or None when it has none. It is bound to the column's
+        physical type, so ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type.
+
+        Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
+        footer or the spec (see :mod:`pqbloom.file.bloom_site`): such a filter can report present values absent.
+        """
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
+        site = self._bloom_site(row_group, desc, meta)
+        if site is None:
+            return None
+        if self.decryption is not None and self.decryption.column_encrypted(desc):
+            bf = self.decryption.read_bloom_filter(self.range_reader, site, desc)
+        else:
+            bf = read_bloom_filter(self.range_reader, site)
+        return bf.for_column(desc.physical_type, desc.type_length)
+
