@@ -21,9 +21,8 @@ PACKAGE = ROOT / "pqbloom"
 
 #: top first; a prefix names a module or a subpackage (``pqbloom.file`` covers ``pqbloom.file.*``)
 LAYERS: list[list[str]] = [
-    ["pqbloom", "pqbloom.spark", "pqbloom.cli", "pqbloom.convert", "pqbloom.layout"],
-    ["pqbloom.api", "pqbloom.reader", "pqbloom.writer", "pqbloom.predicate", "pqbloom.dataset", "pqbloom.crypto_io",
-     "pqbloom.bloom_site"],
+    ["pqbloom", "pqbloom.spark", "pqbloom.cli"],
+    ["pqbloom.api"],
     ["pqbloom.scan"],
     ["pqbloom.file"],
     ["pqbloom.table"],
@@ -33,7 +32,7 @@ LAYERS: list[list[str]] = [
     ["pqbloom.format", "pqbloom.io", "pqbloom.limits", "pqbloom.arrays"],
     ["pqbloom.errors", "pqbloom._version"],
 ]
-#: private module -> the modules allowed to import it
+#: private module -> the modules allowed to import it (``pqbloom`` itself: any module of the package)
 DOORS: dict[str, tuple[str, ...]] = {"pqbloom._thrift": ("pqbloom.format",), "pqbloom._kernels": ("pqbloom.kernels",),
                                      "pqbloom._version": ("pqbloom",)}
 GENERATED = ("pqbloom._thrift",)
