@@ -18,7 +18,7 @@ def ids_inside_every_row_group(paths: Iterable[str], ids: np.ndarray) -> np.ndar
         with pqbloom.ParquetFile(path) as pf:
             for rg in range(pf.num_row_groups):
                 st = pf.column_chunk(rg, "id").statistics
-                los.append(int.from_bytes(st.min_value, "little", signed=True))
-                his.append(int.from_bytes(st.max_value, "little", signed=True))
+                los.append(st.min)
+                his.append(st.max)
     lo, hi = max(los), min(his)
     return ids[(ids > lo) & (ids < hi - 2)]

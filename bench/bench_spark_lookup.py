@@ -148,7 +148,7 @@ def main() -> int:
         t0 = time.perf_counter()
         ids = make_dataset(out, args.rows, args.files, args.row_group_size)
         size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out))
-        n_rg = sum(len(pqbloom.read_metadata(os.path.join(out, f)).row_groups) for f in os.listdir(out))
+        n_rg = sum(pqbloom.read_metadata(os.path.join(out, f)).num_row_groups for f in os.listdir(out))
         print(f"dataset: {args.rows:,} rows, {args.files} files, {n_rg} row groups of <= {args.row_group_size:,} "
               f"rows, {size / 1e6:.1f} MB, Bloom filters on id and email (written by pqbloom in "
               f"{time.perf_counter() - t0:.1f}s)")

@@ -151,7 +151,7 @@ def one_input(data: bytes) -> None:
         pf = _guard(pqbloom.ParquetFile, data, memory_limit=MEMORY_LIMIT, **kw)
         if pf is not None:
             _exercise_file(pf)
-        if not kw and not data.endswith(b"PARE") and pf is not None and pf.metadata.encryption_algorithm is None:
+        if not kw and not data.endswith(b"PARE") and pf is not None and pf.thrift_metadata.encryption_algorithm is None:
             break  # a plaintext file: no need to try the keys
     # 2. raw decoders on a slice chosen by the input itself
     start = data[0] % max(1, len(data)) if data else 0

@@ -511,9 +511,9 @@ def verify_written(case: C.Case, writer: str, path: str) -> tuple[list[int], str
     from pqbloom.format import T
 
     with _open_pqbloom(case, path) as pf:
-        md = pf.metadata
+        md = pf.thrift_metadata
         names = [d.dotted_path for d in pf.columns]
-        metas = [[pf.column_chunk(i, j) for j in range(len(names))] for i in range(len(md.row_groups))]
+        metas = [[pf.chunk_metadata(i, d) for d in pf.columns] for i in range(len(md.row_groups))]
     rgs = [rg.num_rows for rg in md.row_groups]
     require(sum(rgs) == case.n, f"file has {sum(rgs)} rows, expected {case.n}")
     notes = []
@@ -803,7 +803,7 @@ def page_index_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[An
     with _open_pqbloom(case, path) as pf:
         desc = pf.column_descriptor(col)
         for rg, (lo, hi) in enumerate(_rg_slices(rgs)):
-            cc = pf.metadata.row_groups[rg].columns[desc.index]
+            cc = pf.thrift_metadata.row_groups[rg].columns[desc.index]
             require(cc.column_index_offset is not None and cc.offset_index_offset is not None,
                     f"row group {rg}: no page index")
             raw_ci = pf.open_module(ModuleType.COLUMN_INDEX,
@@ -818,7 +818,7 @@ def page_index_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[An
             require(first[0] == 0 and all(c > 0 for c in counts), f"row group {rg}: bad first_row_index {first}")
             require(column_index_is_usable(ci, num_pages=len(locs), page_row_counts=counts, ptype=desc.physical_type),
                     f"row group {rg}: ColumnIndex not usable")
-            meta = pf.column_chunk(rg, col)
+            meta = pf.chunk_metadata(rg, pf.column_descriptor(col))
             start = _chunk_start(meta)
             for p in locs:
                 require(start <= p.offset < start + meta.total_compressed_size,
@@ -887,7 +887,7 @@ def stats_evidence_pqbloom(case: C.Case, path: str, data: dict[str, list[Any]], 
         for col in case.stats:
             desc = pf.column_descriptor(col)
             for rg, (lo, hi) in enumerate(_rg_slices(rgs)):
-                st = pf.column_chunk(rg, col).statistics
+                st = pf.chunk_metadata(rg, pf.column_descriptor(col)).statistics
                 mn, mx, nulls = _actual_stats(data[col][lo:hi])
                 got = (_decode_stat(desc, st.min_value), _decode_stat(desc, st.max_value), st.null_count)
                 require(got == (mn, mx, nulls), f"{col} row group {rg}: statistics {got}, actual {(mn, mx, nulls)}")

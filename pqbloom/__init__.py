@@ -22,6 +22,7 @@ from .crypto import (
     KmsClient,
     KmsConnectionConfig,
 )
+from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
 from .file.options import BloomFilterOptions, WriterOptions
 from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
@@ -57,6 +58,10 @@ __all__ = [
     "nested_field",
     "plan_file",
     "read_metadata",
+    "FileMetadata",
+    "RowGroupMetadata",
+    "ColumnChunkMetadata",
+    "ColumnStatistics",
     "read_schema",
     "read_table",
     "write_table",

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from .crypto import FileDecryptionProperties
+from .file.metadata import FileMetadata
 from .file.reader import FileReader, Source
 from .file.writer import Destination, ParquetWriter
-from .format import T
 from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
 from .schema import Schema
@@ -94,8 +94,9 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
 
 
 def read_metadata(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
-                  verify_checksums: bool = True, memory_limit: int | None = None) -> T.FileMetaData:
-    """The footer of a Parquet file (``FileMetaData``; keyword arguments as for :class:`ParquetFile`)."""
+                  verify_checksums: bool = True, memory_limit: int | None = None) -> FileMetadata:
+    """The footer of a Parquet file as :class:`~pqbloom.file.metadata.FileMetadata` (row groups, column
+    chunks, statistics; keyword arguments as for :class:`ParquetFile`)."""
     with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
                      memory_limit=memory_limit) as pf:
         return pf.metadata

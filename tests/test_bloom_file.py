@@ -24,7 +24,7 @@ def _write(path, position, n=80_000, rg=20_000, **kw):
 
 def _chunk_extents(pf):
     out = []
-    for rg in pf.metadata.row_groups:
+    for rg in pf.thrift_metadata.row_groups:
         starts, ends = [], []
         for cc in rg.columns:
             m = cc.meta_data
@@ -41,10 +41,10 @@ def test_placement_and_lengths(tmp_path, position):
     _write(p, position)
     pf = pqbloom.ParquetFile(p)
     extents = _chunk_extents(pf)
-    first_index = min(cc.column_index_offset for rg in pf.metadata.row_groups for cc in rg.columns)
+    first_index = min(cc.column_index_offset for rg in pf.thrift_metadata.row_groups for cc in rg.columns)
     size = p.stat().st_size
     raw = p.read_bytes()
-    for i, rg in enumerate(pf.metadata.row_groups):
+    for i, rg in enumerate(pf.thrift_metadata.row_groups):
         for name, cc in zip(("id", "email", "x"), rg.columns):
             m = cc.meta_data
             if name == "x":

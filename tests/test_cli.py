@@ -80,7 +80,7 @@ def test_convert_csv_infers_types_and_round_trips(sample_csv, tmp_path):
     with pqbloom.ParquetFile(str(out)) as pf:
         assert [str(f) for f in pf.schema.fields] == [
             "id: int64", "email: string", "amount: double", "ts: timestamp[us, UTC]", "note: string", "flag: bool"]
-        assert [rg.num_rows for rg in pf.metadata.row_groups] == [2000, 2000, 1000]
+        assert [rg.num_rows for rg in pf.thrift_metadata.row_groups] == [2000, 2000, 1000]
         t = pf.read().to_pydict()
     assert t["id"] == rows["id"] and t["email"] == rows["email"] and t["amount"] == rows["amount"]
     assert t["note"] == [None if v == "" else v for v in rows["note"]]
@@ -100,7 +100,7 @@ def test_convert_explicit_schema_and_writer_options(sample_csv, tmp_path):
         assert fields["amount"] == "amount: double"  # not named: still inferred
         last_page_end = 0
         blooms = []
-        for rg in pf.metadata.row_groups:
+        for rg in pf.thrift_metadata.row_groups:
             for desc, cc in zip(pf.columns, rg.columns):
                 m = cc.meta_data
                 assert m.codec == T.CompressionCodec.ZSTD
@@ -378,7 +378,7 @@ def _check_layout(svg_path: Path, pq_path: Path, props=None, *, all_known: bool 
         assert (int(footer["data-offset"]), int(footer["data-length"])) == (pf.footer_location.footer_offset,
                                                                              pf.footer_location.footer_length)
         assert footer["data-encrypted"] == ("true" if pf.footer_location.encrypted_footer else "false")
-        for i, rg in enumerate(pf.metadata.row_groups):
+        for i, rg in enumerate(pf.thrift_metadata.row_groups):
             for desc, cc in zip(pf.columns, rg.columns):
                 key = (str(i), desc.dotted_path)
                 m = pf.chunk_metadata(i, desc)

@@ -133,6 +133,6 @@ def test_unknown_logical_type_is_skipped():
 
 def test_repeated_no_annotation_trusts_row_group_counts():
     pf = pqbloom.ParquetFile(FIXTURES / "data" / "repeated_no_annotation.parquet")
-    assert pf.metadata.num_rows == 0
+    assert pf.thrift_metadata.num_rows == 0
     assert pf.num_rows == 6
     assert pf.read(columns=["id"]).column("id").to_pylist() == [1, 2, 3, 4, 5, 6]

@@ -155,9 +155,9 @@ def test_fixture_decrypts_to_documented_values(name, how):
         assert pf.num_rows == 50 and pf.num_row_groups == 1
         encrypted = FIXTURES[name][1]
         for desc in pf.columns:
-            meta = pf.column_chunk(0, desc.dotted_path)  # decrypted ColumnMetaData
-            assert tuple(meta.path_in_schema) == desc.path
+            meta = pf.column_chunk(0, desc.dotted_path)  # decrypted metadata
             expect = encrypted is None or encrypted == "all" or desc.dotted_path in encrypted
+            assert meta.path_in_schema == desc.dotted_path and meta.is_encrypted is expect
             assert pf.decryption.column_encrypted(desc) is expect
             if desc.dotted_path in ("double_field", "float_field"):
                 assert meta.statistics is not None  # the full metadata, not the stripped copy
@@ -686,7 +686,7 @@ def _read_everything(source, props=DPROPS):
         for rg in range(pf.num_row_groups):
             for desc in pf.columns:
                 pf.bloom_filter(rg, desc.dotted_path)
-                cc = pf.metadata.row_groups[rg].columns[desc.index]
+                cc = pf.thrift_metadata.row_groups[rg].columns[desc.index]
                 for mt, off, length in ((ModuleType.COLUMN_INDEX, cc.column_index_offset, cc.column_index_length),
                                         (ModuleType.OFFSET_INDEX, cc.offset_index_offset, cc.offset_index_length)):
                     if off is not None:

@@ -99,7 +99,7 @@ def test_bloom_filters_of_every_peer(name):
     case = CASES[name]
     data = case.data()
     with _open(name) as pf:
-        rgs = [rg.num_rows for rg in pf.metadata.row_groups]
+        rgs = [rg.num_rows for rg in pf.thrift_metadata.row_groups]
         start = 0
         for rg, n in enumerate(rgs):
             for col in case.bloom.columns:
@@ -138,5 +138,5 @@ def test_encrypted_spark_files_need_the_keys():
             pf.read(["s"])
     with pqbloom.ParquetFile(ctr, decryption_properties=_props(ctr)) as pf:
         assert pf.decryption.ctx.algorithm_name == "AES_GCM_CTR_V1"
-        md = json.loads(pf.metadata.footer_signing_key_metadata)
+        md = json.loads(pf.thrift_metadata.footer_signing_key_metadata)
         assert md["doubleWrapping"] is False and md["masterKeyID"] == "keyA"

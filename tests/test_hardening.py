@@ -846,7 +846,7 @@ def test_file_over_4gib_written_by_pqbloom_read_by_pyarrow_and_us(tmp_path):
     try:
         pf = pqbloom.ParquetFile(path)
         assert pf.num_row_groups == 9
-        last = pf.metadata.row_groups[8].columns[0]
+        last = pf.thrift_metadata.row_groups[8].columns[0]
         assert min(last.meta_data.data_page_offset, last.meta_data.bloom_filter_offset,
                    last.offset_index_offset, last.column_index_offset) > 2**32
         expected = (np.arange(8 * n, 8 * n + 100_000, dtype=np.int64) * 3).tolist()
@@ -881,7 +881,7 @@ def test_file_over_4gib_written_by_pyarrow_read_by_us(tmp_path):
     try:
         pf = pqbloom.ParquetFile(path)
         assert pf.num_row_groups == 9 and pf.num_rows == 8 * n + 100_000
-        assert pf.metadata.row_groups[8].columns[0].meta_data.data_page_offset > 2**32
+        assert pf.thrift_metadata.row_groups[8].columns[0].meta_data.data_page_offset > 2**32
         assert pf.read_row_group(8).column("id").to_pylist() == (np.arange(100_000) - 7).tolist()
         assert pf.read_row_group(7, ["id"]).column("id").to_numpy()[-3:].tolist() == [8 * n - 3, 8 * n - 2,
                                                                                      8 * n - 1]

@@ -101,7 +101,7 @@ def test_deepest_schema_pyarrow_reads_is_read_whole(tmp_path):
 
     def check() -> None:
         pf = pqbloom.ParquetFile(path)
-        str(pf.table_schema), str(pf.schema), repr(pf.metadata.schema[1])
+        str(pf.table_schema), str(pf.schema), repr(pf.thrift_metadata.schema[1])
         t = pf.read()
         repr(t)
         assert t.to_arrow().equals(expected)

@@ -571,7 +571,7 @@ def _check_pages_start_records(data: bytes) -> None:
                     assert reps[0] == 0, "a page starts inside a record"
                     firsts.append(rows)
                     rows += int(np.count_nonzero(reps == 0))
-                cc = pf.metadata.row_groups[rg].columns[d.index]
+                cc = pf.thrift_metadata.row_groups[rg].columns[d.index]
                 if cc.offset_index_offset is not None:
                     oi, _ = decode_prefix(T.OffsetIndex, pf.range_reader.read(cc.offset_index_offset,
                                                                           cc.offset_index_length))
@@ -622,7 +622,7 @@ def _check_page_headers(data: bytes, version: str) -> None:
                         decode_levels_v1(raw[p:], dw, n)
                 rows += int(np.count_nonzero(reps == 0))
                 entries += n
-            assert rows == pf.metadata.row_groups[0].num_rows and entries == meta.num_values
+            assert rows == pf.thrift_metadata.row_groups[0].num_rows and entries == meta.num_values
 
 
 
@@ -653,7 +653,7 @@ def test_nested_pages_statistics_and_page_index(version):
     assert stats["s.b"].null_count == sum(s is None or s["b"] is None for s in structs)
     assert pmd.row_group(0).column(0).num_values == len(flat_elems) + sum(1 for v in tags if not v)
     with pqbloom.ParquetFile(data) as pf:
-        cc = pf.metadata.row_groups[0].columns[0]
+        cc = pf.thrift_metadata.row_groups[0].columns[0]
         ci, _ = decode_prefix(T.ColumnIndex, pf.range_reader.read(cc.column_index_offset, cc.column_index_length))
         oi, _ = decode_prefix(T.OffsetIndex, pf.range_reader.read(cc.offset_index_offset, cc.offset_index_length))
         assert len(ci.null_pages) == len(oi.page_locations) > 3

@@ -205,7 +205,7 @@ def test_level_histograms_prune_is_null(tmp_path, writer):
                                    pa.list_(pa.int64()))})
     path = tmp_path / "hist.parquet"
     _write(t, path, writer, row_group_size=500)
-    assert pqbloom.read_metadata(str(path)).row_groups[0].columns[1].meta_data.statistics.null_count > 0
+    assert pqbloom.read_metadata(str(path)).row_group(0).column(1).statistics.null_count > 0
     ex = Explain()
     assert _ids(path, field(LEAF).is_null(), ex) == []
     assert ex.row_groups_pruned_statistics == 4

@@ -34,7 +34,8 @@ PLACEMENTS = ["after_row_group", "end"]
 
 def chunk_meta(path, rg: int, column: str):
     """Our parser's ColumnMetaData of one chunk."""
-    md = pqbloom.read_metadata(str(path))
+    with pqbloom.ParquetFile(str(path)) as pf:
+        md = pf.thrift_metadata
     names = [c.meta_data.path_in_schema[-1] for c in md.row_groups[rg].columns]
     return md.row_groups[rg].columns[names.index(column)].meta_data
 
@@ -198,7 +199,8 @@ def test_pyarrow_sees_our_bloom_filter_offsets_and_reads_data(tmp_path, placemen
     path = tmp_path / "f.parquet"
     pqbloom.write_table(data, str(path), row_group_size=3000, bloom_filter_position=placement,
                         bloom_filter_options={"id": True, "s": {"fpp": 0.05}, "i32": True})
-    ours = pqbloom.read_metadata(str(path))
+    with pqbloom.ParquetFile(str(path)) as pf:
+        ours = pf.thrift_metadata
     pmd = pq.ParquetFile(path).metadata
     assert pmd.num_row_groups == 4
     size = path.stat().st_size
@@ -288,7 +290,7 @@ def test_parquet_mr_fixture_bloom_filters(fixtures_dir):
                 if path.name == "data_index_bloom_encoding_stats.parquet":
                     assert meta.bloom_filter_length is None  # header must be decoded to learn the size
                     # parquet-mr placed it after the page indexes
-                    cc = pqbloom.read_metadata(str(path)).row_groups[rg].columns[0]
+                    cc = pqbloom.read_metadata(str(path)).row_group(rg).column(0)
                     assert meta.bloom_filter_offset > cc.offset_index_offset > cc.column_index_offset
                 bf = pf.bloom_filter(rg, "String")
                 assert bf is not None

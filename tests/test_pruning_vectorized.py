@@ -227,14 +227,14 @@ FILTERS = [
 def test_skim_of_a_lazy_footer_prunes_as_full_row_groups_do(many_typed, flt):
     path, table = many_typed
     with pqbloom.ParquetFile(path) as pf:
-        assert isinstance(pf.metadata.row_groups, RowGroupList)
+        assert isinstance(pf.thrift_metadata.row_groups, RowGroupList)
         plan = BoundFilter(pf, flt)
         rows, may = statistics_verdicts(plan)  # from the skim: nothing decoded yet
-        assert pf.metadata.row_groups.decoded <= 2
+        assert pf.thrift_metadata.row_groups.decoded <= 2
         ex = Explain()
         expect = [RowGroupPruner(plan, rg, ex).verdict(False, False)[0] for rg in range(pf.num_row_groups)]
         assert may.tolist() == expect
-        assert rows.tolist() == [pf.metadata.row_groups[i].num_rows for i in range(pf.num_row_groups)]
+        assert rows.tolist() == [pf.thrift_metadata.row_groups[i].num_rows for i in range(pf.num_row_groups)]
         if flt is FILTERS[0]:
             assert np.flatnonzero(may).tolist() == [500 // 8]  # ids are sorted, 8 per row group
         # and the same verdicts from already decoded row groups (no skim)

@@ -85,7 +85,7 @@ SALT = np.array([0x47B6137B, 0x44974D91, 0x8824AD5B, 0xA2B7289D, 0x705495C7, 0x2
 
 def _bloom_chunks_pqbloom(path: Path) -> list[tuple[int, int]]:
     with pqbloom.ParquetFile(path) as pf:
-        return [(i, j) for i, rg in enumerate(pf.metadata.row_groups or []) for j, cc in enumerate(rg.columns or [])
+        return [(i, j) for i, rg in enumerate(pf.thrift_metadata.row_groups or []) for j, cc in enumerate(rg.columns or [])
                 if cc.meta_data is not None and cc.meta_data.bloom_filter_offset is not None]
 
 

@@ -49,7 +49,7 @@ def test_many_row_groups_footer_decodes_lazily_and_matches_pyarrow(many_rg):
     path, _, _ = many_rg
     pa_md = pq.ParquetFile(path).metadata
     with pqbloom.ParquetFile(path) as pf:
-        rgs = pf.metadata.row_groups
+        rgs = pf.thrift_metadata.row_groups
         assert isinstance(rgs, RowGroupList)
         assert pf.num_row_groups == pa_md.num_row_groups == N_RG
         assert pf.num_rows == pa_md.num_rows
@@ -71,8 +71,8 @@ def test_many_row_groups_footer_decodes_lazily_and_matches_pyarrow(many_rg):
         flen = int.from_bytes(data[-8:-4], "little")
         eager = decode_prefix(T.FileMetaData, data[-8 - flen:-8])[0]
         assert not isinstance(eager.row_groups, RowGroupList)
-        assert pf.metadata == eager
-        assert encode(pf.metadata) == data[-8 - flen:-8]
+        assert pf.thrift_metadata == eager
+        assert encode(pf.thrift_metadata) == data[-8 - flen:-8]
 
 
 def test_many_row_groups_min_max_pruning_reads_what_statistics_imply(many_rg):
@@ -127,7 +127,7 @@ def test_lazy_row_group_without_columns_fails_typed_when_read(tmp_path):
 
     bad = _rewrite_footer(data, drop_columns)
     pf = pqbloom.ParquetFile(bad)  # the row groups are skimmed, not decoded
-    assert isinstance(pf.metadata.row_groups, RowGroupList)
+    assert isinstance(pf.thrift_metadata.row_groups, RowGroupList)
     assert pf.read_row_group(69).column("x").to_pylist() == [138, 139]
     with pytest.raises(CorruptFileError) as ei:
         pf.read()
@@ -220,7 +220,7 @@ def test_ten_thousand_column_chunks_decode_on_access_and_match_pyarrow(tmp_path,
     pq.write_table(wide_input, path)
     pa_md = pq.ParquetFile(path).metadata
     with pqbloom.ParquetFile(path) as pf:
-        cols = pf.metadata.row_groups[0].columns
+        cols = pf.thrift_metadata.row_groups[0].columns
         assert isinstance(cols, ColumnChunkList) and len(cols) == N_COLS == pa_md.num_columns
         assert cols.decoded <= 2  # opening checked two positions, no more
         names = ["c9998", "c3", "c5001"]
@@ -237,8 +237,8 @@ def test_ten_thousand_column_chunks_decode_on_access_and_match_pyarrow(tmp_path,
         flen = int.from_bytes(data[-8:-4], "little")
         eager = decode_prefix(T.FileMetaData, data[-8 - flen:-8])[0]
         assert not isinstance(eager.row_groups[0].columns, ColumnChunkList)
-        assert pf.metadata == eager
-        assert encode(pf.metadata) == data[-8 - flen:-8]
+        assert pf.thrift_metadata == eager
+        assert encode(pf.thrift_metadata) == data[-8 - flen:-8]
         assert cols.decoded == N_COLS
 
 
@@ -248,7 +248,7 @@ def test_wide_footer_with_garbage_in_a_column_chunk_fails_typed(tmp_path):
     pqbloom.write_table({f"c{i}": np.arange(3, dtype=np.int64) + i for i in range(n_cols)}, path)
     data = path.read_bytes()
     with pqbloom.ParquetFile(data) as pf:
-        assert isinstance(pf.metadata.row_groups[0].columns, ColumnChunkList)
+        assert isinstance(pf.thrift_metadata.row_groups[0].columns, ColumnChunkList)
         assert pf.read(["c150"]).column("c150").to_pylist() == [150, 151, 152]
     bad = bytearray(data)
     at = data.rindex(b"c150")  # inside chunk 150's metadata (its path)

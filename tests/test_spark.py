@@ -56,7 +56,7 @@ def _scan(df):
 
 def _rg_rows(path) -> list[int]:
     md = pqbloom.read_metadata(str(path))
-    return [rg.num_rows for rg in md.row_groups]
+    return [rg.num_rows for rg in md.row_groups()]
 
 
 def _expected_scan_rows(path, column, value, ptype, type_length=None) -> int:

@@ -70,7 +70,7 @@ def test_write_layout_and_read_back(spark, written):
     for p in parts:  # written by pqbloom, with Bloom filters on both columns
         with pqbloom.ParquetFile(str(written / p)) as pf:
             assert pf.num_row_groups >= 2
-            assert pf.metadata.row_groups[0].num_rows == RG  # Spark's 10k-row Arrow batches are re-cut
+            assert pf.thrift_metadata.row_groups[0].num_rows == RG  # Spark's 10k-row Arrow batches are re-cut
             assert pf.bloom_filter(0, "id") is not None and pf.bloom_filter(0, "email") is not None
     df = spark.read.format("pqbloom").load(str(written))
     assert df.schema.simpleString() == "struct<id:bigint,email:string,amount:double,ts:timestamp>"

@@ -909,7 +909,7 @@ def _level_index(path) -> dict:
     out = {}
     with pqbloom.ParquetFile(str(path)) as pf:
         data = Path(path).read_bytes()
-        for rg, g in enumerate(pf.metadata.row_groups):
+        for rg, g in enumerate(pf.thrift_metadata.row_groups):
             for d, cc in zip(pf.columns, g.columns):
                 oi = decode_prefix(T.OffsetIndex, data[cc.offset_index_offset:][:cc.offset_index_length])[0]
                 ci = decode_prefix(T.ColumnIndex, data[cc.column_index_offset:][:cc.column_index_length])[0]

@@ -167,7 +167,7 @@ def _enum(enum: Any, v: int | None) -> str | None:  # Any: a generated Thrift en
 def _scan(pf: ParquetFile, path: str) -> FileLayout:
     size = pf.range_reader.size
     ft = pf.footer_location
-    md = pf.metadata
+    md = pf.thrift_metadata
     secs: list[Section] = [Section("magic", 0, 4)]
     lay = FileLayout(path=path, size=size, sections=[], num_rows=pf.num_rows, num_row_groups=pf.num_row_groups,
                      columns=[d.dotted_path for d in pf.columns], encrypted_footer=ft.encrypted_footer,
@@ -181,7 +181,7 @@ def _scan(pf: ParquetFile, path: str) -> FileLayout:
             where: dict[str, Any] = {"row_group": rg_index, "column": col, "column_index": desc.index,
                                      "encrypted": encrypted}
             try:
-                meta = pf.column_chunk(rg_index, desc.index)
+                meta = pf.chunk_metadata(rg_index, desc)
                 readable = True
             except KeyNotFoundError:
                 meta = cc.meta_data  # plaintext footer: offsets without statistics or Bloom filter fields

@@ -58,7 +58,7 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
             from .layout import scan_layout
 
             layout = scan_layout(pf)
-        md = pf.metadata
+        md = pf.thrift_metadata
         out: dict[str, Any] = {
             "file": path,
             "size": pf.range_reader.size,
@@ -80,7 +80,7 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
                     entry["pages"] = [{k: v for k, v in sec.to_dict().items() if k not in ("row_group", "column")}
                                       for sec in layout.pages(i, desc.dotted_path)]
                 try:
-                    m = pf.column_chunk(i, desc.index)
+                    m = pf.chunk_metadata(i, desc)
                 except ParquetError as exc:
                     entry["error"] = str(exc)
                     rgo["columns"].append(entry)

@@ -45,6 +45,7 @@ from .column_reader import (
 from .encryption import ReaderDecryption
 from .footer import FooterLocation, read_footer
 from .levels import LeafLevels, assemble, check_levels
+from .metadata import ColumnChunkMetadata, FileMetadata
 from .pages import iter_pages, v2_flag_ignored
 from .select import select_columns
 
@@ -79,8 +80,11 @@ class FileReader:
         self.decryption: ReaderDecryption | None = None
         self.footer_location, self.decryption = read_footer(self.range_reader, decryption_properties)
         #: the raw footer (``FileMetaData``, row groups decoded lazily)
-        self.metadata: T.FileMetaData = self.footer_location.metadata
-        self._leaves, _ = leaves_from_thrift(self.metadata.schema)
+        #: the decoded footer as the format's Thrift struct: for the scan layer and low-level tools;
+        #: users read :attr:`metadata` (pqbloom's own objects)
+        self.thrift_metadata: T.FileMetaData = self.footer_location.metadata
+        self._metadata_view: FileMetadata | None = None
+        self._leaves, _ = leaves_from_thrift(self.thrift_metadata.schema)
         self._by_name = {c.dotted_path: c for c in self._leaves}
         # paths that name several leaves (a footer may repeat a name): looking them up is an error
         self._ambiguous = {p for p, k in Counter(c.dotted_path for c in self._leaves).items() if k > 1} \
@@ -102,7 +106,7 @@ class FileReader:
     @property
     def _tree(self) -> list[LNode]:
         if self._tree_cache is None:
-            self._tree_cache = build_tree(self.metadata.schema, self._leaves)
+            self._tree_cache = build_tree(self.thrift_metadata.schema, self._leaves)
         return self._tree_cache
 
     @property
@@ -114,13 +118,13 @@ class FileReader:
     def num_rows(self) -> int:
         """Rows in the file: the sum of the row groups' counts."""
         # some writers leave FileMetaData.num_rows at 0; the row groups are authoritative
-        rgs = self.metadata.row_groups
+        rgs = self.thrift_metadata.row_groups
         return sum(rgs.num_rows if isinstance(rgs, RowGroupList) else (rg.num_rows for rg in rgs))
 
     @property
     def num_row_groups(self) -> int:
         """Row groups in the file."""
-        return len(self.metadata.row_groups)
+        return len(self.thrift_metadata.row_groups)
 
     @property
     def io_stats(self) -> IOStats:
@@ -130,17 +134,29 @@ class FileReader:
     @property
     def created_by(self) -> str | None:
         """The writer the footer names (``created_by``), if any."""
-        return self.metadata.created_by
+        return self.thrift_metadata.created_by
 
     @property
     def key_value_metadata(self) -> dict[str, str | None]:
         """The footer's key-value metadata."""
-        return {kv.key: kv.value for kv in (self.metadata.key_value_metadata or [])}
+        return {kv.key: kv.value for kv in (self.thrift_metadata.key_value_metadata or [])}
 
-    def column_chunk(self, row_group: int, column: int | str) -> T.ColumnMetaData:
-        """The ColumnMetaData of a chunk (decrypted when needed)."""
+    @property
+    def metadata(self) -> FileMetadata:
+        """The footer as pqbloom's metadata objects (row groups, column chunks, statistics)."""
+        if self._metadata_view is None:
+            self._metadata_view = FileMetadata(self.thrift_metadata, self.schema, self._leaves, self.num_rows,
+                                               self.chunk_metadata, encrypted=self.footer_location.encrypted_footer)
+        return self._metadata_view
+
+    def column_chunk(self, row_group: int, column: int | str) -> ColumnChunkMetadata:
+        """The metadata of one column chunk, decrypted when needed (a column whose key is missing raises
+        :class:`~pqbloom.errors.KeyNotFoundError`)."""
         desc = self.column_descriptor(column)
-        return self.chunk_metadata(row_group, desc)
+        if not 0 <= row_group < self.num_row_groups:
+            raise IndexError(f"row group {row_group} out of range: the file has {self.num_row_groups}")
+        self.chunk_metadata(row_group, desc)  # decrypt now: a missing key is reported here, as a typed error
+        return self.metadata.row_group(row_group).column(desc.index)
 
     def close(self) -> None:
         """Close the underlying file (when this reader opened it)."""
@@ -201,7 +217,7 @@ class FileReader:
         with memory_budget(self.memory_limit):
             return self.with_file_metadata(Table([self.read_nested(i, d) if isinstance(d, NestedSelection)
                                               else build_column(d.field, [self.read_chunk_parts(i, d)])
-                                              for d in descs], num_rows=self.metadata.row_groups[i].num_rows), [i])
+                                              for d in descs], num_rows=self.thrift_metadata.row_groups[i].num_rows), [i])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
         """Yield Tables of at most ``batch_size`` rows, decoding page by page.
@@ -216,7 +232,7 @@ class FileReader:
     def _iter_batches(self, batch_size: int, columns: Sequence[str] | None) -> Iterator[Table]:
         descs = self.select_columns(columns)
         for i in range(self.num_row_groups):
-            expected = self.metadata.row_groups[i].num_rows
+            expected = self.thrift_metadata.row_groups[i].num_rows
             if not descs:  # no columns: batches of rows only
                 for start in range(0, expected, batch_size):
                     yield Table([], num_rows=min(batch_size, expected - start))
@@ -384,7 +400,7 @@ class FileReader:
     def read_nested(self, rg: int, sel: NestedSelection, levels: dict[int, LeafLevels] | None = None) -> Column:
         """The nested column ``sel`` of row group ``rg``: every leaf's levels (from ``levels`` when
         already decoded), then assembly."""
-        expected = self.metadata.row_groups[rg].num_rows
+        expected = self.thrift_metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
         if not sel.leaves:  # a field of empty groups: no chunk tells its slots apart; all null, as pyarrow reads it
@@ -413,7 +429,7 @@ class FileReader:
     def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
         """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
         is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
-        rgs = self.metadata.row_groups
+        rgs = self.thrift_metadata.row_groups
         if not 0 <= rg_index < len(rgs):
             raise IndexError(f"row group {rg_index} out of range")
         chunks = rgs[rg_index].columns
@@ -454,7 +470,7 @@ class FileReader:
     def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
         """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
         parts = self._read_chunk_unchecked(rg, desc)
-        expected = self.metadata.row_groups[rg].num_rows
+        expected = self.thrift_metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
         if parts.num_rows != expected:
@@ -475,7 +491,7 @@ class FileReader:
 
     def _next_chunk_start(self, start: int) -> int:
         bound = self.footer_location.footer_offset
-        for rg in self.metadata.row_groups:
+        for rg in self.thrift_metadata.row_groups:
             for cc in rg.columns:
                 m = cc.meta_data
                 if m is None:
@@ -515,7 +531,7 @@ class FileReader:
         With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
         each None when its maximum is 0 (nested leaves are read that way).
         """
-        return iter_pages(buf, base, meta, rg, desc, row_count=self.metadata.row_groups[rg].num_rows,
+        return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
                           levels=levels)

@@ -466,7 +466,7 @@ class BoundFilter:
         self.cols: dict[str, BoundColumn] = {}
         if expr is None:
             return
-        md = pf.metadata
+        md = pf.thrift_metadata
         orders = md.column_orders if md.column_orders is not None and len(md.column_orders) == len(pf.columns) \
             else None
         for name in sorted(expr.columns()):

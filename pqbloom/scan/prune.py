@@ -463,7 +463,7 @@ def _chunk_metas(pf: FileReader, descs: Sequence[ColumnDescriptor]) -> tuple[np.
     """Row counts of every row group and the ColumnMetaData (None: unusable) of the chunks of
     ``descs``; from one statistics skim of a lazily decoded footer when possible (decoding every
     full RowGroup costs more than pruning them)."""
-    rgs = pf.metadata.row_groups
+    rgs = pf.thrift_metadata.row_groups
     n = len(rgs)
     skim = None
     if pf.decryption is None and isinstance(rgs, RowGroupList) and rgs.decoded < n:

@@ -28,7 +28,7 @@ COALESCE_GAP = 4096  # merge reads separated by at most this many bytes
 
 def row_group_rows(pf: FileReader, rg: int) -> int:
     """Rows of row group ``rg`` as the footer gives them (0 when missing or negative: nothing to read)."""
-    n = pf.metadata.row_groups[rg].num_rows
+    n = pf.thrift_metadata.row_groups[rg].num_rows
     return int(n) if n is not None and n > 0 else 0
 
 
@@ -77,7 +77,7 @@ class PageIndexCache:
                 self.oi.setdefault(d.index, None)
                 self.ci.setdefault(d.index, None)
             return
-        chunks = pf.metadata.row_groups[rg].columns
+        chunks = pf.thrift_metadata.row_groups[rg].columns
         if len(chunks) != len(pf.columns):  # as ParquetFile.chunk_metadata checks
             raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(pf.columns)} columns",
                                    row_group=rg)
