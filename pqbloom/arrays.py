@@ -89,10 +89,12 @@ class BinaryArray:
         return len(self.offsets) - 1
 
     def lengths(self) -> np.ndarray:
+        """The length in bytes of each value (int64)."""
         return np.diff(self.offsets)
 
     @property
     def nbytes(self) -> int:
+        """Bytes held: the value bytes plus the offsets."""
         return int(self.offsets[-1] - self.offsets[0])
 
     def __getitem__(self, i: int) -> bytes:
@@ -105,6 +107,7 @@ class BinaryArray:
             yield buf[a:b]
 
     def to_pylist(self) -> list[bytes]:
+        """The values as a list of ``bytes``."""
         return list(self)
 
     def __repr__(self) -> str:
@@ -203,4 +206,5 @@ class BinaryArray:
         return BinaryArray(new_off, body[np.repeat(keep, lens)])
 
     def slice(self, start: int, stop: int) -> BinaryArray:
+        """Values ``start`` to ``stop`` (exclusive), sharing this array's bytes."""
         return BinaryArray(self.offsets[start:stop + 1], self.data)

@@ -151,10 +151,12 @@ class InMemoryKms(KmsClient):
             raise EncryptionError(f"master key {master_key_identifier!r} is not in the KMS") from None
 
     def wrap_key(self, key_bytes: bytes, master_key_identifier: str) -> str:
+        """Wrap (encrypt) a data key with the master key named ``master_key_identifier``."""
         master = self._master(master_key_identifier, False)
         return encrypt_key_locally(key_bytes, master, master_key_identifier.encode("utf-8"))
 
     def unwrap_key(self, wrapped_key: str, master_key_identifier: str) -> bytes:
+        """Unwrap a data key wrapped by :meth:`wrap_key` with the same master key."""
         master = self._master(master_key_identifier, True)
         return decrypt_key_locally(wrapped_key, master, master_key_identifier.encode("utf-8"))
 

@@ -165,6 +165,7 @@ class FileEncryptionProperties:
 
     @property
     def footer_key(self) -> bytes:
+        """The footer key (bytes; never shown in the repr)."""
         return self._footer_key
 
     @property

@@ -196,12 +196,14 @@ class Field:
 
     @property
     def type_name(self) -> str:
+        """The field's type as text (``"int64"``, ``"timestamp[us, UTC]"``...), as :func:`make_field` reads it."""
         return format_type(self.physical_type, self.logical_type, self.type_length)
 
     def __str__(self) -> str:
         return f"{self.name}: {self.type_name}{'' if self.nullable else ' not null'}"
 
     def with_nullable(self, nullable: bool) -> Field:
+        """A copy of the field with ``nullable`` set as given."""
         return replace(self, nullable=nullable)
 
 
@@ -233,6 +235,7 @@ class NestedField(Field):
         return body if self.logical_type is None else f"{body} ({self.logical_type})"
 
     def child(self, name: str) -> Field:
+        """The child field named ``name``."""
         for c in self.children:
             if c.name == name:
                 return c

@@ -59,9 +59,11 @@ class Schema:
 
     @property
     def names(self) -> list[str]:
+        """The field names, in order."""
         return [f.name for f in self.fields]
 
     def field(self, name: str) -> Field:
+        """The field named ``name`` (KeyError when there is none)."""
         for f in self.fields:
             if f.name == name:
                 return f
@@ -96,6 +98,7 @@ class Schema:
         return leaves_from_thrift(self.to_thrift())[0]
 
     def leaf_paths(self) -> list[tuple[str, ...]]:
+        """The path of each leaf column (a tuple of names), in file order."""
         return [d.path for d in self.leaves()]
 
 

@@ -48,6 +48,7 @@ class Column:
 
     @property
     def null_count(self) -> int:
+        """How many values are null."""
         return 0 if self.mask is None else int(self.mask.sum())
 
     def dense(self) -> Any:
@@ -60,10 +61,12 @@ class Column:
         return self.values[keep]
 
     def slice(self, start: int, stop: int) -> Column:
+        """Rows ``start`` to ``stop`` (exclusive) of the column."""
         v = self.values.slice(start, stop) if isinstance(self.values, BinaryArray) else self.values[start:stop]
         return Column(self.field, v, None if self.mask is None else self.mask[start:stop])
 
     def take(self, idx: np.ndarray) -> Column:
+        """The rows at the positions ``idx``, in that order."""
         v = self.values.take(idx) if isinstance(self.values, BinaryArray) else self.values[idx]
         return Column(self.field, v, None if self.mask is None else self.mask[idx])
 

@@ -109,17 +109,21 @@ class Table:
     # -- access -----------------------------------------------------------------
     @property
     def num_rows(self) -> int:
+        """Rows in the table."""
         return self._num_rows
 
     @property
     def num_columns(self) -> int:
+        """Top-level columns in the table."""
         return len(self.columns)
 
     @property
     def column_names(self) -> list[str]:
+        """The top-level column names, in order."""
         return [c.field.name for c in self.columns]
 
     def column(self, name: str | int) -> Column:
+        """The column named ``name``, or at position ``name`` when it is an int."""
         if isinstance(name, int):
             return self.columns[name]
         for c in self.columns:
@@ -134,14 +138,17 @@ class Table:
         return self._num_rows
 
     def select(self, names: Iterable[str]) -> Table:
+        """A table of the named columns, in the order given."""
         return self._like([self.column(n) for n in names], num_rows=self._num_rows)
 
     def slice(self, start: int, stop: int | None = None) -> Table:
+        """Rows ``start`` to ``stop`` (exclusive; to the end when None) of every column."""
         stop = self._num_rows if stop is None else min(stop, self._num_rows)
         start = min(max(start, 0), stop)
         return self._like([c.slice(start, stop) for c in self.columns], num_rows=max(stop - start, 0))
 
     def take(self, idx: np.ndarray) -> Table:
+        """The rows at the positions ``idx``, in that order, of every column."""
         idx = np.asarray(idx)
         n = int(np.count_nonzero(idx)) if idx.dtype == bool else len(idx)
         return self._like([c.take(idx) for c in self.columns], num_rows=n)
@@ -154,14 +161,17 @@ class Table:
                                num_rows=sum(t.num_rows for t in tables))
 
     def to_pydict(self) -> dict[str, list[Any]]:
+        """``{column name: list of Python values}`` (nulls as None)."""
         return {c.field.name: c.to_pylist() for c in self.columns}
 
     def to_pylist(self) -> list[dict[str, Any]]:
+        """One ``{column name: value}`` dict per row."""
         d = self.to_pydict()
         names = list(d)
         return [dict(zip(names, row)) for row in zip(*d.values())] if names else [{} for _ in range(self._num_rows)]
 
     def to_arrow(self) -> Any:
+        """The table as a ``pyarrow.Table`` (needs pyarrow), with the stored Arrow types and metadata."""
         import pyarrow as pa
 
         arrays = [c.to_arrow() for c in self.columns]
@@ -190,4 +200,5 @@ class Table:
         return f"Table({self.num_rows} rows, {self.schema!r})"
 
     def equals(self, other: Table) -> bool:
+        """Whether both tables have the same schema and the same values, compared as :meth:`to_pydict` gives them."""
         return self.schema == other.schema and self.to_pydict() == other.to_pydict()
