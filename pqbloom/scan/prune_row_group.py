@@ -17,7 +17,8 @@ import numpy as np
 from .. import compression as compression_mod
 from ..encodings import decode_plain
 from ..errors import BloomFilterError, ParquetError
-from ..format import Encoding, PageType, PhysicalType, T, decode_prefix
+from ..file.pages import parse_page_header
+from ..format import Encoding, PageType, PhysicalType
 from ..statistics import column_index_bounds, column_index_is_usable
 from ..table import Column
 from .bind import BoundColumn, BoundCompare, BoundFilter, BoundIsIn, BoundLeaf, bound_leaves
@@ -191,11 +192,10 @@ def _dictionary_page(pf: FileReader, bc: BoundColumn, codec: int, start: int, le
     """The values of the dictionary page at the start of the chunk ``[start, start + length)``, or None
     when it is not one, is too large to read just to prune, or fails its checksum.
 
-    This parses the page header itself (unencrypted chunks only): the one place in the scan layer
-    that knows the page format, kept apart so that it can move onto the file layer's page codec.
+    Unencrypted chunks only; the header is parsed by the file layer's page codec.
     """
     head = pf.range_reader.read(start, min(length, 512), what="dictionary page header")
-    header, hlen = decode_prefix(T.PageHeader, head, offset=start, what="page header")
+    header, hlen = parse_page_header(head, 0, offset=start)
     if header.type != PageType.DICTIONARY_PAGE or header.dictionary_page_header is None:
         return None
     csize, usize = header.compressed_page_size, header.uncompressed_page_size

@@ -16,7 +16,8 @@ import numpy as np
 from ..errors import CorruptFileError, MemoryLimitError
 from ..file.column_reader import ChunkParts, assemble_values, build_column, concat_values, split_nested
 from ..file.levels import LeafLevels, check_levels
-from ..format import PageType, T, decode_prefix
+from ..file.pages import parse_page_header
+from ..format import PageType
 from ..io import read_ranges
 from ..table import Column, column_from_values
 from .bind import BoundColumn, BoundFilter, BoundNode
@@ -220,7 +221,7 @@ def read_repeated_pages(pf: FileReader, rg: int, d: ColumnDescriptor, layout: Pa
         # each page header tells how many level entries it holds
         counts = []
         for q in pages.tolist():
-            h, _ = decode_prefix(T.PageHeader, got[(layout.offsets[q], layout.sizes[q])], what="page header")
+            h, _ = parse_page_header(got[(layout.offsets[q], layout.sizes[q])], 0, offset=int(layout.offsets[q]))
             dp = h.data_page_header if h.type == PageType.DATA_PAGE else h.data_page_header_v2
             if dp is None or dp.num_values is None or dp.num_values < 1:
                 return None
