@@ -1,11 +1,15 @@
+"""Shared by every test: the repository and fixture paths (from tests/paths.py), the test keys, the Spark
+session, and NaN-aware value equality."""
+
 import math
 import os
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = (ROOT / ".." / "shared" / "fixtures" / "parquet-testing").resolve()
+from tests.paths import FIXTURES, FIXTURES_DATA, GOLDEN, REAL_WORLD, ROOT
+
+__all__ = ["FIXTURES", "FIXTURES_DATA", "GOLDEN", "REAL_WORLD", "ROOT", "values_equal"]
 
 
 @pytest.fixture(scope="session")
