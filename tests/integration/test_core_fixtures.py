@@ -8,7 +8,8 @@ import pytest
 
 import pqbloom
 from pqbloom.errors import ChecksumError, ParquetError
-from tests.conftest import FIXTURES, values_equal
+from tests.conftest import values_equal
+from tests.paths import FIXTURES
 
 PLAIN_FILES = sorted(p.name for p in (FIXTURES / "data").glob("*.parquet"))
 BAD_FILES = sorted(p.name for p in (FIXTURES / "bad_data").glob("*.parquet"))

@@ -561,3 +561,26 @@ def test_convert_memory_stays_bounded(tmp_path):
     print(f"csv {csv_mib:.0f} MiB; baseline {base} MiB; bounded +{grown} MiB; whole +{grown_whole} MiB")
     assert grown < 0.4 * grown_whole
     assert grown < 3 * csv_mib + 40
+
+
+def test_cli_inspect_and_errors(tmp_path):
+    p = tmp_path / "good.parquet"
+    pqbloom.write_table({"a": list(range(1000)), "s": [str(i) for i in range(1000)]}, p, compression="zstd")
+    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "inspect", str(p)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "row group 0" in r.stdout and "ZSTD" in r.stdout and "column index" in r.stdout
+    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "inspect", str(tmp_path / "missing.parquet")],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "missing.parquet" in r.stderr
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1 nonsense")
+    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "schema", str(bad)], capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "Parquet" in r.stderr
+
+
+def test_cli_demo_runs(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "demo", "--rows", "20000", "--output-dir", str(tmp_path)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "equal to what was written: True" in r.stdout
+    assert "bloom filter: offset" in r.stdout

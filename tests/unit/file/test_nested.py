@@ -32,7 +32,8 @@ from pqbloom.errors import CorruptFileError, SchemaError
 from pqbloom.format import T, decode_prefix, encode
 from pqbloom.schema import NestedField, make_field
 from pqbloom.table import NestedColumn
-from tests.conftest import FIXTURES, values_equal
+from tests.conftest import values_equal
+from tests.paths import FIXTURES
 
 DATA = FIXTURES / "data"
 BAD = FIXTURES / "bad_data"

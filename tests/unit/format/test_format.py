@@ -1,22 +1,17 @@
-"""Thrift codec, corrupt input handling, atomic writes, CLI."""
+"""The Thrift codec and the format enums: accelerated path, spec bytes, unknown fields, regenerated bindings."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 
 import numpy as np
-import pyarrow.parquet as pq
 import pytest
 from thrift.protocol import TCompactProtocol
 
-import pqbloom
 from pqbloom import format as fmt
-from pqbloom.errors import CorruptFileError, ParquetError, SchemaError
 from pqbloom.format import T, enums
-from tests.conftest import FIXTURES
-from tests.paths import ROOT
+from tests.paths import FIXTURES, ROOT
 
 
 def test_accelerated_codec_is_used(monkeypatch):
@@ -88,100 +83,3 @@ def test_regenerated_bindings_match(tmp_path):
     r = subprocess.run([sys.executable, "scripts/gen_thrift.py", "--check"], capture_output=True, text=True,
                        cwd=ROOT)
     assert r.returncode == 0, r.stderr
-
-
-def _good_file(tmp_path):
-    p = tmp_path / "good.parquet"
-    pqbloom.write_table({"a": list(range(1000)), "s": [str(i) for i in range(1000)]}, p, compression="zstd")
-    return p
-
-
-@pytest.mark.parametrize("cut", [1, 4, 8, 50, 200])
-def test_truncated_files_raise_typed_errors(tmp_path, cut):
-    data = _good_file(tmp_path).read_bytes()
-    bad = tmp_path / "bad.parquet"
-    bad.write_bytes(data[:-cut])
-    with pytest.raises(ParquetError):
-        pqbloom.read_table(bad)
-
-
-def test_garbage_and_tiny_files(tmp_path):
-    for blob in (b"", b"PAR1", b"PAR1PAR1", b"x" * 100, b"PAR1" + b"\xff" * 100 + (90).to_bytes(4, "little") + b"PAR1"):
-        p = tmp_path / "g.parquet"
-        p.write_bytes(blob)
-        with pytest.raises(CorruptFileError):
-            pqbloom.read_table(p)
-
-
-def test_every_byte_flip_in_pages_gives_typed_error_or_data(tmp_path):
-    p = _good_file(tmp_path)
-    data = bytearray(p.read_bytes())
-    n = int.from_bytes(data[-8:-4], "little")
-    for i in range(4, len(data) - 8 - n, 97):
-        d = bytearray(data)
-        d[i] ^= 0xFF
-        q = tmp_path / "f.parquet"
-        q.write_bytes(bytes(d))
-        try:
-            pqbloom.read_table(q)
-        except ParquetError:
-            pass
-
-
-def test_failed_write_leaves_nothing_and_keeps_old_file(tmp_path):
-    target = tmp_path / "t.parquet"
-    pqbloom.write_table({"a": [1, 2, 3]}, target)
-    before = target.read_bytes()
-
-    with pytest.raises(SchemaError):
-        with pqbloom.ParquetWriter(target, pqbloom.Schema.from_types({"a": "int64"})) as w:
-            w.write_table({"a": [4, 5, 6]})
-            w.write_table({"a": ["not", "ints", "!"]})
-    assert target.read_bytes() == before
-    assert sorted(os.listdir(tmp_path)) == ["t.parquet"]
-
-    with pytest.raises(RuntimeError):
-        with pqbloom.ParquetWriter(tmp_path / "new.parquet", pqbloom.Schema.from_types({"a": "int64"})) as w:
-            w.write_table({"a": [1]})
-            raise RuntimeError("user code failed")
-    assert sorted(os.listdir(tmp_path)) == ["t.parquet"]
-
-
-def test_not_null_violation_is_schema_error(tmp_path):
-    with pytest.raises(SchemaError):
-        pqbloom.write_table(pqbloom.Table.from_pydict({"a": [1, None]}, pqbloom.Schema.from_types({"a": "int64"}, not_null=["a"])),
-                            tmp_path / "x.parquet")
-    assert not (tmp_path / "x.parquet").exists()
-
-
-def test_writer_streams_row_groups(tmp_path):
-    p = tmp_path / "w.parquet"
-    schema = pqbloom.Schema.from_types({"id": "int64", "name": "string"})
-    with pqbloom.ParquetWriter(p, schema, compression="zstd") as w:
-        for k in range(3):
-            w.write_batch({"id": list(range(k * 10, k * 10 + 10)), "name": [f"n{i}" for i in range(10)]})
-    md = pq.read_metadata(p)
-    assert md.num_row_groups == 3 and md.num_rows == 30
-    assert pq.read_table(p).column("id").to_pylist() == list(range(30))
-
-
-def test_cli_inspect_and_errors(tmp_path):
-    p = _good_file(tmp_path)
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "inspect", str(p)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "row group 0" in r.stdout and "ZSTD" in r.stdout and "column index" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "inspect", str(tmp_path / "missing.parquet")],
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr and "missing.parquet" in r.stderr
-    bad = tmp_path / "bad.parquet"
-    bad.write_bytes(b"PAR1 nonsense")
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "schema", str(bad)], capture_output=True, text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr and "Parquet" in r.stderr
-
-
-def test_cli_demo_runs(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "demo", "--rows", "20000", "--output-dir", str(tmp_path)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert "equal to what was written: True" in r.stdout
-    assert "bloom filter: offset" in r.stdout
