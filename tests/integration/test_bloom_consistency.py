@@ -30,6 +30,7 @@ import pqbloom
 from pqbloom.bloom import BloomFilter
 from pqbloom.errors import BloomFilterError, CorruptFileError
 from pqbloom.format import T, decode, encode
+from tests.conftest import KEY
 from tests.paths import REAL_WORLD, ROOT
 
 SHORT_NUMBYTES = (REAL_WORLD / "duckdb-duckdb" / "data" / "parquet-testing"
@@ -287,9 +288,6 @@ def test_duckdb_short_numbytes_cli_probe_fails_with_the_reason():
 # ---------------------------------------------------------------------------
 # Encrypted filters: forge the header or bitset before the writer encrypts them
 # ---------------------------------------------------------------------------
-
-KEY = b"K" * 16
-
 
 def _write_encrypted(path: Path, monkeypatch, *, header_fn=None, bitset_fn=None) -> None:
     real_header, real_bitset = BloomFilter.header_bytes, BloomFilter.bitset

@@ -1,5 +1,8 @@
 """Encrypted files end to end: pqbloom.write_table / read_table / ParquetFile with keys.
 
+(The primitives -- AAD, module framing, ciphers, properties, KMS and key tools -- are in
+tests/unit/crypto/test_crypto.py; the keys and helpers both use are in tests/conftest.py.)
+
 - every encrypted parquet-testing fixture decrypts to its documented values;
 - round trips pqbloom -> pqbloom and pqbloom <-> pyarrow (GCM and GCM-CTR, encrypted and
   plaintext footer, uniform and per-column keys, several row groups, page index, dictionary
@@ -13,9 +16,6 @@ from __future__ import annotations
 
 import json
 import struct
-import subprocess
-import sys
-import textwrap
 import zlib
 from pathlib import Path
 
@@ -38,29 +38,30 @@ from pqbloom.errors import (
     AuthenticationError,
     ChecksumError,
     CorruptFileError,
-    CryptoError,
     DecryptionError,
     EncryptionError,
     KeyNotFoundError,
-    ParquetError,
 )
 from pqbloom.file import encryption as crypto_io
 from pqbloom.format import T, decode, decode_prefix, encode
+from tests.conftest import (
+    ALL_KEYS,
+    COL_KEY,
+    K16,
+    K32,
+    KEY,
+    MASTER,
+    OTHER_KEY,
+    assert_no_key_in,
+    fixture_file,
+    key_retriever,
+    run_pyarrow,
+    split_tail,
+)
 from tests.paths import FIXTURES_DATA as DATA
-from tests.paths import ROOT
 
-K16 = {"kf": b"0123456789012345", "kc1": b"1234567890123450", "kc2": b"1234567890123451"}
-K32 = {"kf": b"01234567890123456789012345678901"}
-K32.update({f"kc{i}": b"1234567890123456789012345678901" + str((i + 1) % 10).encode() for i in range(1, 9)})
 COLUMN_OF_KEY_256 = {"kc1": "double_field", "kc2": "float_field", "kc3": "boolean_field", "kc4": "int32_field",
                      "kc5": "ba_field", "kc6": "flba_field", "kc7": "int64_field.list.element", "kc8": "int96_field"}
-MASTER = dict(K16)
-
-KEY = b"K" * 16
-COL_KEY = b"C" * 16
-OTHER_KEY = b"Z" * 16
-ALL_KEYS = (KEY, COL_KEY, OTHER_KEY, *K16.values(), *K32.values())
-
 FLAT = ["boolean_field", "int32_field", "int96_field", "float_field", "double_field", "ba_field", "flba_field"]
 
 # name -> (key set, encrypted columns (None: all), aad prefix to supply)
@@ -75,25 +76,6 @@ FIXTURES = {
     "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted": ("256", "all", b"tester"),
 }
 OTHER_FIXTURES = {"external_key_material_java.parquet.encrypted"}
-
-
-def fixture_path(name: str) -> Path:
-    path = DATA / name
-    if not path.exists():
-        pytest.fail(f"fixture {name} missing: tests read ../shared/fixtures")
-    return path
-
-
-def by_id(keys: dict[str, bytes]):
-    return lambda key_metadata: keys[key_metadata.decode("ascii")]
-
-
-def assert_no_key_in(exc: BaseException, keys=ALL_KEYS) -> None:
-    text = f"{exc} {exc!r}"
-    for key in keys:
-        assert key.decode("latin-1") not in text
-        assert key.hex() not in text and key.hex().upper() not in text
-        assert repr(key) not in text
 
 
 def check_dataset(table: pqbloom.Table, n: int = 50) -> None:
@@ -135,7 +117,7 @@ def _fixture_props(name: str, how: str) -> FileDecryptionProperties:
     keyset, _, aad = FIXTURES[name]
     keys = K16 if keyset == "128" else K32
     if how == "retriever":
-        return FileDecryptionProperties(key_retriever=by_id(keys), aad_prefix=aad)
+        return FileDecryptionProperties(key_retriever=key_retriever(keys), aad_prefix=aad)
     if keyset == "128":
         column_keys = {"double_field": keys["kc1"], "float_field": keys["kc2"]}
     else:
@@ -146,7 +128,7 @@ def _fixture_props(name: str, how: str) -> FileDecryptionProperties:
 @pytest.mark.parametrize("how", ["retriever", "explicit"])
 @pytest.mark.parametrize("name", sorted(FIXTURES))
 def test_fixture_decrypts_to_documented_values(name, how):
-    path = fixture_path(name)
+    path = fixture_file(name)
     props = _fixture_props(name, how)
     table = pqbloom.read_table(path, columns=FLAT, decryption_properties=props)
     assert table.num_rows == 50 and table.column_names == FLAT
@@ -176,38 +158,38 @@ def test_fixture_decrypts_to_documented_values(name, how):
 
 
 def test_fixture_stored_aad_prefix():
-    path = fixture_path("encrypt_columns_and_footer_aad.parquet.encrypted")
+    path = fixture_file("encrypt_columns_and_footer_aad.parquet.encrypted")
     check_dataset(pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(
-        key_retriever=by_id(K16))))
+        key_retriever=key_retriever(K16))))
     check_dataset(pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(
-        key_retriever=by_id(K16), aad_prefix=b"tester")))
+        key_retriever=key_retriever(K16), aad_prefix=b"tester")))
     with pytest.raises(DecryptionError, match="(?i)aad prefix") as info:
         pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(
-            key_retriever=by_id(K16), aad_prefix=b"other"))
+            key_retriever=key_retriever(K16), aad_prefix=b"other"))
     assert_no_key_in(info.value)
 
 
 def test_fixture_supplied_aad_prefix():
     name = "aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted"
-    path = fixture_path(name)
+    path = fixture_file(name)
     check_dataset(pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(
-        key_retriever=by_id(K32), aad_prefix=b"tester")))
+        key_retriever=key_retriever(K32), aad_prefix=b"tester")))
     with pytest.raises(KeyNotFoundError, match="aad_prefix") as info:
-        pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(key_retriever=by_id(K32)))
+        pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(key_retriever=key_retriever(K32)))
     assert_no_key_in(info.value)
     with pytest.raises(AuthenticationError) as info:
         pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(
-            key_retriever=by_id(K32), aad_prefix=b"tester2"))
+            key_retriever=key_retriever(K32), aad_prefix=b"tester2"))
     assert_no_key_in(info.value)
 
 
 def test_fixture_plaintext_footer_signed_and_readable_without_keys():
-    path = fixture_path("encrypt_columns_plaintext_footer.parquet.encrypted")
+    path = fixture_file("encrypt_columns_plaintext_footer.parquet.encrypted")
     data = path.read_bytes()
     assert data[:4] == data[-4:] == b"PAR1"
     # with keys: signature verified, everything readable
     check_dataset(pqbloom.read_table(path, columns=FLAT, decryption_properties=FileDecryptionProperties(
-        key_retriever=by_id(K16))))
+        key_retriever=key_retriever(K16))))
     # a wrong footer key fails the signature check
     with pytest.raises(AuthenticationError, match="signature") as info:
         pqbloom.ParquetFile(path, decryption_properties=FileDecryptionProperties(
@@ -219,7 +201,7 @@ def test_fixture_plaintext_footer_signed_and_readable_without_keys():
     tampered = bytearray(data)
     tampered[pos] ^= 0x01
     with pytest.raises(AuthenticationError):
-        pqbloom.ParquetFile(bytes(tampered), decryption_properties=FileDecryptionProperties(key_retriever=by_id(K16)))
+        pqbloom.ParquetFile(bytes(tampered), decryption_properties=FileDecryptionProperties(key_retriever=key_retriever(K16)))
     # ...but a legacy read without keys does not check it, and reads the plaintext columns
     plain = ["boolean_field", "int32_field", "int96_field", "ba_field", "flba_field"]
     with pqbloom.ParquetFile(path) as pf:
@@ -242,7 +224,7 @@ def test_fixture_plaintext_footer_signed_and_readable_without_keys():
 
 
 def test_fixture_encrypted_footer_needs_keys():
-    path = fixture_path("encrypt_columns_and_footer.parquet.encrypted")
+    path = fixture_file("encrypt_columns_and_footer.parquet.encrypted")
     with pytest.raises(KeyNotFoundError, match="decryption_properties"):
         pqbloom.ParquetFile(path)
     with pytest.raises(KeyNotFoundError, match="footer"):
@@ -255,7 +237,7 @@ def test_fixture_encrypted_footer_needs_keys():
         assert_no_key_in(info.value)
     # a retriever that does not know a key id
     keys = {"kf": K16["kf"], "kc1": K16["kc1"]}
-    with pqbloom.ParquetFile(path, decryption_properties=FileDecryptionProperties(key_retriever=by_id(keys))) as pf:
+    with pqbloom.ParquetFile(path, decryption_properties=FileDecryptionProperties(key_retriever=key_retriever(keys))) as pf:
         check_dataset(pf.read(["double_field"]))
         with pytest.raises(KeyNotFoundError, match="float_field") as info:
             pf.read(["float_field"])
@@ -270,15 +252,15 @@ def test_fixture_encrypted_footer_needs_keys():
 
 
 def test_fixture_ctr_pages_are_ctr():
-    path = fixture_path("encrypt_columns_and_footer_ctr.parquet.encrypted")
-    props = FileDecryptionProperties(key_retriever=by_id(K16))
+    path = fixture_file("encrypt_columns_and_footer_ctr.parquet.encrypted")
+    props = FileDecryptionProperties(key_retriever=key_retriever(K16))
     with pqbloom.ParquetFile(path, decryption_properties=props) as pf:
         assert pf.decryption.ctx.algorithm_name == "AES_GCM_CTR_V1"
         check_dataset(pf.read(FLAT))
 
 
 def test_fixture_external_key_material_java():
-    path = fixture_path("external_key_material_java.parquet.encrypted")
+    path = fixture_file("external_key_material_java.parquet.encrypted")
     factory = CryptoFactory(lambda config: InMemoryKms(MASTER))
     props = factory.file_decryption_properties(KmsConnectionConfig(), file_path=path)
     table = pqbloom.read_table(path, decryption_properties=props)
@@ -295,11 +277,6 @@ def test_fixture_external_key_material_java():
         with pytest.raises(AuthenticationError) as info:
             pf.read(["strings"])
         assert_no_key_in(info.value)
-
-
-def split_tail(data: bytes) -> tuple[bytes, bytes]:
-    length = struct.unpack("<I", data[-8:-4])[0]
-    return data[len(data) - 8 - length: -8], data[-4:]
 
 
 def aad(file_aad: bytes, module_type: int, rg: int | None = None, col: int | None = None,
@@ -540,7 +517,7 @@ def test_key_retriever_and_key_metadata(tmp_path):
                                      column_key_metadata={"email": b"kc1"})
     pqbloom.write_table(sample(300), path, encryption_properties=props)
     keys = {"kf": KEY, "kc1": COL_KEY}
-    table = pqbloom.read_table(path, decryption_properties=FileDecryptionProperties(key_retriever=by_id(keys)))
+    table = pqbloom.read_table(path, decryption_properties=FileDecryptionProperties(key_retriever=key_retriever(keys)))
     assert table.to_pydict() == expected_pylists(300)
 
 
@@ -836,40 +813,8 @@ def test_modules_spliced_between_files_are_rejected(tmp_path):
     _read_everything(b)
 
 
-def test_error_types_are_parquet_errors():
-    assert issubclass(AuthenticationError, DecryptionError) and issubclass(KeyNotFoundError, DecryptionError)
-    assert issubclass(DecryptionError, CryptoError) and issubclass(EncryptionError, CryptoError)
-    assert issubclass(CryptoError, ParquetError)
-
-
 # =============================================================================================
-# interop with pyarrow (subprocess: pyarrow may std::terminate on encrypted metadata)
-
-REPO_ROOT = str(ROOT)  # subprocess scripts import interop/
-
-PYARROW_PRELUDE = textwrap.dedent(
-    """
-    import base64, json, os, sys
-    import pyarrow as pa, pyarrow.parquet as pq
-    import pyarrow.parquet.encryption as pe
-    from interop.pyarrow_kms import in_memory_kms
-
-    MASTER = {"kf": b"0123456789012345", "kc1": b"1234567890123450", "kc2": b"1234567890123451"}
-
-    Kms = in_memory_kms(MASTER)  # interop/pyarrow_kms.py: parquet-java's InMemoryKMS wrapping
-
-    def table_json(t):
-        return {name: t.column(name).to_pylist() for name in t.column_names}
-    """
-)
-
-
-def run_pyarrow(script: str, *args: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", PYARROW_PRELUDE + textwrap.dedent(script), *args],
-                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout
-
+# interop with pyarrow (in a subprocess: tests.conftest.run_pyarrow)
 
 VARIANTS = [(alg, pf, v) for alg in ("AES_GCM_V1", "AES_GCM_CTR_V1") for pf in (False, True) for v in ("1.0", "2.0")]
 

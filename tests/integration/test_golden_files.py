@@ -9,7 +9,6 @@ holding the documented master keys, and not without them.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 
@@ -19,13 +18,13 @@ import pytest
 
 import pqbloom
 from interop import cases as C
-from interop.spark_support import MASTER_KEYS
 from pqbloom.errors import AuthenticationError, KeyNotFoundError
+from tests.conftest import SPARK_MASTER_KEYS
 from tests.paths import GOLDEN
 
 MANIFEST = json.loads((GOLDEN / "MANIFEST.json").read_text())
 CASES = C.golden_cases()
-KEYS = {k: base64.b64decode(v) for k, v in MASTER_KEYS.items()}
+KEYS = SPARK_MASTER_KEYS
 
 
 def _props(path, keys=KEYS):

@@ -22,10 +22,8 @@ KNOWN_BUGS: dict = {}
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    from interop.spark_support import get_spark
-
-    get_spark()  # a missing Spark is a failure here, not a skipped column
+def report(spark, tmp_path_factory):
+    # the spark fixture: a missing Spark is a failure here, not a skipped column
     return M.run_matrix(tmp_path_factory.mktemp("interop"), use_spark=True, log=lambda s: None)
 
 

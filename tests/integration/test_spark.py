@@ -1,6 +1,6 @@
 """Spark / parquet-java as the oracle for pqbloom's Bloom filters and types.
 
-All tests share one local SparkSession (``interop.spark_support.get_spark``).
+All tests share one local SparkSession (the ``spark`` fixture of tests/conftest.py).
 Pruning is asserted with the scan node's ``numOutputRows`` metric: the rows of
 the row groups parquet-java did not skip. A filter parquet-java cannot parse
 only logs a warning and prunes nothing, so a read that merely succeeds proves
@@ -28,17 +28,6 @@ pytestmark = pytest.mark.spark
 PT = T.Type
 PLACEMENTS = ["after_row_group", "end"]
 BLOOM_OFF = {"parquet.filter.bloom.enabled": "false"}
-
-
-@pytest.fixture(scope="session")
-def spark():
-    try:
-        from interop.spark_support import get_spark, stop_spark
-    except ImportError as exc:  # pragma: no cover
-        pytest.fail(f"Spark oracle unavailable: {exc}")
-    session = get_spark()
-    yield session
-    stop_spark()
 
 
 def _read(spark, path, options=None):

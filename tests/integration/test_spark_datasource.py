@@ -19,16 +19,12 @@ RG = 2_000
 
 
 @pytest.fixture(scope="module")
-def spark():
-    try:
-        from interop.spark_support import get_spark
-    except ImportError as exc:  # pragma: no cover
-        pytest.fail(f"Spark unavailable: {exc}")
+def spark(spark):
+    """The shared session (tests/conftest.py) with the pqbloom data source registered."""
     import pqbloom.spark
 
-    session = get_spark()
-    pqbloom.spark.register(session)
-    return session  # the shared session is stopped by whoever owns it (tests/integration/test_spark.py) or at exit
+    pqbloom.spark.register(spark)
+    return spark
 
 
 def _events(spark, n=N):

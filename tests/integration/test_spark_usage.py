@@ -31,14 +31,11 @@ N = 3000
 
 
 @pytest.fixture(scope="module")
-def spark():
-    try:
-        from interop.spark_support import get_spark
-    except ImportError as exc:  # pragma: no cover
-        pytest.fail(f"Spark unavailable: {exc}")
+def spark(spark):
+    """The shared session (tests/conftest.py) with the pqbloom data source registered."""
     import pqbloom.spark
 
-    session = get_spark()
+    session = spark
     pqbloom.spark.register(session)
     # the oracle is Spark's evaluation of each filter, not parquet-java's row-group pruning: that
     # drops -0.0 rows for "f = 0" when a dictionary holds -0.0 (Double.equals), where Spark's own
@@ -46,7 +43,7 @@ def spark():
     conf = "spark.sql.parquet.filterPushdown"
     old = session.conf.get(conf)
     session.conf.set(conf, "false")
-    yield session  # the shared session is stopped by whoever owns it (tests/integration/test_spark.py) or at exit
+    yield session  # the shared session is stopped at the end of the run (tests/conftest.py)
     session.conf.set(conf, old)
 
 

@@ -1,4 +1,7 @@
-"""Parquet Modular Encryption layer: AAD, module framing, properties, key tools.
+"""Parquet Modular Encryption primitives (pqbloom.crypto): AAD, module framing, ciphers, properties, key tools.
+
+Encrypted files written and read end to end through the public API are in
+tests/integration/test_encryption.py; the keys and helpers both use are in tests/conftest.py.
 
 The fixture tests walk real encrypted files (parquet-cpp 19, parquet-mr 1.12/1.14/1.17) with
 nothing but pqbloom.format and pqbloom.crypto: tail -> footer -> column metadata -> page header
@@ -11,9 +14,6 @@ import base64
 import json
 import os
 import struct
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -51,32 +51,18 @@ from pqbloom.crypto.ciphers import InvocationCounter
 from pqbloom.errors import (
     AuthenticationError,
     CorruptFileError,
+    CryptoError,
     DecryptionError,
     EncryptionError,
     KeyNotFoundError,
+    ParquetError,
 )
 from pqbloom.format import T, decode, decode_prefix, encode
 from pqbloom.io import AtomicFileSink
-from tests.paths import FIXTURES_DATA as FIXTURES
-from tests.paths import ROOT
-
-K16 = {"kf": b"0123456789012345", "kc1": b"1234567890123450", "kc2": b"1234567890123451"}
-K32 = {"kf": b"01234567890123456789012345678901"}
-K32.update({f"kc{i}": b"1234567890123456789012345678901" + str((i + 1) % 10).encode() for i in range(1, 9)})
+from tests.conftest import K16, K32, MASTER, fixture_file, key_retriever, run_pyarrow, split_tail
 
 KEY = bytes(range(16))
 FILE_AAD = b"prefix" + b"\x01\x02\x03\x04\x05\x06\x07\x08"
-
-
-def fixture(name: str) -> Path:
-    path = FIXTURES / name
-    if not path.exists():
-        pytest.fail(f"fixture {name} missing: tests read ../shared/fixtures")
-    return path
-
-
-def retriever(keys: dict[str, bytes]):
-    return lambda key_metadata: keys[key_metadata.decode("ascii")]
 
 
 # =============================================================================================
@@ -410,11 +396,6 @@ def _commit(path: Path, data: bytes, props: FileEncryptionProperties) -> None:
     sink.commit()
 
 
-def _split_tail(data: bytes) -> tuple[bytes, bytes]:
-    length = struct.unpack("<I", data[-8:-4])[0]
-    return data[len(data) - 8 - length : -8], data[-4:]
-
-
 @pytest.mark.parametrize("plaintext_footer", [False, True])
 @pytest.mark.parametrize("uniform", [False, True])
 def test_footer_tail_roundtrip(plaintext_footer, uniform):
@@ -426,8 +407,8 @@ def test_footer_tail_roundtrip(plaintext_footer, uniform):
     ctx = props.new_file_context()
     data, _ = _file_with_footer(ctx, [["a"], ["b"]])
     assert data[:4] == data[-4:] == (b"PAR1" if plaintext_footer else b"PARE")
-    region, magic = _split_tail(data)
-    dprops = FileDecryptionProperties(key_retriever=retriever({"kf": KEY, "kc": col_key}))
+    region, magic = split_tail(data)
+    dprops = FileDecryptionProperties(key_retriever=key_retriever({"kf": KEY, "kc": col_key}))
     fmd, dctx = read_footer(region, magic, dprops)
     assert dctx is not None and dctx.file_aad == ctx.file_aad
     a, b = fmd.row_groups[0].columns
@@ -521,9 +502,9 @@ class Walk:
     """Decrypts one fixture the way a reader would, module by module."""
 
     def __init__(self, name: str, props: FileDecryptionProperties | None) -> None:
-        self.data = fixture(name).read_bytes()
+        self.data = fixture_file(name).read_bytes()
         assert self.data[:4] == self.data[-4:]
-        region, magic = _split_tail(self.data)
+        region, magic = split_tail(self.data)
         self.region, self.magic = region, magic
         self.fmd, self.ctx = read_footer(region, magic, props)
 
@@ -660,7 +641,7 @@ def test_fixture_uniform_aes256():
 
 def test_fixture_columns_and_footer_128():
     walk = Walk("encrypt_columns_and_footer.parquet.encrypted",
-                FileDecryptionProperties(key_retriever=retriever(K16)))
+                FileDecryptionProperties(key_retriever=key_retriever(K16)))
     _walk_all_encrypted(walk, {"float_field", "double_field"})
     _, _, _, chunk, _, key = walk.column("float_field")
     assert key == K16["kc2"] and chunk.meta_data is None
@@ -674,41 +655,41 @@ def test_fixture_columns_and_footer_128():
         walk2.ctx.column_meta_data(chunk, 0, 4, path="float_field")
     # swapping the two column keys fails authentication
     swapped = {"kf": K16["kf"], "kc1": K16["kc2"], "kc2": K16["kc1"]}
-    walk3 = Walk("encrypt_columns_and_footer.parquet.encrypted", FileDecryptionProperties(key_retriever=retriever(swapped)))
+    walk3 = Walk("encrypt_columns_and_footer.parquet.encrypted", FileDecryptionProperties(key_retriever=key_retriever(swapped)))
     with pytest.raises(AuthenticationError):
         list(walk3.chunks())
 
 
 def test_fixture_stored_aad_prefix():
     walk = Walk("encrypt_columns_and_footer_aad.parquet.encrypted",
-                FileDecryptionProperties(key_retriever=retriever(K16)))
+                FileDecryptionProperties(key_retriever=key_retriever(K16)))
     assert walk.ctx.algorithm.AES_GCM_V1.aad_prefix == b"tester"
     assert walk.ctx.file_aad.startswith(b"tester")
     _walk_all_encrypted(walk, {"float_field", "double_field"})
     Walk("encrypt_columns_and_footer_aad.parquet.encrypted",
-         FileDecryptionProperties(key_retriever=retriever(K16), aad_prefix=b"tester"))
+         FileDecryptionProperties(key_retriever=key_retriever(K16), aad_prefix=b"tester"))
     with pytest.raises(DecryptionError, match="AAD prefix mismatch"):
         Walk("encrypt_columns_and_footer_aad.parquet.encrypted",
-             FileDecryptionProperties(key_retriever=retriever(K16), aad_prefix=b"tester2"))
+             FileDecryptionProperties(key_retriever=key_retriever(K16), aad_prefix=b"tester2"))
 
 
 @pytest.mark.parametrize("name,keys", [
     ("aes256/encrypt_columns_and_footer_disable_aad_storage.parquet.encrypted", K32),
 ])
 def test_fixture_supplied_aad_prefix(name, keys):
-    walk = Walk(name, FileDecryptionProperties(key_retriever=retriever(keys), aad_prefix=b"tester"))
+    walk = Walk(name, FileDecryptionProperties(key_retriever=key_retriever(keys), aad_prefix=b"tester"))
     member = walk.ctx.algorithm.AES_GCM_V1
     assert member.aad_prefix is None and member.supply_aad_prefix
     _walk_all_encrypted(walk, None)
     with pytest.raises(KeyNotFoundError, match="AAD prefix"):
-        Walk(name, FileDecryptionProperties(key_retriever=retriever(keys)))
+        Walk(name, FileDecryptionProperties(key_retriever=key_retriever(keys)))
     with pytest.raises(AuthenticationError):
-        Walk(name, FileDecryptionProperties(key_retriever=retriever(keys), aad_prefix=b"tester!"))
+        Walk(name, FileDecryptionProperties(key_retriever=key_retriever(keys), aad_prefix=b"tester!"))
 
 
 def test_fixture_aes256_every_column_own_key():
     walk = Walk("aes256/encrypt_columns_and_footer.parquet.encrypted",
-                FileDecryptionProperties(key_retriever=retriever(K32)))
+                FileDecryptionProperties(key_retriever=key_retriever(K32)))
     metadata = {}
     for _, _, path, chunk, _, key in walk.chunks():
         metadata[path] = chunk.crypto_metadata.ENCRYPTION_WITH_COLUMN_KEY.key_metadata
@@ -719,7 +700,7 @@ def test_fixture_aes256_every_column_own_key():
 
 def test_fixture_ctr():
     walk = Walk("encrypt_columns_and_footer_ctr.parquet.encrypted",
-                FileDecryptionProperties(key_retriever=retriever(K16)))
+                FileDecryptionProperties(key_retriever=key_retriever(K16)))
     assert walk.ctx.cipher.algorithm == AES_GCM_CTR_V1
     _walk_all_encrypted(walk, {"float_field", "double_field"})
     rg_i, col_i, _, _, md, key = walk.column("double_field")
@@ -739,7 +720,7 @@ def test_fixture_ctr():
 
 def test_fixture_plaintext_footer():
     name = "encrypt_columns_plaintext_footer.parquet.encrypted"
-    walk = Walk(name, FileDecryptionProperties(key_retriever=retriever(K16)))
+    walk = Walk(name, FileDecryptionProperties(key_retriever=key_retriever(K16)))
     assert walk.magic == b"PAR1"
     assert walk.fmd.footer_signing_key_metadata == b"kf"
     _walk_all_encrypted(walk, {"float_field", "double_field"})
@@ -756,10 +737,10 @@ def test_fixture_plaintext_footer():
     where = walk.region.index(b"parquet-cpp")
     bad = walk.region[:where] + b"P" + walk.region[where + 1 :]
     with pytest.raises(AuthenticationError):
-        read_footer(bad, b"PAR1", FileDecryptionProperties(key_retriever=retriever(K16)))
+        read_footer(bad, b"PAR1", FileDecryptionProperties(key_retriever=key_retriever(K16)))
     bad_sig = walk.region[:-1] + bytes([walk.region[-1] ^ 1])
     with pytest.raises(AuthenticationError):
-        read_footer(bad_sig, b"PAR1", FileDecryptionProperties(key_retriever=retriever(K16)))
+        read_footer(bad_sig, b"PAR1", FileDecryptionProperties(key_retriever=key_retriever(K16)))
     # legacy mode: no keys, footer readable, signature not checked
     legacy, ctx = read_footer(walk.region, b"PAR1", None)
     assert ctx is None and legacy.num_rows == 50
@@ -812,7 +793,7 @@ def read_encrypted_bloom(data: bytes, md: T.ColumnMetaData, ctx, key: bytes, rg:
 
 
 def test_sbbf_helper_on_plain_fixture():
-    blob = fixture("bloom_filter.xxhash.bin").read_bytes()
+    blob = fixture_file("bloom_filter.xxhash.bin").read_bytes()
     header, used = decode_prefix(T.BloomFilterHeader, blob)
     bitset = blob[used : used + header.numBytes]
     assert all(sbbf_check(bitset, w) for w in (b"hello", b"parquet", b"bloom", b"filter"))
@@ -842,9 +823,6 @@ def test_encrypted_bloom_modules_roundtrip():
         read_encrypted_bloom(prefix + modules, md, dctx, key, 0, 2)
 
 
-MASTER = {"kf": K16["kf"], "kc1": K16["kc1"], "kc2": K16["kc2"]}
-
-
 def test_in_memory_kms_wrap_format():
     kms = InMemoryKms(MASTER)
     dek = os.urandom(16)
@@ -862,7 +840,7 @@ def test_in_memory_kms_wrap_format():
 
 def test_external_key_material_java_fixture():
     """Unwrap parquet-mr 1.12's double-wrapped DEKs from the sidecar and decrypt the file."""
-    path = fixture("external_key_material_java.parquet.encrypted")
+    path = fixture_file("external_key_material_java.parquet.encrypted")
     sidecar = json.loads(Path(key_material_path(path)).read_text())
     assert set(sidecar) == {"footerKey", "columnKey0", "columnKey1"}
     footer_material = json.loads(sidecar["footerKey"])
@@ -872,7 +850,7 @@ def test_external_key_material_java_fixture():
                                      base64.b64decode(footer_material["keyEncryptionKeyID"]))
     # by hand: footer DEK decrypts the footer
     data = path.read_bytes()
-    region, magic = _split_tail(data)
+    region, magic = split_tail(data)
     fcm, used = decode_prefix(T.FileCryptoMetaData, region)
     assert json.loads(fcm.key_metadata) == {"keyMaterialType": "PKMT1", "internalStorage": False,
                                             "keyReference": "footerKey"}
@@ -968,7 +946,7 @@ def test_crypto_factory_roundtrip(tmp_path, double_wrapping, internal):
     assert reader_kms.unwraps == (3 if double_wrapping else 4)  # KEKs cached by id
 
     # end to end through the module layer
-    fmd, dctx = read_footer(*_split_tail(data), dprops)
+    fmd, dctx = read_footer(*split_tail(data), dprops)
     assert dctx.column_meta_data(fmd.row_groups[0].columns[2], 0, 2).statistics.max_value == b"\x09"
 
 
@@ -1013,29 +991,7 @@ def test_kek_cache_expires():
 
 
 # ---------------------------------------------------------------------------------------------
-# interop with pyarrow.parquet.encryption (in a subprocess: pyarrow may std::terminate)
-
-REPO_ROOT = str(ROOT)  # subprocess scripts import interop/
-
-PYARROW_KMS = textwrap.dedent(
-    """
-    import base64, os
-    import pyarrow.parquet.encryption as pe
-    from interop.pyarrow_kms import in_memory_kms
-
-    MASTER = {"kf": b"0123456789012345", "kc1": b"1234567890123450", "kc2": b"1234567890123451"}
-
-    Kms = in_memory_kms(MASTER)  # interop/pyarrow_kms.py: parquet-java's InMemoryKMS wrapping
-    """
-)
-
-
-def _run_pyarrow(script: str, *args: str) -> str:
-    proc = subprocess.run([sys.executable, "-c", PYARROW_KMS + textwrap.dedent(script), *args],
-                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc.stdout
-
+# interop with pyarrow.parquet.encryption (in a subprocess: tests.conftest.run_pyarrow)
 
 PYARROW_CASES = {
     "double": dict(double_wrapping=True, internal_key_material=True, plaintext_footer=False),
@@ -1048,7 +1004,7 @@ PYARROW_CASES = {
 @pytest.fixture(scope="module")
 def pyarrow_files(tmp_path_factory):
     out = tmp_path_factory.mktemp("pyarrow_enc")
-    _run_pyarrow(
+    run_pyarrow(
         """
         import json, sys
         import pyarrow as pa, pyarrow.parquet as pq
@@ -1072,7 +1028,7 @@ def pyarrow_files(tmp_path_factory):
 def test_pyarrow_written_keys_unwrap_with_ours(pyarrow_files, case):
     path = pyarrow_files / f"{case}.parquet"
     data = path.read_bytes()
-    region, magic = _split_tail(data)
+    region, magic = split_tail(data)
     factory = CryptoFactory(lambda config: InMemoryKms(MASTER))
     props = factory.file_decryption_properties(KmsConnectionConfig(), file_path=path)
     fmd, ctx = read_footer(region, magic, props)
@@ -1120,7 +1076,7 @@ def test_our_key_metadata_unwraps_in_pyarrow(tmp_path, double_wrapping, internal
         file_path=path,
     )
     raw = tmp_path / "raw.parquet"
-    _run_pyarrow(
+    run_pyarrow(
         """
         import sys
         import pyarrow as pa, pyarrow.parquet as pq
@@ -1131,7 +1087,7 @@ def test_our_key_metadata_unwraps_in_pyarrow(tmp_path, double_wrapping, internal
         str(raw), props.footer_key.hex(),
     )
     data = raw.read_bytes()
-    region, magic = _split_tail(data)
+    region, magic = split_tail(data)
     fcm, used = decode_prefix(T.FileCryptoMetaData, region)
     assert magic == b"PARE" and not fcm.key_metadata
     fcm.key_metadata = props.footer_key_metadata
@@ -1140,8 +1096,8 @@ def test_our_key_metadata_unwraps_in_pyarrow(tmp_path, double_wrapping, internal
     _commit(path, body + new_region + struct.pack("<I", len(new_region)) + b"PARE", props)
     # our reader agrees first
     dprops = factory.file_decryption_properties(KmsConnectionConfig(), file_path=path)
-    assert read_footer(*_split_tail(path.read_bytes()), dprops)[0].num_rows == 20
-    out = _run_pyarrow(
+    assert read_footer(*split_tail(path.read_bytes()), dprops)[0].num_rows == 20
+    out = run_pyarrow(
         """
         import sys
         import pyarrow.parquet as pq
@@ -1153,3 +1109,9 @@ def test_our_key_metadata_unwraps_in_pyarrow(tmp_path, double_wrapping, internal
         str(path),
     )
     assert out.strip() == str(list(range(20)))
+
+
+def test_error_types_are_parquet_errors():
+    assert issubclass(AuthenticationError, DecryptionError) and issubclass(KeyNotFoundError, DecryptionError)
+    assert issubclass(DecryptionError, CryptoError) and issubclass(EncryptionError, CryptoError)
+    assert issubclass(CryptoError, ParquetError)

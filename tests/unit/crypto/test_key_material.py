@@ -9,7 +9,6 @@ hold the old and the new file's keys while the new file is renamed into place. p
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
@@ -31,9 +30,10 @@ import pqbloom
 from interop.spark_support import MASTER_KEYS
 from pqbloom.crypto import decrypt_key_locally, encrypt_key_locally, key_material_path
 from pqbloom.errors import CryptoError, EncryptionError, KeyNotFoundError, SchemaError
+from tests.conftest import SPARK_MASTER_KEYS
 from tests.paths import ROOT as REPO_ROOT
 
-MASTER = {k: base64.b64decode(v) for k, v in MASTER_KEYS.items()}
+MASTER = SPARK_MASTER_KEYS
 N = 20_000
 CHILD_ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), *sys.path])}
 
@@ -434,10 +434,7 @@ def test_pqbloom_and_pyarrow_read_every_commit_state(peer_states):
 
 
 @pytest.mark.spark
-def test_spark_reads_every_commit_state(peer_states):
-    from interop.spark_support import get_spark
-
-    spark = get_spark()
+def test_spark_reads_every_commit_state(peer_states, spark):
     for name, (path, version) in peer_states.items():
         rows = spark.read.parquet(str(path)).selectExpr("count(*) AS n", "min(v) AS lo", "max(v) AS hi",
                                                         "sum(id) AS s").collect()[0]

@@ -17,7 +17,6 @@ import datetime as dt
 import decimal
 import io
 import json
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -32,7 +31,7 @@ from pqbloom.errors import CorruptFileError, SchemaError
 from pqbloom.format import T, decode_prefix, encode
 from pqbloom.schema import NestedField, make_field
 from pqbloom.table import NestedColumn
-from tests.conftest import values_equal
+from tests.conftest import K32, MASTER, fixture_file, run_pyarrow, values_equal
 from tests.paths import FIXTURES
 
 DATA = FIXTURES / "data"
@@ -86,20 +85,13 @@ def assert_same_column(got: pa.ChunkedArray | pa.Array, exp: pa.ChunkedArray | p
     assert values_equal(cast.to_pylist(), exp.to_pylist()), what
 
 
-def fixture(name: str) -> Path:
-    path = DATA / name
-    if not path.exists():
-        pytest.fail(f"{name} missing: tests read ../shared/fixtures")
-    return path
-
-
 # =============================================================================================
 # fixtures
 
 
 @pytest.mark.parametrize("name", NESTED_FIXTURES)
 def test_nested_fixture_matches_pyarrow(name):
-    path = fixture(name)
+    path = fixture_file(name)
     expected = pq.read_table(path)
     with pqbloom.ParquetFile(path) as pf:
         got = pf.read()
@@ -119,27 +111,27 @@ def test_nested_fixture_matches_pyarrow(name):
 
 
 def test_python_values_of_nested_fixtures():
-    t = pqbloom.read_table(fixture("list_columns.parquet"))
+    t = pqbloom.read_table(fixture_file("list_columns.parquet"))
     assert t.to_pydict() == {"int64_list": [[1, 2, 3], [None, 1], [4]],
                              "utf8_list": [["abc", "efg", "hij"], None, ["efg", None, "hij", "xyz"]]}
-    t = pqbloom.read_table(fixture("nested_maps.snappy.parquet"))
+    t = pqbloom.read_table(fixture_file("nested_maps.snappy.parquet"))
     assert t.column("a").to_pylist()[:3] == [{"a": {1: True, 2: False}}, {"b": {1: True}}, {"c": None}]
     assert str(t.schema.field("a")) == "a: map<string, map<int32, bool not null>>"
-    t = pqbloom.read_table(fixture("repeated_no_annotation.parquet"))
+    t = pqbloom.read_table(fixture_file("repeated_no_annotation.parquet"))
     # MANIFEST.md: ids 1..6, phones null/null/[]/[5555555555]/[1111111111 home]/[3 entries]
     assert t.column("id").to_pylist() == [1, 2, 3, 4, 5, 6]
     phones = t.column("phoneNumbers").to_pylist()
     assert phones[:4] == [None, None, {"phone": []}, {"phone": [{"number": 5555555555, "kind": None}]}]
     assert phones[4] == {"phone": [{"number": 1111111111, "kind": "home"}]}
     assert len(phones[5]["phone"]) == 3
-    t = pqbloom.read_table(fixture("null_list.parquet"))
+    t = pqbloom.read_table(fixture_file("null_list.parquet"))
     assert t.to_pylist() == [{"emptylist": []}]
 
 
 def test_incorrect_map_schema_documented_values():
     # an OPTIONAL map key (Presto/Trino style): pyarrow refuses the file; MANIFEST.md documents
     # 1 row {name: report, parent: another}
-    t = pqbloom.read_table(fixture("incorrect_map_schema.parquet"))
+    t = pqbloom.read_table(fixture_file("incorrect_map_schema.parquet"))
     assert t.num_rows == 1
     assert t.to_pylist() == [{"my_map": {"name": "report", "parent": "another"}}]
     assert t.schema.field("my_map").kind == "map"
@@ -147,7 +139,7 @@ def test_incorrect_map_schema_documented_values():
 
 def test_large_string_map_metadata_only():
     # two 1 GiB keys: the metadata must parse; the data is left to the hardening work
-    with pqbloom.ParquetFile(fixture("large_string_map.brotli.parquet")) as pf:
+    with pqbloom.ParquetFile(fixture_file("large_string_map.brotli.parquet")) as pf:
         assert pf.num_rows == 2
         assert str(pf.table_schema.field("arr")) == "arr: map<string, int32>"
         assert [d.dotted_path for d in pf.columns] == ["arr.key_value.key", "arr.key_value.value"]
@@ -155,7 +147,7 @@ def test_large_string_map_metadata_only():
 
 
 def test_nested_structs_rust_deep_paths():
-    path = fixture("nested_structs.rust.parquet")
+    path = fixture_file("nested_structs.rust.parquet")
     with pqbloom.ParquetFile(path) as pf:
         assert len(pf.columns) == 216
         leaf = pf.columns[5].dotted_path
@@ -187,7 +179,7 @@ def test_bad_levels_reasons():
 
 
 def test_selections_of_nested_columns():
-    path = fixture("nonnullable.impala.parquet")
+    path = fixture_file("nonnullable.impala.parquet")
     with pqbloom.ParquetFile(path) as pf:
         whole = pf.read()
         top = [f.name for f in pf.table_schema]
@@ -211,7 +203,7 @@ def test_selections_of_nested_columns():
 
 
 def test_repeated_leaf_selection_reads_top_level_list():
-    with pqbloom.ParquetFile(fixture("list_columns.parquet")) as pf:
+    with pqbloom.ParquetFile(fixture_file("list_columns.parquet")) as pf:
         t = pf.read(columns=["int64_list.list.item"])
         assert t.column_names == ["int64_list"]
         assert t.column(0).to_pylist() == [[1, 2, 3], [None, 1], [4]]
@@ -323,7 +315,7 @@ def test_legacy_map_key_value_annotation():
 
 
 def test_unannotated_repeated_group_is_required_list_of_required_structs():
-    path = fixture("repeated_no_annotation.parquet")
+    path = fixture_file("repeated_no_annotation.parquet")
     f = pqbloom.ParquetFile(path).table_schema.field("phoneNumbers")
     assert str(f) == "phoneNumbers: struct<phone: list<struct<number: int64 not null, kind: string> not null> not null>"
 
@@ -735,9 +727,8 @@ def test_encrypted_nested_leaves_round_trip(tmp_path):
 def test_aes256_fixture_nested_leaf_with_column_key():
     from pqbloom import FileDecryptionProperties
 
-    keys = {"kf": b"01234567890123456789012345678901"}
-    keys.update({f"kc{i}": b"1234567890123456789012345678901" + str((i + 1) % 10).encode() for i in range(1, 9)})
-    path = fixture("aes256/encrypt_columns_and_footer.parquet.encrypted")
+    keys = K32
+    path = fixture_file("aes256/encrypt_columns_and_footer.parquet.encrypted")
     props = FileDecryptionProperties(footer_key=keys["kf"], column_keys={"int64_field.list.element": keys["kc7"],
                                                                          "double_field": keys["kc1"]})
     t = pqbloom.read_table(path, columns=["int64_field", "double_field"], decryption_properties=props)
@@ -747,7 +738,6 @@ def test_aes256_fixture_nested_leaf_with_column_key():
 
 def test_pqbloom_nested_column_keys_to_pyarrow(tmp_path):
     from pqbloom import CryptoFactory, EncryptionConfiguration, InMemoryKms, KmsConnectionConfig
-    from tests.integration.test_encryption import MASTER, run_pyarrow
 
     t = pqbloom.Table.from_pydict({"id": list(range(50)), "tags": [[f"t{i}"] * (i % 3) for i in range(50)],
                                    "m": [{"k": i} for i in range(50)]}, {"id": "int64", "tags": "list<string>",
@@ -775,15 +765,6 @@ def test_pqbloom_nested_column_keys_to_pyarrow(tmp_path):
 
 # =============================================================================================
 # Spark (parquet-java)
-
-
-@pytest.fixture(scope="module")
-def spark():
-    try:
-        from interop.spark_support import get_spark
-    except ImportError as exc:  # pragma: no cover
-        pytest.fail(f"Spark oracle unavailable: {exc}")
-    return get_spark()
 
 
 def _spark_rows(rows):

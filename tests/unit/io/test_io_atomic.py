@@ -197,11 +197,9 @@ def test_convert_rewrite_keeps_mode(tmp_path):
 
 
 @pytest.mark.spark
-def test_spark_task_files_and_success_marker_get_plain_open_mode(tmp_path):
+def test_spark_task_files_and_success_marker_get_plain_open_mode(tmp_path, spark):
     import pqbloom.spark
-    from interop.spark_support import get_spark
 
-    spark = get_spark()
     pqbloom.spark.register(spark)
     out = tmp_path / "events"
     expected = plain_open_mode(tmp_path)

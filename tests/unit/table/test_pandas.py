@@ -28,6 +28,7 @@ from pandas.testing import assert_frame_equal
 
 import pqbloom
 from pqbloom.errors import CorruptFileError, SchemaError
+from tests.conftest import K16
 
 N = 5
 
@@ -388,7 +389,7 @@ def test_metadata_survives_selection_and_encryption(tmp_path):
     pqbloom.write_table(df, plain)
     expected = pq.read_table(plain).to_pandas()
     p = tmp_path / "e.parquet"
-    key = b"0123456789012345"
+    key = K16["kf"]
     pqbloom.write_table(df, p, encryption_properties=pqbloom.FileEncryptionProperties(footer_key=key))
     got = pqbloom.read_table(p, decryption_properties=pqbloom.FileDecryptionProperties(footer_key=key))
     assert_frame_equal(got.to_pandas(), expected)
