@@ -146,3 +146,10 @@ def values_equal(a, b) -> bool:
 def pytest_collection_modifyitems(config, items):
     # make sure a missing optional peer is a failure, not a silent pass
     os.environ.setdefault("PQBLOOM_TESTING", "1")
+    # markers from where a test is and what it uses, so that -m selects by them without a list to keep
+    integration = ROOT / "tests" / "integration"
+    for item in items:
+        if integration in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.integration)
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
