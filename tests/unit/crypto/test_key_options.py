@@ -1,6 +1,6 @@
 """Key options shared by the command line and the Spark data source (``pqbloom.crypto.options``).
 
-The command line's own behaviour is in ``test_cli.py``; here: the Spark option vocabulary, the errors
+The command line's own behaviour is in ``tests/unit/cli/test_cli.py``; here: the Spark option vocabulary, the errors
 (typed, naming the option, never the key) and that both front ends build the same properties.
 """
 
