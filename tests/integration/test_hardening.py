@@ -26,7 +26,6 @@ from pqbloom.errors import CorruptFileError, ParquetError, SchemaError
 from pqbloom.format import T, decode, decode_at, decode_prefix, encode
 from tests.paths import ROOT
 
-ROOT = str(ROOT)
 LIE = 2**31 - 1
 MB = 1 << 20
 
@@ -278,9 +277,9 @@ def test_fuzz_annotations_that_do_not_fit_their_column(case):
 
 
 def test_fuzz_corpus_seeds_read_cleanly():
-    files = sorted(glob.glob(os.path.join(ROOT, "fuzz", "corpus", "*.parquet")))
+    files = sorted(glob.glob(os.path.join(str(ROOT), "fuzz", "corpus", "*.parquet")))
     assert files
-    sys.path.insert(0, os.path.join(ROOT, "fuzz"))
+    sys.path.insert(0, os.path.join(str(ROOT), "fuzz"))
     try:
         import fuzz_reader
     finally:
@@ -293,7 +292,7 @@ def test_fuzz_corpus_seeds_read_cleanly():
 
 def test_fuzz_harness_short_deterministic_run():
     """A few hundred deterministic random mutations (the long run is the CI fuzz job)."""
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "fuzz", "fuzz_reader.py"), "--engine", "random",
+    r = subprocess.run([sys.executable, os.path.join(str(ROOT), "fuzz", "fuzz_reader.py"), "--engine", "random",
                         "--runs", "300", "--seed", "1", "--crash-dir", os.devnull + "-nonexistent"],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
