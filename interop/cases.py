@@ -716,7 +716,7 @@ def first_difference(expected: dict[str, list[Any]], got: dict[str, list[Any]]) 
 
 
 # ---------------------------------------------------------------------------------------------
-# golden files (interop/make_golden.py writes them, tests/test_golden_files.py reads them)
+# golden files (interop/make_golden.py writes them, tests/integration/test_golden_files.py reads them)
 
 GOLDEN_TYPE_COLS = [
     _c("i8", "int8", "int"), _c("i16", "int16", "int"), _c("i32", "int32", "int"), _c("i64", "int64", "int"),

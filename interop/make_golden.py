@@ -3,7 +3,7 @@
     python -m interop.make_golden
 
 Each file is the canonical data of one case in :func:`interop.cases.golden_cases`, written by a
-peer; ``tests/test_golden_files.py`` reads them with pqbloom in the fast suite (no JVM) and
+peer; ``tests/integration/test_golden_files.py`` reads them with pqbloom in the fast suite (no JVM) and
 compares with the same canonical data. ``golden/MANIFEST.json`` records writer versions and
 checksums; ``golden/README.md`` documents the files and the KMS master keys of the encrypted
 ones. Files are rewritten only when their content changes are wanted: commit the result.

@@ -207,7 +207,7 @@ def element_counts(bc: BoundColumn, def_hist: Sequence[int] | None, entries: int
 # Footer statistics of the filter's columns are gathered for all row groups into arrays in each
 # column's domain and the bound tree is evaluated on them in one go; Bloom filters, dictionaries
 # and page indexes then run only on the survivors. meta_stats / leaf_may are the reference:
-# tests/test_pruning_vectorized.py checks this path against them.
+# tests/unit/scan/test_pruning_vectorized.py checks this path against them.
 _UNKNOWN = -1  # a count metadata does not give
 
 
