@@ -14,10 +14,9 @@ import pytest
 
 import pqbloom
 from pqbloom.errors import KeyNotFoundError
-
-from .real_world_support import CORPUS, corpus_files
-
-FIXTURES = Path(__file__).resolve().parent.parent / ".." / "shared" / "fixtures" / "parquet-testing"
+from tests.conftest import K16
+from tests.integration.real_world_support import CORPUS, corpus_files
+from tests.paths import FIXTURES_DATA
 
 
 def _compare(path: Path, *, stats: bool = True) -> int:
@@ -141,8 +140,8 @@ def test_real_world_corpus_sample():
 
 
 def test_encrypted_footer_metadata():
-    p = FIXTURES / "data" / "uniform_encryption.parquet.encrypted"
-    props = pqbloom.FileDecryptionProperties(footer_key=b"0123456789012345")
+    p = FIXTURES_DATA / "uniform_encryption.parquet.encrypted"
+    props = pqbloom.FileDecryptionProperties(footer_key=K16["kf"])
     md = pqbloom.read_metadata(str(p), decryption_properties=props)
     assert md.is_encrypted and md.num_rows == 50
     c = md.row_group(0).column(0)
@@ -150,7 +149,7 @@ def test_encrypted_footer_metadata():
 
 
 def test_plaintext_footer_without_column_keys():
-    p = FIXTURES / "data" / "encrypt_columns_plaintext_footer.parquet.encrypted"
+    p = FIXTURES_DATA / "encrypt_columns_plaintext_footer.parquet.encrypted"
     md = pqbloom.read_metadata(str(p))
     assert md.is_encrypted and md.num_rows == 50
     encrypted = [c for c in md.row_group(0).columns() if c.is_encrypted]
