@@ -38,15 +38,17 @@ class ParquetFile(FileReader):
     """
 
     def read(self, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
-             explain: Explain | None = None) -> Table:
+             explain: Explain | None = None, use_threads: bool = True) -> Table:
         """Read the whole file (or the named columns) into a Table.
 
         ``filters`` (a :func:`pqbloom.field` expression, a pyarrow-style DNF list or a filter string)
         keeps only matching rows, pruning row groups and pages first (see :mod:`pqbloom.scan`);
         pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what the read did.
+        ``use_threads`` (as pyarrow's) decodes column chunks in parallel; filtered reads decode in one
+        thread for now.
         """
         if filters is None and explain is None:
-            return super().read(columns)
+            return super().read(columns, use_threads=use_threads)
         with memory_budget(self.memory_limit):
             # a filtered read keeps its pruned row groups unread: no dictionary pages are fetched for it
             return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain), [])
@@ -73,14 +75,15 @@ class ParquetFile(FileReader):
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
-               explain: Explain | None = None, **kwargs: Any) -> Table:
+               explain: Explain | None = None, use_threads: bool = True, **kwargs: Any) -> Table:
     """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
     explained IO includes the footer). A filter on a leaf inside a list or map
     (``field("tags.list.element") == 5``) keeps the rows where some element satisfies it. Other keyword
     arguments go to :class:`ParquetFile` (``decryption_properties``, ``verify_checksums``,
-    ``memory_limit``; one ceiling for the whole call).
+    ``memory_limit``; one ceiling for the whole call). ``use_threads`` as in :meth:`ParquetFile.read`
+    (a directory's files are read by the dataset reader's own workers).
     """
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
         from .scan.dataset import read_dataset  # the dataset reader opens ParquetFiles itself
@@ -89,7 +92,7 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
             return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
     with ParquetFile(source, **kwargs) as pf, memory_budget(pf.memory_limit):
         if filters is None and explain is None:
-            return pf.read(columns)
+            return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 
 

@@ -57,8 +57,9 @@ class RangeReader:
         if offset < 0 or length < 0 or offset + length > self.size:
             raise CorruptFileError(f"{what} of {length} bytes at offset {offset} lies outside the file "
                                    f"({self.size} bytes)", offset=offset)
-        self.stats.requests += 1
-        self.stats.bytes_read += length
+        with self._lock:  # counted under the lock: use_threads reads come from several threads
+            self.stats.requests += 1
+            self.stats.bytes_read += length
         if self._buf is not None:
             return bytes(self._buf[offset:offset + length])
         if self._fd is not None:

@@ -11,7 +11,8 @@ run of 2**31 values) stops with :class:`~pqbloom.errors.MemoryLimitError` instea
 machine, required columns as much as nullable ones.
 
 The budget lives in a :class:`contextvars.ContextVar`, so concurrent reads in other threads (even of
-the same ``ParquetFile``) each see their own budget, and the decoders need no extra parameter.
+the same ``ParquetFile``) each see their own budget, and the decoders need no extra parameter. A
+read's own worker threads (``use_threads``) run in copies of its context and so charge its budget.
 The count is cumulative over the call: transient buffers freed during the call still count, so set
 the ceiling to two or three times the size of the result you expect.
 
@@ -22,6 +23,7 @@ A ``MemoryError`` raised inside a read (the machine refused an allocation) becom
 from __future__ import annotations
 
 import contextvars
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -34,26 +36,30 @@ T = TypeVar("T")
 
 
 class MemoryBudget:
-    """Bytes a read may still allocate."""
+    """Bytes a read may still allocate (charged under a lock: ``use_threads`` decoders share it)."""
 
-    __slots__ = ("limit", "used")
+    __slots__ = ("_lock", "limit", "used")
 
     def __init__(self, limit: int) -> None:
         if limit <= 0:
             raise ValueError("memory_limit must be a positive number of bytes")
         self.limit = int(limit)
         self.used = 0
+        self._lock = threading.Lock()
 
     def charge(self, nbytes: int, what: str) -> None:
         nbytes = int(nbytes)
         if nbytes < 0:
             return
-        if self.used + nbytes > self.limit:
-            raise MemoryLimitError(
-                f"reading {what} needs {nbytes:,} more bytes; the read has used {self.used:,} of its "
-                f"memory_limit of {self.limit:,} bytes"
-            )
-        self.used += nbytes
+        with self._lock:
+            used = self.used
+            if used + nbytes <= self.limit:
+                self.used = used + nbytes
+                return
+        raise MemoryLimitError(
+            f"reading {what} needs {nbytes:,} more bytes; the read has used {used:,} of its "
+            f"memory_limit of {self.limit:,} bytes"
+        )
 
     def __repr__(self) -> str:
         return f"MemoryBudget(limit={self.limit}, used={self.used})"

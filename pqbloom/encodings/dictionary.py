@@ -313,14 +313,26 @@ def decode_dictionary_indices(buf: Buffer, count: int) -> np.ndarray:
 def take_dictionary(dictionary_values, indices: np.ndarray):  # type: ignore[no-untyped-def]
     """Gather dictionary entries; CorruptFileError when an index is out of range.
 
-    Byte arrays are gathered by :func:`pqbloom.kernels.take_binary` (compact, no padding)."""
+    Byte arrays are gathered by :func:`pqbloom.kernels.take_binary` (compact, no padding). Numbers and
+    fixed-width rows (2-D uint8) are one numpy gather straight into the result, whose own bounds check
+    is the only one for 32-bit indices (decoded dictionary indices): indices are seen unsigned, so a
+    negative one is out of range rather than counting from the end."""
     idx = np.asarray(indices)
     if isinstance(dictionary_values, BinaryArray):
         return kernels.take_binary(dictionary_values, idx)
-    size = len(dictionary_values)
-    if len(idx):
+    arr = np.asarray(dictionary_values)
+    if idx.dtype.kind == "i" and idx.dtype.itemsize == 4:
+        uidx = idx.view(np.uint32)  # a negative index becomes >= 2**31: out of range
+    elif idx.dtype.kind == "u" and idx.dtype.itemsize < 8:
+        uidx = idx
+    else:  # other index types (numpy reads 64-bit unsigned back as signed): an explicit bounds pass
+        uidx = idx.astype(np.intp, copy=False)
+    try:
+        if uidx.dtype == np.intp and len(uidx) and (int(uidx.min()) < 0 or int(uidx.max()) >= len(arr)):
+            raise IndexError
+        # 1-D: fancy indexing takes int32 indices as they are; rows: np.take moves each row in one copy
+        return arr[uidx] if arr.ndim == 1 else np.take(arr, uidx, axis=0)
+    except IndexError:
         lo, hi = int(idx.min()), int(idx.max())
-        if lo < 0 or hi >= size:
-            raise CorruptFileError(f"dictionary index {lo if lo < 0 else hi} out of range for a dictionary "
-                                   f"of {size} values")
-    return np.asarray(dictionary_values)[idx]
+        raise CorruptFileError(f"dictionary index {lo if lo < 0 else hi} out of range for a dictionary "
+                               f"of {len(arr)} values") from None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import closing
+from functools import partial
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
@@ -47,6 +49,7 @@ from .footer import FooterLocation, read_footer
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
 from .pages import iter_pages, v2_flag_ignored
+from .parallel import map_ordered
 from .select import select_columns
 
 if TYPE_CHECKING:
@@ -79,7 +82,6 @@ class FileReader:
         #: the file's decryption state (None: a plaintext file)
         self.decryption: ReaderDecryption | None = None
         self.footer_location, self.decryption = read_footer(self.range_reader, decryption_properties)
-        #: the raw footer (``FileMetaData``, row groups decoded lazily)
         #: the decoded footer as the format's Thrift struct: for the scan layer and low-level tools;
         #: users read :attr:`metadata` (pqbloom's own objects)
         self.thrift_metadata: T.FileMetaData = self.footer_location.metadata
@@ -169,29 +171,37 @@ class FileReader:
         self.close()
 
     # -- reading ---------------------------------------------------------------------
-    def read(self, columns: Sequence[str] | None = None) -> Table:
+    def read(self, columns: Sequence[str] | None = None, *, use_threads: bool = True) -> Table:
         """Read the whole file (or the named columns, as :meth:`select_columns` resolves them) into a Table
-        carrying the footer's key-value metadata and stored Arrow types."""
+        with the footer's key-value metadata and Arrow types; ``use_threads``: see :mod:`.parallel`."""
         with memory_budget(self.memory_limit):
-            return self.with_file_metadata(self._read(columns))
+            return self.with_file_metadata(self._read(columns, use_threads))
 
-    def _read(self, columns: Sequence[str] | None) -> Table:
-        descs = self.select_columns(columns)
-        if not self.num_row_groups:
+    def _read(self, columns: Sequence[str] | None, use_threads: bool = False) -> Table:
+        descs, n = self.select_columns(columns), self.num_row_groups
+        if not n:
             return self.empty_table(columns)
-        # each chunk's pieces are copied straight into one preallocated column and then dropped,
-        # so peak memory stays near the size of the result
-        cols: list[Column] = []
-        for d in descs:
-            if isinstance(d, NestedSelection):
-                parts = [self.read_nested(i, d) for i in range(self.num_row_groups)]
-                cols.append(parts[0] if len(parts) == 1 else NestedColumn.concat(parts))
-                continue
-            builder = ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
-            for i in range(self.num_row_groups):
-                builder.add(self.read_chunk_parts(i, d))
-            cols.append(builder.finish())
+        # chunks come in column order, each folded at once into its preallocated column: peak memory
+        # stays near the result's size (plus the pool's window of chunks)
+        results = self._decode_all([(i, d) for d in descs for i in range(n)], use_threads)
+        with closing(results):
+            cols: list[Column] = []
+            for d in descs:
+                if isinstance(d, NestedSelection):
+                    parts = [next(results) for _ in range(n)]
+                    cols.append(parts[0] if n == 1 else NestedColumn.concat(parts))
+                    continue
+                builder = ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
+                for _ in range(n):
+                    builder.add(next(results))
+                cols.append(builder.finish())
         return Table(cols, num_rows=self.num_rows)
+
+    def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool) -> Generator[Any, None, None]:
+        """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code)."""
+        tasks = [partial(self.read_nested if isinstance(d, NestedSelection) else self.read_chunk_parts, i, d)
+                 for i, d in chunks]
+        return map_ordered(tasks, use_threads=use_threads and self.decryption is None and len(chunks) > 1)
 
     def _byte_array_size_hint(self, desc: ColumnDescriptor) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
@@ -209,15 +219,17 @@ class FileReader:
             total += ss.unencoded_byte_array_data_bytes
         return total if total <= self.range_reader.size * 64 else None  # distrust absurd claims
 
-    def read_row_group(self, i: int, columns: Sequence[str] | None = None) -> Table:
-        """Read one row group (all columns, or the named ones) into a Table."""
+    def read_row_group(self, i: int, columns: Sequence[str] | None = None, *, use_threads: bool = True) -> Table:
+        """Read one row group (all columns, or the named ones) into a Table (``use_threads``: see read)."""
         if not 0 <= i < self.num_row_groups:
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         descs = self.select_columns(columns)
         with memory_budget(self.memory_limit):
-            return self.with_file_metadata(Table([self.read_nested(i, d) if isinstance(d, NestedSelection)
-                                              else build_column(d.field, [self.read_chunk_parts(i, d)])
-                                              for d in descs], num_rows=self.thrift_metadata.row_groups[i].num_rows), [i])
+            results = self._decode_all([(i, d) for d in descs], use_threads)
+            with closing(results):
+                cols = [next(results) if isinstance(d, NestedSelection) else build_column(d.field, [next(results)])
+                        for d in descs]
+            return self.with_file_metadata(Table(cols, num_rows=self.thrift_metadata.row_groups[i].num_rows), [i])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
         """Yield Tables of at most ``batch_size`` rows, decoding page by page.

@@ -1,0 +1,81 @@
+"""Decoding column chunks on worker threads (``use_threads=True``).
+
+The decoders spend their time in numpy and in the compiled kernels, both of which release the GIL, so
+chunks decode in parallel. Three things keep a threaded read identical to a single-threaded one:
+
+- results come back in submission order, and the first failing task in that order is the error raised
+  (a task after it may have failed first in time; its error is dropped), so the same file gives the
+  same typed error both ways;
+- each task runs in a copy of the caller's :mod:`contextvars` context, so it charges the caller's
+  memory budget (:mod:`pqbloom.limits`; the budget itself is locked);
+- at most ``2 * workers`` tasks are in flight ahead of the one being consumed, so decoded chunks do not
+  pile up in memory faster than the caller folds them into the result.
+
+One process-wide pool, like pyarrow's CPU pool: tasks never submit to it themselves, so reads from
+several user threads share it without deadlock.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Generator, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+__all__ = ["MAX_WORKERS", "map_ordered", "worker_count"]
+
+R = TypeVar("R")
+
+#: the cap on worker threads (the pool has min(os.cpu_count(), MAX_WORKERS))
+MAX_WORKERS = 16
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def worker_count() -> int:
+    """Threads in the decode pool: the machine's CPUs, capped at :data:`MAX_WORKERS`."""
+    return max(1, min(os.cpu_count() or 1, MAX_WORKERS))
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=worker_count(), thread_name_prefix="pqbloom-decode")
+        return _pool
+
+
+def map_ordered(tasks: Iterable[Callable[[], R]], *, use_threads: bool = True) -> Generator[R, None, None]:
+    """Yield each task's result in the order of ``tasks``, running them on the decode pool.
+
+    A task's exception is raised when its turn comes; the tasks not yet started are then cancelled
+    and those running are awaited, so no worker outlives the call. ``use_threads=False`` (or a
+    one-CPU machine) runs each task in the calling thread as it is consumed.
+    """
+    workers = worker_count()
+    if not use_threads or workers == 1:
+        for task in tasks:
+            yield task()
+        return
+    pool = _executor()
+    window = 2 * workers
+    pending: deque[Future[R]] = deque()
+    it = iter(tasks)
+    try:
+        for task in it:
+            # a fresh copy per task: one Context cannot be entered by two threads at once
+            pending.append(pool.submit(contextvars.copy_context().run, task))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for f in pending:
+            f.cancel()
+        for f in pending:
+            if not f.cancelled():
+                f.exception()  # wait for it; its error (if any) is superseded by the one being raised
