@@ -15,8 +15,7 @@ import pqbloom
 import pqbloom.file.parallel as parallel
 from pqbloom.errors import CorruptFileError, MemoryLimitError, ParquetError
 from pqbloom.limits import MemoryBudget, memory_budget
-
-from .conftest import FIXTURES
+from tests.paths import FIXTURES
 
 CORPUS = sorted((FIXTURES / "data").glob("*.parquet")) + sorted((FIXTURES / "bad_data").glob("*.parquet"))
 SKIP_HEAVY = {"large_string_map.brotli.parquet"}  # two 1 GiB map keys
