@@ -55,4 +55,4 @@ def test_bench_realworld_quick(tmp_path):
     tags = [c["tags"] for c in doc["cases"]]
     assert tags.count(["read"]) == 4 and tags.count(["write"]) == 1 and tags.count(["corpus"]) == 1, tags
     assert len(doc["targets"]) == 5
-    assert "Targets (issue #17)" in stdout and "pq+to_arrow/pa 1t" in stdout
+    assert "Targets (issue #17)" in stdout and "pq+to_arrow 1t/pa 1t" in stdout  # both single-threaded
