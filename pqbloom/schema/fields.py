@@ -224,6 +224,8 @@ class NestedField(Field):
 
     @property
     def type_name(self) -> str:
+        """The nested type as text (``"list<int64>"``, ``"struct<a: int32>"``...)."""
+
         def member(c: Field) -> str:
             return c.type_name + ("" if c.nullable else " not null")
 
