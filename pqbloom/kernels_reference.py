@@ -190,7 +190,7 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
 
 
 def _scatter(dense: Any, present: np.ndarray) -> Any:
-    """Mirrors ``pqbloom.file.levels.scatter`` (and the reader's ``_scatter``)."""
+    """Dense values spread to the slots of ``present``; placeholders (zeros, empty values) elsewhere."""
     n = len(present)
     if isinstance(dense, BinaryArray):
         lens = np.zeros(n, np.int64)

@@ -26,8 +26,9 @@ from ..errors import CorruptFileError, UnsupportedError
 from ..schema import ColumnDescriptor, LNode, repeated_def_levels
 from ..table.build import empty_values
 from ..table.column import Column, NestedColumn
+from ..table.nulls import place_nulls
 
-__all__ = ["LeafLevels", "ShreddedLeaf", "assemble", "shred", "check_levels", "scatter", "LEVEL_DTYPE"]
+__all__ = ["LeafLevels", "ShreddedLeaf", "assemble", "shred", "check_levels", "LEVEL_DTYPE"]
 
 #: the levels of a shredded column whose maximum level reaches 128 (else they are int8)
 LEVEL_DTYPE = np.int16
@@ -95,18 +96,6 @@ class LeafLevels:
         return sum(len(v) for _, v in self.pages)
 
 
-def scatter(dense: Any, present: np.ndarray) -> Any:
-    """Full-length physical values with ``dense`` at the ``present`` slots and placeholders elsewhere."""
-    n = len(present)
-    if isinstance(dense, BinaryArray):
-        lens = np.zeros(n, np.int64)
-        lens[present] = dense.lengths()
-        offs = np.zeros(n + 1, np.int64)
-        np.cumsum(lens, out=offs[1:])
-        return BinaryArray(offs, dense.compact().data)
-    out = np.zeros((n,) + dense.shape[1:], dense.dtype)
-    out[present] = dense
-    return out
 
 
 def _scatter_pages(pages: list[tuple[int, np.ndarray]], in_ctx: np.ndarray | None, present: np.ndarray,
@@ -157,7 +146,7 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
         if lv.pages is not None and len(lv.pages) > 1 and npresent:
             full = _scatter_pages(lv.pages, in_ctx, present, node.desc.dotted_path)
         else:
-            full = scatter(lv.values if npresent else empty_values(fld), present)
+            full = place_nulls(lv.values if npresent else empty_values(fld), present, node.desc.dotted_path)
         return Column(fld, full, ~present if node.nullable else None)
     if not node.leaves():
         raise UnsupportedError(f"{'.'.join(node.path)!r} is an empty group inside a field that holds data: its "
