@@ -26,6 +26,7 @@ from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, 
 from .file.options import BloomFilterOptions, WriterOptions
 from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
+from .scan.write_dataset import write_to_dataset
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
 
@@ -65,4 +66,5 @@ __all__ = [
     "read_schema",
     "read_table",
     "write_table",
+    "write_to_dataset",
 ]
