@@ -24,6 +24,7 @@ from .crypto import (
 )
 from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
 from .file.options import BloomFilterOptions, WriterOptions
+from .file.sorting import SortingColumn
 from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
 from .scan.write_dataset import write_to_dataset
@@ -52,6 +53,7 @@ __all__ = [
     "ParquetFile",
     "ParquetWriter",
     "Schema",
+    "SortingColumn",
     "Table",
     "WriterOptions",
     "field",
