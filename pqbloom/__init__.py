@@ -27,6 +27,7 @@ from .file.options import BloomFilterOptions, WriterOptions
 from .file.sorting import SortingColumn
 from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
+from .scan.sources import Dataset, dataset
 from .scan.write_dataset import write_to_dataset
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
@@ -37,6 +38,7 @@ __all__ = [
     "BinaryArray",
     "BloomFilterOptions",
     "Column",
+    "Dataset",
     "Explain",
     "CryptoFactory",
     "DecryptionConfiguration",
@@ -56,6 +58,7 @@ __all__ = [
     "SortingColumn",
     "Table",
     "WriterOptions",
+    "dataset",
     "field",
     "make_field",
     "nested_field",

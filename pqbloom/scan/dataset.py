@@ -46,7 +46,8 @@ from .expr import Const, Expr, could_be_true, substitute
 from .parse import FilterLike, to_expression
 from .plan import read_filtered
 
-__all__ = ["Fragment", "SchemaCheck", "discover", "partition_types", "partition_value", "read_dataset"]
+__all__ = ["Fragment", "SchemaCheck", "discover", "partition_types", "partition_value", "prune_fragments",
+           "read_dataset", "read_fragments"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 _INT = re.compile(r"^[-+]?\d+$")
@@ -172,30 +173,47 @@ def _constant_column(f: Field, value: Any, n: int) -> Column:
     return Column(f, BinaryArray(np.arange(n + 1, dtype=np.int64) * len(b), data), None)
 
 
-def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
-                 explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
-    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each file's reader."""
-    frags = discover(root)
-    if not frags:
-        raise FileNotFoundError(f"no data files under {os.fspath(root)!r}")
-    expr = to_expression(filters)
+def prune_fragments(frags: Sequence[Fragment], expr: Expr | None
+                    ) -> tuple[dict[str, Field], list[tuple[Fragment, dict[str, Any], Expr | None]], int]:
+    """The partition columns of ``frags`` (typed: :func:`partition_types`), the fragments ``expr`` may
+    hold rows of (each with its typed partition values and what is left of ``expr`` once they are
+    substituted; None when nothing is left to test), and how many fragments the partition values ruled out."""
     ptypes = partition_types(frags)
     pfields = {k: make_field(k, t) for k, t in ptypes.items()}
-    ex = Explain(filter=str(expr) if expr is not None else "")
-    ex.files_total = len(frags)
-
     todo: list[tuple[Fragment, dict[str, Any], Expr | None]] = []
+    pruned = 0
     for fr in frags:
         env = {k: partition_value(fr.partitions.get(k), t) for k, t in ptypes.items()}
         e = expr
         if e is not None and pfields:
             e = substitute(e, env)
             if not could_be_true(e):
-                ex.files_pruned_partition += 1
+                pruned += 1
                 continue
             if isinstance(e, Const):
                 e = None
         todo.append((fr, env, e))
+    return pfields, todo, pruned
+
+
+def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
+                 explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
+    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each file's reader."""
+    frags = discover(root)
+    if not frags:
+        raise FileNotFoundError(f"no data files under {os.fspath(root)!r}")
+    return read_fragments(frags, columns, filters=filters, explain=explain, max_workers=max_workers, **kwargs)
+
+
+def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
+                   explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
+    """Read the data files ``frags`` (at least one) as one table, their partition values as columns (see
+    the module doc); ``kwargs`` go to each file's reader."""
+    expr = to_expression(filters)
+    pfields, todo, pruned = prune_fragments(frags, expr)
+    ex = Explain(filter=str(expr) if expr is not None else "")
+    ex.files_total = len(frags)
+    ex.files_pruned_partition = pruned
 
     def file_columns(pf: FileReader) -> list[str]:
         names = [f.name for f in pf.table_schema]  # top-level fields (structs, lists, maps whole)
