@@ -116,9 +116,12 @@ def read_schema(source: Source, *, decryption_properties: FileDecryptionProperti
 
 
 def write_table(table: Any, where: Destination, **options: Any) -> None:
-    """Write ``table`` (a pqbloom Table, dict of columns, pandas DataFrame or pyarrow Table) to ``where``.
+    """Write ``table`` (a pqbloom Table, dict of columns, pandas or polars DataFrame, or pyarrow Table) to
+    ``where``.
 
-    Options follow pyarrow's names: ``compression``, ``row_group_size``, ``data_page_size``,
+    Options follow pyarrow's names: ``compression``, ``compression_level``, ``sorting_columns``,
+    ``version`` (None, the default, writes the types of ``"2.6"`` in a footer of version 1, as pqbloom
+    always has), ``row_group_size``, ``data_page_size``,
     ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
     ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
     ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and

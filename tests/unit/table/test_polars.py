@@ -7,7 +7,6 @@ import datetime
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
-import pytest
 
 import pqbloom
 
@@ -69,10 +68,3 @@ def test_without_pyarrow_the_columns_go_over_one_by_one(tmp_path):
     t = pqbloom.Table.from_polars(df, use_arrow=False)
     pqbloom.write_table(t, tmp_path / "t.parquet")
     assert pl.read_parquet(tmp_path / "t.parquet").equals(df)
-
-
-def test_pandas_frames_still_written_as_pyarrow_does(tmp_path):
-    pd = pytest.importorskip("pandas")
-    df = pd.DataFrame({"id": pd.array([1, None, 3], dtype="Int64"), "s": ["a", None, "c"]})
-    pqbloom.write_table(df, tmp_path / "t.parquet")
-    pd.testing.assert_frame_equal(pq.read_table(tmp_path / "t.parquet").to_pandas(), df)
