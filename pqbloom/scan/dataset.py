@@ -230,7 +230,9 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
             want = file_columns(pf)
             if any(_top(c, types) not in types for c in want):
                 return None, sub, types  # a requested column is missing: the schema check reports it
-            t = read_filtered(pf, want, e, explain=sub, io_from_open=True)
+            # the footer's pandas metadata and Arrow types go with the rows (to_pandas rebuilds dtypes from them);
+            # no dictionary pages are fetched for it ([]), as in a filtered read of one file
+            t = pf.with_file_metadata(read_filtered(pf, want, e, explain=sub, io_from_open=True), [])
         n = t.num_rows
         extra = {k: _constant_column(pfields[k], env[k], n) for k in pfields}
         names = [c.field.name for c in t.columns] + [k for k in pfields if k not in t.column_names]
@@ -238,7 +240,7 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
             names = list(columns)
         cols = {c.field.name: c for c in t.columns}
         cols.update({k: v for k, v in extra.items() if k not in cols})
-        return Table([cols[nm] for nm in names]), sub, types
+        return Table([cols[nm] for nm in names], t.metadata, t.arrow_schema), sub, types
 
     if todo:
         workers = max(1, min(max_workers, len(todo)))

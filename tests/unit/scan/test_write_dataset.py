@@ -141,6 +141,11 @@ def test_pyarrow_table_and_pandas_in(tmp_path):
     pqbloom.write_to_dataset(df, tmp_path / "pd", partition_cols=["g"])
     got = pq.read_table(tmp_path / "pd").to_pydict()
     assert rows_of(got, ["g", "x"]) == rows_of({"g": ["a", "b", "a"], "x": [1, None, 3]}, ["g", "x"])
+    # the files carry pandas' metadata, and a dataset read applies it as pyarrow's does: x stays Int64
+    theirs = pq.read_table(tmp_path / "pd").to_pandas()
+    ours = pqbloom.read_table(tmp_path / "pd").to_pandas()
+    assert ours["x"].dtype == theirs["x"].dtype == pd.Int64Dtype()
+    assert ours["x"].tolist() == theirs["x"].tolist()
     pqbloom.write_to_dataset(pa.Table.from_pandas(df, preserve_index=False), tmp_path / "pa", partition_cols=["g"])
     assert rows_of(pq.read_table(tmp_path / "pa").to_pydict(), ["g", "x"]) == rows_of(got, ["g", "x"])
 
