@@ -102,11 +102,11 @@ def split_by_keys(table: Table, keys: Sequence[str]) -> Iterator[tuple[tuple[Any
     ends = np.r_[starts[1:], n]
     firsts = order[starts]
     key_table = table.select(keys)
-    for s in np.argsort(firsts, kind="stable").tolist():  # groups in order of first appearance
-        first = int(firsts[s])
+    grouped = table.take(order)  # one gather; each group is then a slice of it
+    for g in np.argsort(firsts, kind="stable").tolist():  # groups in order of first appearance
+        first = int(firsts[g])
         values = tuple(c.slice(first, first + 1).to_pylist()[0] for c in key_table.columns)
-        rows = order[starts[s]:ends[s]]
-        yield values, table.take(rows)
+        yield values, grouped.slice(int(starts[g]), int(ends[g]))
 
 
 class LocalTarget:
