@@ -124,6 +124,7 @@ def test_version_types_match_pyarrow(tmp_path, version):
     assert pq.read_metadata(tmp_path / "pq.parquet").format_version == \
         pq.read_metadata(tmp_path / "pa.parquet").format_version
     assert pq.read_table(tmp_path / "pq.parquet").equals(pq.read_table(tmp_path / "pa.parquet"))
+    assert pqbloom.read_table(tmp_path / "pq.parquet").to_arrow().equals(pq.read_table(tmp_path / "pa.parquet"))
     got = duckdb.sql(f"select * from '{tmp_path / 'pq.parquet'}'").fetchall()
     assert got == duckdb.sql(f"select * from '{tmp_path / 'pa.parquet'}'").fetchall()
 
