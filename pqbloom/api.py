@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .crypto import FileDecryptionProperties
 from .file.metadata import FileMetadata
@@ -19,6 +19,7 @@ from .file.reader import FileReader, Source
 from .file.writer import Destination, ParquetWriter
 from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
+from .scan.sources import Dataset, is_dataset_source, read_source
 from .schema import Schema
 from .table import Table
 
@@ -74,9 +75,11 @@ class ParquetFile(FileReader):
         yield from iter_filtered_batches(self, batch_size, columns, filters, explain=explain)
 
 
-def read_table(source: Source, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
-               explain: Explain | None = None, use_threads: bool = True, **kwargs: Any) -> Table:
-    """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
+def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, columns: Sequence[str] | None = None,
+               *, filters: Filters | None = None, explain: Explain | None = None, use_threads: bool = True,
+               **kwargs: Any) -> Table:
+    """Read a Parquet file, or many (a directory, a list of files, a glob pattern or a
+    :class:`~pqbloom.scan.sources.Dataset`: see :mod:`pqbloom.scan.sources`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
     explained IO includes the footer). A filter on a leaf inside a list or map
@@ -85,12 +88,10 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
     ``memory_limit``; one ceiling for the whole call). ``use_threads`` as in :meth:`ParquetFile.read`
     (a directory's files are read by the dataset reader's own workers).
     """
-    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
-        from .scan.dataset import read_dataset  # the dataset reader opens ParquetFiles itself
-
+    if is_dataset_source(source):  # a directory, list of files, glob or Dataset: the dataset reader's job
         with memory_budget(kwargs.get("memory_limit")):
-            return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
-    with ParquetFile(source, **kwargs) as pf, memory_budget(pf.memory_limit):
+            return read_source(source, columns, filters=filters, explain=explain, **kwargs)
+    with ParquetFile(cast(Source, source), **kwargs) as pf, memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
@@ -115,9 +116,12 @@ def read_schema(source: Source, *, decryption_properties: FileDecryptionProperti
 
 
 def write_table(table: Any, where: Destination, **options: Any) -> None:
-    """Write ``table`` (a pqbloom Table, dict of columns, pandas DataFrame or pyarrow Table) to ``where``.
+    """Write ``table`` (a pqbloom Table, dict of columns, pandas or polars DataFrame, or pyarrow Table) to
+    ``where``.
 
-    Options follow pyarrow's names: ``compression``, ``row_group_size``, ``data_page_size``,
+    Options follow pyarrow's names: ``compression``, ``compression_level``, ``sorting_columns``,
+    ``version`` (None, the default, writes the types of ``"2.6"`` in a footer of version 1, as pqbloom
+    always has), ``row_group_size``, ``data_page_size``,
     ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
     ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
     ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and
