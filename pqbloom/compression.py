@@ -216,7 +216,8 @@ _CODECS = [
 ]
 _BY_NAME = {c.name: c for c in _CODECS}
 _BY_ID = {c.thrift_id: c for c in _CODECS}
-_ALIASES = {"NONE": "UNCOMPRESSED", "LZ4RAW": "LZ4_RAW"}
+# "lz4" is LZ4_RAW for writing, as in pyarrow (the legacy LZ4 codec is framed differently by each writer)
+_ALIASES = {"NONE": "UNCOMPRESSED", "LZ4RAW": "LZ4_RAW", "LZ4": "LZ4_RAW"}
 CODEC_NAMES = tuple(c.name for c in _CODECS if c.compress is not None)
 #: codec name -> (lowest, highest) ``compression_level`` and the compressor that takes it (pyarrow's ranges;
 #: the level used without one: zstd 3, gzip 6, brotli 5). LZ4_RAW has none here: cramjam's block compressor

@@ -71,8 +71,8 @@ class WriterOptions:
     """Everything :class:`pqbloom.ParquetWriter` and :func:`pqbloom.write_table` accept as keyword
     options (names as in pyarrow's ``ParquetWriter`` where pyarrow has them).
 
-    * ``compression``: a codec name (``"snappy"``, ``"zstd"``, ``"gzip"``, ``"lz4"``, ``"brotli"``,
-      ``"none"``) or a dict column -> codec. ``compression_level``: an int, or a dict column -> int, for
+    * ``compression``: a codec name (``"snappy"``, ``"zstd"``, ``"gzip"``, ``"lz4_raw"`` (or
+      ``"lz4"``, which writes LZ4_RAW as pyarrow does), ``"brotli"``, ``"none"``) or a dict column -> codec. ``compression_level``: an int, or a dict column -> int, for
       the codecs that have levels (pyarrow's ranges: zstd -131072 to 22, gzip 0 to 9, brotli 0 to 11);
       None (the default) is zstd 3, gzip 6, brotli 5. A level out of range, or one given for snappy, lz4
       (pqbloom's LZ4 compressor has no levels) or none, is a ValueError.

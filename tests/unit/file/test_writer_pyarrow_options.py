@@ -151,3 +151,14 @@ def test_version_errors(tmp_path):
     with pytest.raises(UnsupportedError):
         pqbloom.write_table(nested, tmp_path / "x.parquet", version="2.4")
     assert not (tmp_path / "x.parquet").exists()
+
+
+def test_lz4_names_the_codec_pyarrow_writes(tmp_path):
+    # a pyarrow user writes compression="lz4"; pyarrow stores LZ4_RAW for it, and so must we
+    ours, theirs = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
+    pqbloom.write_table(DATA, ours, compression="lz4")
+    pq.write_table(pa.table(DATA), theirs, compression="lz4")
+    codec = pq.read_metadata(theirs).row_group(0).column(0).compression
+    assert [pq.read_metadata(ours).row_group(0).column(j).compression for j in range(3)] == [codec] * 3
+    assert pqbloom.read_metadata(ours).row_group(0).column(0).compression == "LZ4_RAW"
+    assert pq.read_table(ours).equals(pq.read_table(theirs))
