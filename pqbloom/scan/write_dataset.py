@@ -168,6 +168,10 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
         raise SchemaError(f"partition column {missing[0]!r} is not in the table (columns: {t.column_names})")
     if len(set(keys)) != len(keys):
         raise ValueError(f"partition_cols repeats a column: {keys}")
+    hidden = [k for k in keys if k.startswith(("_", "."))]
+    if hidden:  # pyarrow, Spark, DuckDB's hive reader and pqbloom skip such directories: the rows would vanish
+        raise ValueError(f"partition column {hidden[0]!r} starts with '_' or '.': readers treat its "
+                         "directories as hidden and would skip the data; rename the column")
     data_cols = [c for c in t.column_names if c not in keys]
     if keys and not data_cols:
         raise ValueError("partition_cols cannot name every column: no data would be left to write")

@@ -162,3 +162,13 @@ def test_any_values_round_trip_through_pyarrow(tmp_path_factory, rows):
     # Hive has no empty-string partition: an empty string reads back as null (as in Spark and Hive)
     want = {**t, "k": [None if k == "" else k for k in t["k"]]}
     assert rows_of(got, ["k", "n", "x"]) == rows_of(want, ["k", "n", "x"])
+
+
+def test_hidden_partition_key_is_refused(tmp_path):
+    # a "_k=v" directory is skipped by pyarrow's dataset discovery: the data would be written but never read
+    data = {"_k": ["a", "b"], "v": [1, 2]}
+    pq.write_to_dataset(pa.table(data), tmp_path / "pa", partition_cols=["_k"])
+    assert pq.read_table(tmp_path / "pa").num_rows == 0
+    with pytest.raises(ValueError, match="hidden"):
+        pqbloom.write_to_dataset(data, tmp_path / "ours", partition_cols=["_k"])
+    assert not any((tmp_path / "ours").rglob("*.parquet"))
