@@ -9,16 +9,18 @@ with the footer; anything else returns None and the caller decodes the whole chu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..encodings import is_dictionary_encoding
 from ..errors import CorruptFileError
 from ..format import PageType
 from ..schema import ColumnDescriptor
 from .pages import parse_page_header
 
-__all__ = ["WalkedPages", "walk_page_headers"]
+__all__ = ["WalkedPages", "walk_page_headers", "walk_page_ranges", "HEADER_WINDOW", "MAX_HEADER"]
 
 
 @dataclass
@@ -30,6 +32,11 @@ class WalkedPages:
     sizes: list[int]
     prefix: tuple[int, int]  # (offset, length) of the dictionary page, length 0 without one
     rows: int
+    dictionary_encoded: np.ndarray  # whether each data page's values need the dictionary page
+
+
+HEADER_WINDOW = 1024  # bytes read at a page's start for its header when walking by ranged reads
+MAX_HEADER = 1 << 20  # a header longer than this (huge statistics) ends a ranged walk: read the chunk whole
 
 
 def walk_page_headers(buf: bytes, base: int, desc: ColumnDescriptor, num_values: int | None,
@@ -45,20 +52,57 @@ def walk_page_headers(buf: bytes, base: int, desc: ColumnDescriptor, num_values:
     a page of another type or with no rows appears, the pages' rows do not add up to exactly
     ``rows``, or bytes follow the last page.
     """
-    if desc.max_repetition_level > 0 or num_values is None or num_values != rows or rows <= 0:
+    return walk_page_ranges(_no_read, base, len(buf), desc, num_values, rows, first_window=bytes(buf))
+
+
+def _no_read(offset: int, length: int) -> bytes:  # pragma: no cover - the first window holds the whole chunk
+    raise AssertionError("the whole chunk is in memory")
+
+
+def walk_page_ranges(read: Callable[[int, int], bytes], start: int, length: int, desc: ColumnDescriptor,
+                     num_values: int | None, rows: int, *, first_window: bytes = b"") -> WalkedPages | None:
+    """:func:`walk_page_headers` of the chunk at file offset ``start`` (``length`` bytes), reading only
+    its page headers: ``read(offset, n)`` returns ``n`` bytes of the file, called with windows of
+    :data:`HEADER_WINDOW` bytes at page starts (larger while a header is cut short, up to
+    :data:`MAX_HEADER`). ``first_window`` holds bytes already read from ``start``. Once the windows
+    add up to an eighth of the chunk (small pages), the rest of the chunk is read in one request: the
+    walk never reads much more than the chunk itself."""
+    if desc.max_repetition_level > 0 or num_values is None or num_values != rows or rows <= 0 or length <= 0:
         return None
     first: list[int] = []
+    encoded: list[bool] = []
     offsets: list[int] = []
     sizes: list[int] = []
-    prefix = (base, 0)
+    prefix = (start, 0)
     seen = 0
-    pos = 0
-    end = len(buf)
+    pos = start
+    end = start + length
+    wbuf, woff = first_window[:length], start  # bytes of the file from woff
+    budget = length // 8  # bytes of header windows before reading the rest of the chunk at once
+    fetched = 0
     try:
         while seen < rows:
             if pos >= end:
                 return None
-            header, body = parse_page_header(buf, pos, offset=base + pos)
+            # the header at pos, from the current window or a new one read at pos
+            size = HEADER_WINDOW
+            while True:
+                if woff <= pos < woff + len(wbuf):
+                    try:
+                        header, hend = parse_page_header(wbuf, pos - woff, offset=pos)
+                        break
+                    except CorruptFileError:
+                        if woff + len(wbuf) >= end or len(wbuf) >= MAX_HEADER:
+                            return None  # cut short by the chunk itself, or no header: not ours to judge
+                        size = max(size, len(wbuf) * 16) if woff == pos else size
+                n = min(size, end - pos)
+                if fetched + n > budget:
+                    n = end - pos
+                fetched += n
+                wbuf, woff = read(pos, n), pos
+                if len(wbuf) != n:
+                    return None
+            body = woff + hend
             csize = header.compressed_page_size
             if csize is None or csize < 0 or body + csize > end:
                 return None
@@ -66,29 +110,31 @@ def walk_page_headers(buf: bytes, base: int, desc: ColumnDescriptor, num_values:
             if ptype == PageType.DICTIONARY_PAGE:
                 if offsets or prefix[1] > 0:
                     return None
-                prefix = (base + pos, body + csize - pos)
+                prefix = (pos, body + csize - pos)
             elif ptype == PageType.DATA_PAGE:
                 dp = header.data_page_header
-                n = dp.num_values if dp is not None else None
-                if n is None or n <= 0:
+                n_rows = dp.num_values if dp is not None else None
+                if n_rows is None or n_rows <= 0:
                     return None
                 first.append(seen)
-                offsets.append(base + pos)
+                encoded.append(is_dictionary_encoding(dp.encoding))
+                offsets.append(pos)
                 sizes.append(body + csize - pos)
-                seen += n
+                seen += n_rows
             elif ptype == PageType.DATA_PAGE_V2:
                 dp2 = header.data_page_header_v2
                 if dp2 is None or dp2.num_rows is None or dp2.num_rows <= 0 or dp2.num_values != dp2.num_rows:
                     return None
                 first.append(seen)
-                offsets.append(base + pos)
+                encoded.append(is_dictionary_encoding(dp2.encoding))
+                offsets.append(pos)
                 sizes.append(body + csize - pos)
                 seen += dp2.num_rows
             else:
                 return None
             pos = body + csize
-    except CorruptFileError:  # a header that does not parse: the whole-chunk path reports it
+    except CorruptFileError:  # a read past the file: the whole-chunk path reports it
         return None
     if seen != rows or pos != end or not offsets:
         return None
-    return WalkedPages(np.array(first, np.int64), offsets, sizes, prefix, rows)
+    return WalkedPages(np.array(first, np.int64), offsets, sizes, prefix, rows, np.array(encoded, bool))

@@ -9,6 +9,7 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from ..errors import CorruptFileError, MemoryLimitError
 from ..file.column_reader import ChunkParts, assemble_values, build_column, concat_values, split_nested
 from ..file.levels import LeafLevels, check_levels
-from ..file.page_walk import walk_page_headers
+from ..file.page_walk import walk_page_headers, walk_page_ranges
 from ..file.pages import parse_page_header
 from ..format import PageType
 from ..io import read_ranges
@@ -60,8 +61,11 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
                  idx: PageIndexCache, ex: Explain) -> dict[str, Column]:
     """Columns holding exactly the rows of ``sel`` (None = all) of row group ``rg``.
 
-    Only the pages overlapping ``sel`` are read where an OffsetIndex allows it; all byte ranges
-    of the row group are fetched in one coalesced batch.
+    Only the pages overlapping ``sel`` are read where an OffsetIndex allows it, or where the page
+    headers of a flat chunk without one tell each page's rows (:mod:`pqbloom.file.page_walk`): from
+    a local file they are walked with small reads first, from elsewhere once the chunk is read
+    whole (then only decoding is saved). All byte ranges of the row group are fetched in one
+    coalesced batch.
     """
     # nested output columns (reader.NestedSelection: structs, lists, maps) are read whole by the reader
     nested_out, descs = split_nested(pf, rg, descs, sel, ex, levels=idx.levels)
@@ -74,9 +78,7 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
     plans: list[_ColRead] = []
     for d in descs:
         layout = idx.oi.get(d.index)
-        if layout is not None:
-            ex.pages_total += layout.num_pages
-        if encrypted:
+        if encrypted:  # (page headers are encrypted too: no walk)
             plans.append(_ColRead(d, True))
             ex.chunks_read_whole += 1
             continue
@@ -85,17 +87,25 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
             plans.append(_ColRead(d, True))
             continue
         start, length = pf.chunk_range(meta, rg, d)
+        # without an OffsetIndex, a selection of rows walks the chunk's page headers: before reading
+        # the pages where small reads are cheap (a local file), else once the chunk is read
+        walk = layout is None and sel is not None and d.max_repetition_level == 0
+        if walk and pf.range_reader.local:
+            walk = False
+            walked = walk_page_ranges(partial(pf.range_reader.read, what="page header"), start, length, d,
+                                      meta.num_values, nrows)
+            if walked is not None:
+                layout = PageLayout(walked.first_rows, walked.offsets, walked.sizes, walked.prefix, walked.rows,
+                                    walked.dictionary_encoded)
+        if layout is not None:
+            ex.pages_total += layout.num_pages
         if layout is not None and sel is not None:
             pages = pages_for(layout, sel)
             if len(pages) < layout.num_pages:
-                rngs = [layout.prefix] if layout.prefix[1] > 0 else []
-                rngs += [(layout.offsets[q], layout.sizes[q]) for q in pages.tolist()]
-                plans.append(_ColRead(d, False, pages, rngs, layout))
+                plans.append(_ColRead(d, False, pages, layout.ranges(pages), layout))
                 ex.pages_read += len(pages)
                 ex.pages_skipped += layout.num_pages - len(pages)
                 continue
-        # without an OffsetIndex, a selection of rows walks the chunk's page headers once it is read
-        walk = layout is None and sel is not None and d.max_repetition_level == 0
         plans.append(_ColRead(d, True, ranges=[(start, length)], layout=layout, walk=walk))
         if layout is not None:
             ex.pages_read += layout.num_pages
@@ -174,14 +184,14 @@ def _walked_pages(pf: FileReader, rg: int, d: ColumnDescriptor, buf: bytes, base
     if walked is None:
         ex.chunks_read_whole += 1
         return None
-    layout = PageLayout(walked.first_rows, walked.offsets, walked.sizes, walked.prefix, walked.rows)
+    layout = PageLayout(walked.first_rows, walked.offsets, walked.sizes, walked.prefix, walked.rows,
+                        walked.dictionary_encoded)
     ex.pages_total += layout.num_pages
     pages = pages_for(layout, sel)
     if len(pages) < layout.num_pages:
         mv = memoryview(buf)
-        rngs = [layout.prefix] if layout.prefix[1] > 0 else []
-        rngs += [(layout.offsets[q], layout.sizes[q]) for q in pages.tolist()]
-        col = _decode_pages(pf, rg, d, layout, pages, [mv[o - base:o - base + n] for o, n in rngs], base, sel)
+        rngs = layout.ranges(pages)
+        col = _decode_pages(pf, rg, d, layout, pages, [mv[o - base:o - base + n] for o, n in rngs], rngs[0][0], sel)
         if col is not None:
             ex.pages_read += len(pages)
             ex.pages_skipped += layout.num_pages - len(pages)

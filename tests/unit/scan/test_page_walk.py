@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import pqbloom
 from pqbloom.errors import CorruptFileError
+from pqbloom.file import page_walk
 from pqbloom.file.page_walk import walk_page_headers
 from pqbloom.file.pages import parse_page_header
 from pqbloom.format import PageType, encode
@@ -37,11 +38,16 @@ def _table(n: int, null_rate: float, seed: int = 0) -> pa.Table:
                      "i": pa.array(rng.integers(-5, 5, n).astype(np.int32), mask=nulls)})
 
 
-def _check(path: Path, ids: list[int], *, expect_skips: bool = True) -> Explain:
-    """pqbloom's read of ``id in ids`` equals pyarrow's; return the Explain."""
+def _check(path: Path, ids: list[int], *, expect_skips: bool = True, file_object: bool = False) -> Explain:
+    """pqbloom's read of ``id in ids`` equals pyarrow's; return the Explain. ``file_object``: read
+    through an open file (not local to pqbloom's reader: chunks are read whole, then walked)."""
     ex = Explain()
     flt = field("id") == ids[0] if len(ids) == 1 else field("id").isin(ids)
-    got = pqbloom.read_table(path, filters=flt, explain=ex).to_arrow()
+    if file_object:
+        with open(path, "rb") as f:
+            got = pqbloom.read_table(f, filters=flt, explain=ex).to_arrow()
+    else:
+        got = pqbloom.read_table(path, filters=flt, explain=ex).to_arrow()
     want = pq.read_table(path, filters=[("id", "in", ids)])
     assert got.column_names == want.column_names
     for name in want.column_names:
@@ -62,12 +68,45 @@ def test_lookup_without_page_index_matches_pyarrow(tmp_path: Path, version: str,
                    row_group_size=1500, data_page_size=512, write_batch_size=64)
     assert pq.ParquetFile(path).metadata.row_group(0).column(1).has_offset_index is False
     ids = t.column("id").to_pylist()
-    ex = _check(path, [ids[2777]])
-    # one match: each of the 4 other columns decodes exactly one data page of its row group
-    assert ex.rows_returned == 1
-    assert ex.pages_read == 4, str(ex)
-    _check(path, [ids[5], ids[6], ids[1499], ids[1500], ids[3999]])
-    _check(path, [ids[0], 1])  # 1 is absent (ids are multiples of 3)
+    for file_object in (False, True):
+        ex = _check(path, [ids[2777]], file_object=file_object)
+        # one match: each of the 4 other columns decodes exactly one data page of its row group
+        assert ex.rows_returned == 1
+        assert ex.pages_read == 4, str(ex)
+        _check(path, [ids[5], ids[6], ids[1499], ids[1500], ids[3999]], file_object=file_object)
+        _check(path, [ids[0], 1], file_object=file_object)  # 1 is absent (ids are multiples of 3)
+
+
+def test_local_walk_reads_headers_only(tmp_path: Path) -> None:
+    """From a local file the other columns' page headers are read with small reads, then only the
+    pages holding matches: far fewer bytes than their chunks (which a file object reads whole)."""
+    t = _table(60000, 0.1)
+    path = tmp_path / "t.parquet"
+    pq.write_table(t, path, use_dictionary=False, data_page_size=16 << 10, row_group_size=30000)
+    v = [t.column("id")[45678].as_py()]
+    ex_path, ex_obj = _check(path, v), _check(path, v, file_object=True)
+    assert ex_path.pages_read == ex_obj.pages_read == 4 and ex_path.pages_total == ex_obj.pages_total >= 20
+    rg = pq.ParquetFile(path).metadata.row_group(1)  # the match's: the other columns' chunks
+    others = sum(rg.column(c).total_compressed_size for c in range(1, rg.num_columns))
+    assert ex_obj.bytes_read - ex_path.bytes_read > 0.6 * others, (str(ex_path), str(ex_obj))
+
+
+def test_long_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page headers longer than the window read for them (long string statistics; a tiny window)
+    are read again whole."""
+    rng = np.random.default_rng(3)
+    n = 600
+    ids = rng.permutation(n).astype(np.int64)
+    t = pa.table({"id": ids, "s": [f"{i:05d}" * 700 for i in range(n)], "x": rng.random(n)})
+    path = tmp_path / "long.parquet"
+    pq.write_table(t, path, use_dictionary=False, max_rows_per_page=20)
+    ex = _check(path, [int(ids[300]), int(ids[301])])
+    assert ex.requests < 3 * ex.pages_total
+    monkeypatch.setattr(page_walk, "HEADER_WINDOW", 16)
+    _check(path, [int(ids[300])])
+    small = _table(3000, 0.3)
+    pq.write_table(small, tmp_path / "small.parquet", max_rows_per_page=37)
+    _check(tmp_path / "small.parquet", [small.column("id")[1234].as_py()])
 
 
 def test_walk_agrees_with_pyarrows_offset_index(tmp_path: Path) -> None:
