@@ -2,10 +2,13 @@
 
     python bench/bench_lookup.py [--rows 10000000] [--row-groups 10] [--lookups 100]
                                  [--layouts random,clustered] [--page-size 1048576]
+                                 [--writer pqbloom|pyarrow]
 
 Table: ``id`` int64, unique random EVEN integers (``2 * permutation(rows)``), a 16-char random
 string ``s`` and a float64 ``x``; ``rows / row_groups`` rows per row group; snappy; Bloom filter
-on ``id`` (fpp 0.01); page index on; written once by pqbloom into a temporary directory.
+on ``id`` (fpp 0.01); written once into a temporary directory by pqbloom (page index on) or, with
+``--writer pyarrow``, by ``pyarrow.parquet.write_table`` with its defaults (dictionary encoding,
+page statistics, NO page index: pyarrow's default files) plus the same Bloom filter.
 
 Layouts (both read by every engine):
 
@@ -63,7 +66,7 @@ def rchar() -> int | None:
     return None
 
 
-def make_file(path: str, rows: int, row_groups: int, layout: str, page_size: int) -> np.ndarray:
+def make_file(path: str, rows: int, row_groups: int, layout: str, page_size: int, writer: str = "pqbloom") -> np.ndarray:
     rng = np.random.default_rng(42)
     ids = (rng.permutation(rows) * 2).astype(np.int64)
     rg = -(-rows // row_groups)
@@ -71,6 +74,15 @@ def make_file(path: str, rows: int, row_groups: int, layout: str, page_size: int
         for s in range(0, rows, rg):
             ids[s:s + rg].sort()
     letters = rng.integers(97, 123, (rows, 16), dtype=np.uint8)
+    if writer == "pyarrow":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        s = pa.array(letters.reshape(-1).view("S16"), pa.binary(16)).cast(pa.string())
+        pq.write_table(pa.table({"id": ids, "s": s, "x": rng.random(rows)}), path, row_group_size=rg,
+                       compression="snappy", data_page_size=page_size,
+                       bloom_filter_options={"id": {"ndv": rg, "fpp": 0.01}})
+        return ids
     t = pqbloom.Table.from_pydict({"id": ids, "s": BinaryArray.from_fixed(letters), "x": rng.random(rows)},
                                   pqbloom.Schema.from_types({"id": "int64", "s": "string", "x": "double"}))
     pqbloom.write_table(t, path, row_group_size=rg, compression="snappy", data_page_size=page_size,
@@ -175,16 +187,18 @@ def main() -> None:
     ap.add_argument("--lookups", type=int, default=100)
     ap.add_argument("--layouts", default="random,clustered")
     ap.add_argument("--page-size", type=int, default=1 << 20, help="data page size in bytes (writer default 1 MiB)")
+    ap.add_argument("--writer", choices=("pqbloom", "pyarrow"), default="pqbloom",
+                    help="who writes the file: pqbloom (page index on) or pyarrow (its defaults: no page index)")
     args = ap.parse_args()
     engs = engines()
     with tempfile.TemporaryDirectory(prefix="pqbloom-lookup-") as tmp:
         for layout in args.layouts.split(","):
             path = os.path.join(tmp, f"{layout}.parquet")
             t0 = time.perf_counter()
-            ids = make_file(path, args.rows, args.row_groups, layout, args.page_size)
+            ids = make_file(path, args.rows, args.row_groups, layout, args.page_size, args.writer)
             size = os.path.getsize(path)
             print(f"\n== layout {layout}: {args.rows:,} rows, {args.row_groups} row groups, "
-                  f"{size / (1 << 20):.1f} MB, page size {args.page_size:,} B (written in "
+                  f"{size / (1 << 20):.1f} MB, page size {args.page_size:,} B (written by {args.writer} in "
                   f"{time.perf_counter() - t0:.1f} s)")
             present, absent = pick_ids(path, ids, args.lookups)
             print(f"{'engine':<11} {'lookup':<8} {'median ms':>10} {'bytes read (rchar)':>19} {'io_stats':>10}")

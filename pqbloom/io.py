@@ -77,6 +77,13 @@ class RangeReader:
             raise CorruptFileError(f"unexpected end of file reading {what}", offset=offset)
         return out
 
+    @property
+    def local(self) -> bool:
+        """True when reads come from a local file (a path) or memory, where many small reads cost
+        little: a filtered read then walks page headers with small reads rather than reading whole
+        column chunks. False for file objects, which may be remote."""
+        return self._fd is not None or self._buf is not None
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)

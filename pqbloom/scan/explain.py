@@ -21,7 +21,9 @@ class Explain:
     dictionaries, then the page index (every page run excluded). A Bloom filter that cannot be read or
     trusted (its header disagrees with the footer: :mod:`pqbloom.bloom_site`) prunes nothing; it counts
     in ``bloom_filters_unused`` and a note names column, row group and reason. Page counts cover chunks whose
-    OffsetIndex is known; ``chunks_read_whole`` counts chunks decoded without page selection.
+    OffsetIndex is known and chunks without one whose page headers were walked to decode only the
+    pages holding selected rows (those chunks are read whole but only ``pages_read`` of their pages
+    are decompressed and decoded); ``chunks_read_whole`` counts chunks decoded without page selection.
     ``rows_decoded`` counts rows the predicate was evaluated on. ``requests``/``bytes_read`` are
     every read the call made (including the footer when the call opened the file).
     """
@@ -87,7 +89,8 @@ class Explain:
                      f"{self.row_groups_pruned_dictionary} ({self.dictionaries_read} read), page index "
                      f"{self.row_groups_pruned_page_index}")
         lines.append(f"pages: {self.pages_read} read, {self.pages_skipped} skipped (of {self.pages_total} in "
-                     f"offset-indexed chunks of row groups read); {self.chunks_read_whole} chunks read whole")
+                     f"offset-indexed or header-walked chunks of row groups read); {self.chunks_read_whole} chunks "
+                     "read whole")
         lines.append(f"rows: {self.rows_total} total, {self.rows_decoded} decoded for the predicate, "
                      f"{self.rows_returned} returned")
         lines.append(f"io: {self.requests} requests, {self.bytes_read:,} bytes read of {self.file_bytes:,}")

@@ -9,6 +9,7 @@ import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,6 +17,7 @@ import numpy as np
 from ..errors import CorruptFileError, MemoryLimitError
 from ..file.column_reader import ChunkParts, assemble_values, build_column, concat_values, split_nested
 from ..file.levels import LeafLevels, check_levels
+from ..file.page_walk import walk_page_headers, walk_page_ranges
 from ..file.pages import parse_page_header
 from ..format import PageType
 from ..io import read_ranges
@@ -52,14 +54,18 @@ class _ColRead:
     pages: np.ndarray | None = None
     ranges: list[tuple[int, int]] = dc_field(default_factory=list)
     layout: PageLayout | None = None
+    walk: bool = False  # find the pages from their headers (no OffsetIndex)
 
 
 def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel: RowSelection | None,
                  idx: PageIndexCache, ex: Explain) -> dict[str, Column]:
     """Columns holding exactly the rows of ``sel`` (None = all) of row group ``rg``.
 
-    Only the pages overlapping ``sel`` are read where an OffsetIndex allows it; all byte ranges
-    of the row group are fetched in one coalesced batch.
+    Only the pages overlapping ``sel`` are read where an OffsetIndex allows it, or where the page
+    headers of a flat chunk without one tell each page's rows (:mod:`pqbloom.file.page_walk`): from
+    a local file they are walked with small reads first, from elsewhere once the chunk is read
+    whole (then only decoding is saved). All byte ranges of the row group are fetched in one
+    coalesced batch.
     """
     # nested output columns (reader.NestedSelection: structs, lists, maps) are read whole by the reader
     nested_out, descs = split_nested(pf, rg, descs, sel, ex, levels=idx.levels)
@@ -72,9 +78,7 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
     plans: list[_ColRead] = []
     for d in descs:
         layout = idx.oi.get(d.index)
-        if layout is not None:
-            ex.pages_total += layout.num_pages
-        if encrypted:
+        if encrypted:  # (page headers are encrypted too: no walk)
             plans.append(_ColRead(d, True))
             ex.chunks_read_whole += 1
             continue
@@ -83,19 +87,29 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
             plans.append(_ColRead(d, True))
             continue
         start, length = pf.chunk_range(meta, rg, d)
+        # without an OffsetIndex, a selection of rows walks the chunk's page headers: before reading
+        # the pages where small reads are cheap (a local file), else once the chunk is read
+        walk = layout is None and sel is not None and d.max_repetition_level == 0
+        if walk and pf.range_reader.local:
+            walk = False
+            walked = walk_page_ranges(partial(pf.range_reader.read, what="page header"), start, length, d,
+                                      meta.num_values, nrows)
+            if walked is not None:
+                layout = PageLayout(walked.first_rows, walked.offsets, walked.sizes, walked.prefix, walked.rows,
+                                    walked.dictionary_encoded)
+        if layout is not None:
+            ex.pages_total += layout.num_pages
         if layout is not None and sel is not None:
             pages = pages_for(layout, sel)
             if len(pages) < layout.num_pages:
-                rngs = [layout.prefix] if layout.prefix[1] > 0 else []
-                rngs += [(layout.offsets[q], layout.sizes[q]) for q in pages.tolist()]
-                plans.append(_ColRead(d, False, pages, rngs, layout))
+                plans.append(_ColRead(d, False, pages, layout.ranges(pages), layout))
                 ex.pages_read += len(pages)
                 ex.pages_skipped += layout.num_pages - len(pages)
                 continue
-        plans.append(_ColRead(d, True, ranges=[(start, length)], layout=layout))
+        plans.append(_ColRead(d, True, ranges=[(start, length)], layout=layout, walk=walk))
         if layout is not None:
             ex.pages_read += layout.num_pages
-        else:
+        elif not walk:
             ex.chunks_read_whole += 1
     flat = [r for p in plans for r in p.ranges if r not in idx.kept]
     got_ranges = dict(zip(flat, read_ranges(pf.range_reader, flat, max_gap=COALESCE_GAP, what="column chunk")))
@@ -106,29 +120,19 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
         pieces = [got_ranges[r] for r in p.ranges]
         parts: ChunkParts | None = None
         if not p.whole:
-            layout = p.layout
-            assert layout is not None and p.pages is not None and sel is not None
-            prow = layout.page_rows()
-            want = int(prow[p.pages].sum())
-            try:
-                meta = copy.copy(pf.chunk_metadata(rg, d))
-                meta.num_values = want
-                got = pf.decode_chunk(b"".join(pieces), p.ranges[0][0], meta, rg, d)
-                parts = got if got.num_rows == want else None
-            except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
-                raise
-            except Exception:  # noqa: BLE001 - fall back to the whole chunk
-                parts = None
-            if parts is not None:
-                # where each range starts inside the decoded pages
-                out_start = np.cumsum(prow[p.pages]) - prow[p.pages]
-                p0 = np.searchsorted(layout.first_rows, sel.starts, side="right") - 1
-                slot = np.searchsorted(p.pages, p0)
-                pos = out_start[slot] + (sel.starts - layout.first_rows[p0])
-                out[d.dotted_path] = take_ranges(build_column(d.field, [parts]), pos, sel.lengths)
+            assert p.layout is not None and p.pages is not None and sel is not None
+            col = _decode_pages(pf, rg, d, p.layout, p.pages, pieces, p.ranges[0][0], sel)
+            if col is not None:
+                out[d.dotted_path] = col
                 continue
             ex.notes.append(f"page-level read of {d.dotted_path} in row group {rg} failed; read the whole chunk")
-        elif pieces:
+        elif p.walk and pieces:
+            assert sel is not None
+            col = _walked_pages(pf, rg, d, pieces[0], p.ranges[0][0], sel, ex)
+            if col is not None:
+                out[d.dotted_path] = col
+                continue
+        if p.whole and pieces:
             try:
                 got = pf.decode_chunk(pieces[0], p.ranges[0][0], pf.chunk_metadata(rg, d), rg, d)
                 parts = got if got.num_rows == nrows else None
@@ -141,6 +145,60 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
         col = build_column(d.field, [parts])
         out[d.dotted_path] = col if sel is None else take_ranges(col, sel.starts, sel.lengths)
     return out
+
+
+def _decode_pages(pf: FileReader, rg: int, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray,
+                  pieces: Sequence[bytes | memoryview], base: int, sel: RowSelection) -> Column | None:
+    """The rows of ``sel`` from data pages ``pages`` of ``layout`` (``pieces``: the dictionary page,
+    when there is one, then those pages' bytes, from file offset ``base``), or None when they do not
+    decode on their own into exactly their rows (the caller then decodes the whole chunk)."""
+    prow = layout.page_rows()
+    want = int(prow[pages].sum())
+    try:
+        meta = copy.copy(pf.chunk_metadata(rg, d))
+        meta.num_values = want
+        got = pf.decode_chunk(b"".join(pieces), base, meta, rg, d)
+        if got.num_rows != want:
+            return None
+    except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
+        raise
+    except Exception:  # noqa: BLE001 - fall back to the whole chunk
+        return None
+    # where each range starts inside the decoded pages
+    out_start = np.cumsum(prow[pages]) - prow[pages]
+    p0 = np.searchsorted(layout.first_rows, sel.starts, side="right") - 1
+    slot = np.searchsorted(pages, p0)
+    pos = out_start[slot] + (sel.starts - layout.first_rows[p0])
+    return take_ranges(build_column(d.field, [got]), pos, sel.lengths)
+
+
+def _walked_pages(pf: FileReader, rg: int, d: ColumnDescriptor, buf: bytes, base: int, sel: RowSelection,
+                  ex: Explain) -> Column | None:
+    """The rows of ``sel`` of a chunk without an OffsetIndex (its bytes ``buf`` from file offset
+    ``base``), decoding only the data pages that hold them, found by walking the page headers
+    (:func:`pqbloom.file.page_walk.walk_page_headers`). None when the headers do not tell each
+    page's rows, every page is needed, or the pages do not decode on their own: the caller then
+    decodes the whole chunk as it would without the walk."""
+    meta = pf.chunk_metadata(rg, d)
+    walked = walk_page_headers(buf, base, d, meta.num_values, row_group_rows(pf, rg))
+    if walked is None:
+        ex.chunks_read_whole += 1
+        return None
+    layout = PageLayout(walked.first_rows, walked.offsets, walked.sizes, walked.prefix, walked.rows,
+                        walked.dictionary_encoded)
+    ex.pages_total += layout.num_pages
+    pages = pages_for(layout, sel)
+    if len(pages) < layout.num_pages:
+        mv = memoryview(buf)
+        rngs = layout.ranges(pages)
+        col = _decode_pages(pf, rg, d, layout, pages, [mv[o - base:o - base + n] for o, n in rngs], rngs[0][0], sel)
+        if col is not None:
+            ex.pages_read += len(pages)
+            ex.pages_skipped += layout.num_pages - len(pages)
+            return col
+        ex.notes.append(f"page-level read of {d.dotted_path} in row group {rg} failed; read the whole chunk")
+    ex.pages_read += layout.num_pages
+    return None
 
 
 def read_repeated(pf: FileReader, rg: int, bc: BoundColumn, sel: RowSelection | None, idx: PageIndexCache,

@@ -45,11 +45,18 @@ class PageLayout:
     sizes: list[int]
     prefix: tuple[int, int]  # (offset, length) of what precedes the first data page (dictionary)
     rows: int
+    # whether each data page needs the dictionary page (from page headers; None: unknown, assume so)
+    dictionary_encoded: np.ndarray | None = None
 
     @property
     def num_pages(self) -> int:
         """Number of data pages."""
         return len(self.offsets)
+
+    def ranges(self, pages: np.ndarray) -> list[tuple[int, int]]:
+        """(offset, length) of data pages ``pages``, after the dictionary page when one of them needs it."""
+        need = self.prefix[1] > 0 and (self.dictionary_encoded is None or bool(self.dictionary_encoded[pages].any()))
+        return ([self.prefix] if need else []) + [(self.offsets[q], self.sizes[q]) for q in pages.tolist()]
 
     def page_rows(self) -> np.ndarray:
         """Rows of each data page."""
