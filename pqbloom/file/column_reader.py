@@ -254,7 +254,8 @@ class ColumnBuilder:
             self.fallback.append(parts)
             return
         for piece in parts.pieces:
-            if not self._copy(piece):
+            # once a piece has fallen back, the rest follow it (the order of the values is kept)
+            if self.fallback or not self._copy(piece):
                 self.fallback.append(ChunkParts([piece], None, 0))
 
     def _copy(self, piece: Any) -> bool:
