@@ -122,6 +122,17 @@ def case_plain_decode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
                                              rng.choice([len(values), rng.randint(0, len(values) + 3)]))
 
 
+def case_plain_decode_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    fn, (buf, count) = case_plain_decode(rng)
+
+    def run(buf: Any, count: int, spare: int, capacity: int) -> Any:
+        offsets = np.zeros(max(count + 1 + spare, 0), np.int64)
+        data = np.zeros(capacity, np.uint8)
+        got = kernels.decode_plain_byte_array_into(buf, count, offsets, data, 5)
+        return None if got is None else (got, offsets[:count + 1], data[:got[0]])
+    return run, (buf, count, rng.randint(-2, 2), rng.randint(0, 600))
+
+
 def case_take(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     arr = rand_binary(rng, rand_values(rng))
     n = len(arr)
@@ -209,6 +220,7 @@ def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
     "plain_decode": case_plain_decode,
+    "plain_decode_into": case_plain_decode_into,
     "take": case_take,
     "scatter": case_scatter,
     "prefix": case_prefix,

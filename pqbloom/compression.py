@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import cramjam
+import numpy as np
 import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
@@ -29,13 +30,18 @@ class Codec:
     name: str
     thrift_id: int
     compress: Callable[[Buffer], bytes] | None
-    decompress: Callable[[Buffer, int], bytes]
+    decompress: Callable[[Buffer, int], Buffer]
 
 
-def _check_size(out: bytes, expected: int, name: str) -> bytes:
+def _check_size(out: Buffer, expected: int, name: str) -> Buffer:
     if len(out) != expected:
         raise CorruptFileError(f"{name} page decompressed to {len(out)} bytes, header says {expected}")
     return out
+
+
+def _fresh(size: int) -> memoryview:
+    """A writable buffer of ``size`` bytes, not zeroed (bytearray(size) first writes zeros over it)."""
+    return memoryview(np.empty(size, np.uint8))  # type: ignore[arg-type]
 
 
 # -- snappy -------------------------------------------------------------------
@@ -43,11 +49,16 @@ def _snappy_compress(data: Buffer) -> bytes:
     return bytes(cramjam.snappy.compress_raw(data))
 
 
-def _snappy_decompress(data: Buffer, size: int) -> bytes:
+def _snappy_decompress(data: Buffer, size: int) -> Buffer:
     declared = cramjam.snappy.decompress_raw_len(data)
     if declared != size:
         raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
-    return bytes(cramjam.snappy.decompress_raw(data))
+    # straight into a buffer of the declared size: bytes(decompress_raw(...)) copied every page once more
+    out = _fresh(size)
+    n = cramjam.snappy.decompress_raw_into(data, out)
+    if n != size:
+        raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {size}")
+    return out
 
 
 # -- gzip (several concatenated members are legal) ------------------------------
@@ -87,19 +98,34 @@ def _zstd_compress_level(data: Buffer, level: int) -> bytes:
     return zstandard.ZstdCompressor(level=level).compress(data)
 
 
-def _zstd_decompress(data: Buffer, size: int) -> bytes:
-    # a streaming read stops one byte past the promise instead of inflating a bomb;
-    # read_across_frames accepts writers that emit several concatenated frames
+def _zstd_decompress(data: Buffer, size: int) -> Buffer:
+    if zstandard.frame_content_size(data) == size:
+        # the frame states the size the page header promises (what writers do): decompress in one
+        # pass into a buffer one byte longer, so that more output (further frames: a bomb) fails to
+        # fit ("failed to write whole buffer") or fills the spare byte, and is refused. The
+        # streaming loop below costs several times the decompression itself.
+        out = _fresh(size + 1)
+        try:
+            n = cramjam.zstd.decompress_into(data, out)
+        except cramjam.DecompressionError as exc:
+            if "whole buffer" in str(exc):
+                raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises") from None
+            raise
+        if n > size:
+            raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
+        return out[:n]  # a short page is reported by the size check
+    # no stated size (or another one): a streaming read stops one byte past the promise instead of
+    # inflating a bomb; read_across_frames accepts writers that emit several concatenated frames
     reader = zstandard.ZstdDecompressor().stream_reader(bytes(data), read_across_frames=True)
-    out = bytearray()
-    while len(out) <= size:
-        chunk = reader.read(min(1 << 20, size + 1 - len(out)))  # read(n) allocates n bytes up front
+    buf = bytearray()
+    while len(buf) <= size:
+        chunk = reader.read(min(1 << 20, size + 1 - len(buf)))  # read(n) allocates n bytes up front
         if not chunk:
             break
-        out += chunk
-    if len(out) > size:
+        buf += chunk
+    if len(buf) > size:
         raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
-    return bytes(out)
+    return buf
 
 
 # -- lz4 ----------------------------------------------------------------------
@@ -125,7 +151,7 @@ def _lz4_raw_decompress(data: Buffer, size: int) -> bytes:
     return bytes(out)
 
 
-def _lz4_legacy_decompress(data: Buffer, size: int) -> bytes:
+def _lz4_legacy_decompress(data: Buffer, size: int) -> Buffer:
     """Deprecated LZ4 codec: Hadoop framing (BE sizes) in practice, raw blocks or LZ4 frames from some writers.
 
     Whatever the layout, LZ4 cannot expand its input more than 255 times, so a size claim beyond that
@@ -201,8 +227,8 @@ def _brotli_decompress(data: Buffer, size: int) -> bytes:
         return bytes(out[:n])
 
 
-def _none_decompress(data: Buffer, size: int) -> bytes:
-    return bytes(data)
+def _none_decompress(data: Buffer, size: int) -> Buffer:
+    return data  # the stored bytes are the page: no copy
 
 
 _CODECS = [
@@ -270,8 +296,11 @@ def compress(codec: Codec, data: Buffer, level: int | None = None) -> bytes:
     return codec.compress(data)
 
 
-def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> bytes:
-    """Decompress one page body, failing with CorruptFileError rather than exceeding the promised size."""
+def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
+    """Decompress one page body, failing with CorruptFileError rather than exceeding the promised size.
+
+    The result is bytes-like: bytes, bytearray, a memoryview of a fresh buffer, or ``data`` itself
+    when uncompressed."""
     if uncompressed_size < 0:
         raise CorruptFileError(f"negative uncompressed page size {uncompressed_size}")
     if uncompressed_size == 0 and len(data) == 0:  # empty v2 value sections are stored as nothing at all

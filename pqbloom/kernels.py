@@ -39,6 +39,7 @@ __all__ = [
     "EXTENSION_BUILT",
     "decode_hybrid",
     "decode_plain_byte_array",
+    "decode_plain_byte_array_into",
     "take_binary",
     "scatter_nulls",
     "rebuild_prefixes",
@@ -141,6 +142,42 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     if len(data) - total > (1 << 16):  # bytes after the values (rare): do not keep them alive
         return BinaryArray(offsets, data[:total].copy()), rc
     return BinaryArray(offsets, data[:total]), rc
+
+
+def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, data: np.ndarray,
+                                 base: int = 0) -> tuple[int, int] | None:
+    """:func:`decode_plain_byte_array` straight into the caller's buffers (a column's, so the page
+    is not copied a second time): ``offsets[:count + 1]`` (contiguous int64, starting at ``base``)
+    and the bytes into ``data`` (contiguous uint8) from 0. Returns (value bytes, input bytes used),
+    or None when the values do not fit (the kernel then stops writing at the end of ``data`` and
+    ``offsets[:count + 1]`` holds garbage). Errors as :func:`decode_plain_byte_array`."""
+    if not COMPILED:
+        return reference.decode_plain_byte_array_into(buf, count, offsets, data, base)
+    u8 = _bytes(buf)
+    count = int(count)
+    if count < 0 or count > (1 << 31) - 1:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")
+    size = len(u8)
+    if 4 * count > size:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
+                               f"only {size} available")
+    if not reference.into_buffers_usable(count, offsets, data):
+        return None
+    info = _info()
+    rc = int(_binary.plain_decode(u8, count, offsets[:count + 1], data, info))
+    if rc == _binary.PREFIX_PAST_END:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
+                               f"(value {info[0]})")
+    if rc == _binary.LAST_PAST_END:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {info[0]} bytes past the end of the page")
+    if rc == _binary.TOO_LARGE:
+        return None
+    if rc < 0:  # pragma: no cover - no other error is reported
+        raise AssertionError(f"binary.plain_decode returned {rc}")
+    total = int(offsets[count])
+    if base:
+        offsets[:count + 1] += base
+    return total, rc
 
 
 # -- 3. gather (dictionary take) -----------------------------------------------------------------

@@ -30,6 +30,8 @@ __all__ = [
     "check_levels",
     "decode_hybrid",
     "decode_plain_byte_array",
+    "decode_plain_byte_array_into",
+    "into_buffers_usable",
     "take_binary",
     "scatter_nulls",
     "rebuild_prefixes",
@@ -140,6 +142,37 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
 
 
 # -- 3. gather (dictionary take) -----------------------------------------------------------------
+
+def into_buffers_usable(count: int, offsets: np.ndarray, data: np.ndarray) -> bool:
+    """Whether :func:`decode_plain_byte_array_into` can write ``count`` values to these buffers."""
+    return (len(offsets) >= count + 1 and offsets.ndim == 1 and data.ndim == 1 and offsets.dtype == np.int64
+            and data.dtype == np.uint8 and bool(offsets.flags.c_contiguous) and bool(data.flags.c_contiguous)
+            and bool(offsets.flags.writeable) and bool(data.flags.writeable))
+
+
+def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, data: np.ndarray,
+                                 base: int = 0) -> tuple[int, int] | None:
+    """:func:`decode_plain_byte_array` into given buffers: ``offsets[:count + 1]`` (int64, starting
+    at ``base``) and the bytes into ``data`` (uint8) from 0. Returns (value bytes, input bytes used),
+    or None when the values do not fit or the buffers are unusable (:func:`into_buffers_usable`).
+    Errors as :func:`decode_plain_byte_array` (an input error is reported even when it would not fit)."""
+    u8 = as_u8(buf)
+    count = int(count)
+    if count < 0 or count > _MAX_COUNT:
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")
+    if 4 * count > len(u8):
+        raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
+                               f"only {len(u8)} available")
+    if not into_buffers_usable(count, offsets, data):
+        return None
+    values, used = decode_plain_byte_array(u8, count)
+    c = values.compact()
+    if len(c.data) > len(data):
+        return None
+    data[:len(c.data)] = c.data
+    np.add(c.offsets, base, out=offsets[:count + 1])
+    return len(c.data), used
+
 
 def take_binary(values: BinaryArray, indices: np.ndarray) -> BinaryArray:
     """``values[indices]`` as a compact BinaryArray; CorruptFileError for an index out of range

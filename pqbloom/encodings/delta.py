@@ -259,7 +259,10 @@ def decode_delta_length_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray
     if used + total > len(u8):
         raise CorruptFileError(f"DELTA_LENGTH_BYTE_ARRAY: values need {total} bytes, "
                                f"only {len(u8) - used} available")
-    return BinaryArray(offsets, u8[used:used + total].copy()), used + total
+    data = u8[used:used + total]
+    if used > (1 << 16) and used > total // 8:  # do not keep a large block of lengths alive with the values
+        data = data.copy()
+    return BinaryArray(offsets, data), used + total
 
 
 # -- DELTA_BYTE_ARRAY -----------------------------------------------------------

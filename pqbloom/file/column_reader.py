@@ -8,7 +8,7 @@ budget), gathers the pieces of one or several chunks into one preallocated colum
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -20,13 +20,14 @@ from ..errors import CorruptFileError, MemoryLimitError, ParquetError
 from ..limits import charge, current_budget, out_of_memory
 from ..schema import ColumnDescriptor, Field, LNode
 from ..table import Column, column_from_values, place_nulls
+from .binary_sink import BinarySink
 from .levels import LeafLevels
 
 #: what a decoded page holds: fixed-width values as a numpy array, byte strings as a BinaryArray
 Values = np.ndarray | BinaryArray
 
 __all__ = ["ChunkParts", "NestedSelection", "NestedQueue", "RowQueue", "ColumnBuilder", "DictIndices",
-           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "build_column",
+           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "collect_chunk", "build_column",
            "concat_values", "split_nested", "NestedSource", "Values"]
 
 
@@ -99,6 +100,28 @@ def expand_dictionary(dictionary: Values | None, idx: np.ndarray) -> Values:
             budget.charge(len(idx) * arr.itemsize * int(np.prod(arr.shape[1:], dtype=np.int64)),
                           f"the dictionary expansion of {len(idx):,} values")
     return take_dictionary(dictionary, idx)
+
+
+def collect_chunk(pages: Iterable[tuple[str, Any, Any, Any]], desc: ColumnDescriptor, num_values: int,
+                  sink: BinarySink | None = None) -> ChunkParts:
+    """Gather the pages of a flat chunk (:func:`pqbloom.file.pages.iter_pages`, given ``sink`` if
+    any) into value pieces and presence flags. With a sink, dictionary pages are expanded at once
+    into it and every page lands in its one buffer: the chunk is a single BinaryArray."""
+    parts: list[tuple[str, Any]] = []
+    levels: list[np.ndarray] = []
+    dictionary = None
+    for kind, values, present, page_dictionary in pages:
+        dictionary = page_dictionary
+        if sink is not None:
+            sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
+        else:
+            parts.append((kind, values))
+        if present is not None:
+            levels.append(present)
+    if sink is not None:
+        parts = [("values", p) for p in sink.pieces()]
+    return assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
+                           num_values)
 
 
 def assemble_values(f: Field, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None,
@@ -216,6 +239,7 @@ class ColumnBuilder:
         self.data: np.ndarray | None = None
         self.offsets: np.ndarray | None = None
         self.nbytes = 0
+        self.pending: BinaryArray | None = None  # a first byte-array piece, not yet copied
         self.fallback: list[ChunkParts] = []
         self.present: list[np.ndarray] = []
         self.has_nulls = False
@@ -230,27 +254,24 @@ class ColumnBuilder:
             self.fallback.append(parts)
             return
         for piece in parts.pieces:
-            if not self._copy(piece):
+            # once a piece has fallen back, the rest follow it (the order of the values is kept)
+            if self.fallback or not self._copy(piece):
                 self.fallback.append(ChunkParts([piece], None, 0))
 
     def _copy(self, piece: Any) -> bool:
-        k = len(piece)
         if isinstance(piece, BinaryArray):
-            if self.data_bytes is None:
-                return False
-            if self.data is None:
-                charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
-                self.data = np.empty(self.data_bytes, np.uint8)
-                self.offsets = np.zeros(self.num_rows + 1, np.int64)
-            c = piece.compact()
-            if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
-                return False
-            assert self.offsets is not None
-            self.data[self.nbytes:self.nbytes + c.nbytes] = c.data
-            self.offsets[self.n + 1:self.n + k + 1] = c.offsets[1:] + self.nbytes
-            self.nbytes += c.nbytes
-            self.n += k
-            return True
+            if self.pending is None and self.data is None and self.n == 0:
+                # held, not copied: a column of one chunk (decoded into one buffer by a BinarySink)
+                # is this piece itself
+                self.pending, self.n = piece, len(piece)
+                return True
+            if self.pending is not None:
+                head, self.pending, self.n = self.pending, None, 0
+                if not self._copy_binary(head):
+                    self.fallback.append(ChunkParts([head], None, 0))
+                    return False
+            return self._copy_binary(piece)
+        k = len(piece)
         if self.out is None:
             charge(self.num_rows * piece.dtype.itemsize * int(np.prod(piece.shape[1:], dtype=np.int64)),
                    f"the result buffer of column {self.f.name!r}")
@@ -261,23 +282,38 @@ class ColumnBuilder:
         self.n += k
         return True
 
+    def _copy_binary(self, piece: BinaryArray) -> bool:
+        k = len(piece)
+        if self.data_bytes is None:
+            return False
+        if self.data is None:
+            charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
+            self.data = np.empty(self.data_bytes, np.uint8)
+            self.offsets = np.zeros(self.num_rows + 1, np.int64)
+        c = piece.compact()
+        if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
+            return False
+        assert self.offsets is not None
+        self.data[self.nbytes:self.nbytes + c.nbytes] = c.data
+        np.add(c.offsets[1:], self.nbytes, out=self.offsets[self.n + 1:self.n + k + 1])
+        self.nbytes += c.nbytes
+        self.n += k
+        return True
+
     def finish(self) -> Column:
         """The column of every chunk added, nulls placed."""
+        head: list[Any] = []
+        if self.out is not None:
+            head.append(self.out[:self.n])
+        elif self.pending is not None:
+            head.append(self.pending)
+        elif self.data is not None and self.offsets is not None:
+            head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
         if self.fallback:
             # something did not fit the fast path: join what was copied plus the rest
-            head: list[Any] = []
-            if self.out is not None:
-                head.append(self.out[:self.n])
-            elif self.data is not None and self.offsets is not None:
-                head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
-            chunks = [ChunkParts(head + [p for c in self.fallback for p in c.pieces], None, 0)]
-            dense = concat_values(chunks[0].pieces, self.f)
-        elif self.out is not None:
-            dense = self.out[:self.n]
-        elif self.data is not None and self.offsets is not None:
-            dense = BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes])
+            dense = concat_values(head + [p for c in self.fallback for p in c.pieces], self.f)
         else:
-            dense = concat_values([], self.f)
+            dense = head[0] if head else concat_values([], self.f)
         if not self.has_nulls:
             return Column(self.f, dense, None)
         present = np.concatenate(self.present)

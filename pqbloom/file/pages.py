@@ -34,7 +34,10 @@ from ..format import Encoding, PageType, T, decode_at, decode_prefix
 from ..limits import charge
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
+from .binary_sink import BinarySink
 from .encryption import ReaderDecryption
+
+Buffer = bytes | bytearray | memoryview
 
 __all__ = ["parse_page_header", "iter_pages", "decode_page_values", "v2_flag_ignored"]
 
@@ -66,18 +69,18 @@ def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDe
     return header, pos + 4 + mlen
 
 
-def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, data: bytes, rg: int,
-                 desc: ColumnDescriptor, page: int = -1) -> bytes:
+def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, data: Buffer, rg: int,
+                 desc: ColumnDescriptor, page: int = -1) -> Buffer:
     """The single place where stored page bytes become plaintext."""
     if decryption is None:
         return data
-    return decryption.decrypt(module_type, data, rg, desc, page)
+    return decryption.decrypt(module_type, bytes(data), rg, desc, page)
 
 
 def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
                row_count: int | None, decryption: ReaderDecryption | None, verify_checksums: bool,
                v2_always_compressed: bool, extend: Callable[[bytes, int], bytes],
-               levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+               levels: bool = False, sink: BinarySink | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -86,7 +89,8 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
     ``(definition levels, repetition levels)``, each None when its maximum is 0 (nested leaves are read
     that way). ``extend(buf, base)`` returns a longer ``buf`` when pages run past the chunk's stated
     size (some old writers undercount it); ``v2_always_compressed`` is :func:`v2_flag_ignored` of the
-    writer.
+    writer. With a ``sink`` (:class:`~pqbloom.file.binary_sink.BinarySink`) PLAIN pages of byte
+    arrays decode straight into it; the caller passes every page's values to ``sink.add``.
     """
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
@@ -124,7 +128,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):
             raise CorruptFileError(f"page sizes (compressed {csize}, uncompressed {usize}) do not fit the chunk",
                                    offset=base + hdr_raw_start)
-        stored = buf[pos:pos + csize]
+        stored = memoryview(buf)[pos:pos + csize]  # a view: slicing bytes copied every page
         pos += csize
         if verify_checksums and header.crc is not None:
             if (zlib.crc32(stored) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
@@ -217,7 +221,9 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             enc = dp2.encoding
             values_buf = memoryview(rest)
         seen += n
-        kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary)
+        sunk = sink.decode_plain(values_buf, n_present) if sink is not None and enc == Encoding.PLAIN else None
+        kind, values = ("values", sunk[0]) if sunk is not None else \
+            decode_page_values(values_buf, enc, n_present, f, dictionary)
         yield kind, values, ((defs, reps) if levels else page_present), dictionary
     if seen != total_values:
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")

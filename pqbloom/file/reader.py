@@ -28,6 +28,7 @@ from ..limits import charge, memory_budget, run_limited
 from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
 from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
+from .binary_sink import BinarySink
 from .bloom_reader import locate_bloom_filter, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
 from .column_reader import (
@@ -41,6 +42,7 @@ from .column_reader import (
     Values,
     assemble_values,
     build_column,
+    collect_chunk,
     concat_values,
     located_error,
 )
@@ -517,16 +519,8 @@ class FileReader:
                      desc: ColumnDescriptor) -> ChunkParts:
         """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``) into value pieces and
         presence flags (errors unlocated: :meth:`read_chunk_parts` adds row group and column)."""
-        parts: list[tuple[str, Any]] = []
-        levels: list[np.ndarray] = []
-        dictionary = None
-        for kind, values, present, page_dictionary in self.iter_pages(buf, base, meta, rg, desc):
-            dictionary = page_dictionary
-            parts.append((kind, values))
-            if present is not None:
-                levels.append(present)
-        return assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
-                         meta.num_values)
+        sink = BinarySink.for_chunk(meta, desc, len(buf))
+        return collect_chunk(self.iter_pages(buf, base, meta, rg, desc, sink=sink), desc, meta.num_values, sink)
 
     def _extend_chunk(self, buf: bytes, base: int) -> bytes:
         """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
@@ -536,7 +530,7 @@ class FileReader:
         return self.range_reader.read(base, bound - base, what="column chunk")
 
     def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
-                   levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+                   levels: bool = False, sink: BinarySink | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
         bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`).
 
@@ -546,7 +540,7 @@ class FileReader:
         return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels)
+                          levels=levels, sink=sink)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:

@@ -167,6 +167,7 @@ def test_allocation_failure_is_a_memory_error_not_corruption(tmp_path, monkeypat
 
     if where == "decompressor":
         monkeypatch.setattr(cramjam.snappy, "decompress_raw", no_memory)
+        monkeypatch.setattr(cramjam.snappy, "decompress_raw_into", no_memory)
     elif where == "decoder":
         monkeypatch.setattr(pages_mod, "decode_plain", no_memory)
     elif where == "dictionary":

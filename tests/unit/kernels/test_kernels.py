@@ -380,6 +380,51 @@ def test_plain_decode(mode: str) -> None:
     assert kernels.decode_plain_byte_array(b"", 0)[0].to_pylist() == []
 
 
+def plain_into(data: bytes, count: int, spare_offsets: int, capacity: int, base: int) -> tuple[Any, ...]:
+    """decode_plain_byte_array_into fresh buffers (filled with a marker): its result and what it wrote."""
+    offsets = np.full(max(count + 1 + spare_offsets, 0), -7, np.int64)
+    out = np.full(capacity, 0xAB, np.uint8)
+    got = kernels.decode_plain_byte_array_into(data, count, offsets, out, base)
+    if got is None:
+        return (None,)
+    size, used = got
+    return (size, used, offsets[:count + 1].tolist(), out[:size].tobytes())
+
+
+@PROPS
+@given(plain_pages(), st.integers(-2, 2), st.integers(0, 400), st.integers(0, 2**40))
+def test_plain_decode_into_compiled_equals_reference(page: tuple[bytes, int], spare: int, capacity: int,
+                                                     base: int) -> None:
+    data, count = page
+    got = same(plain_into, data, count, spare, capacity, base)
+    # when the values fit, they are what decode_plain_byte_array returns, shifted by base
+    whole = outcome(kernels_reference.decode_plain_byte_array, data, count)
+    if got[0] == "ok" and got[1] != (None,):
+        size, used, offs, written = got[1]
+        values = BinaryArray(np.array(offs, np.int64) - base, np.frombuffer(written, np.uint8))
+        assert whole == ("ok", (norm(values), used))
+    elif got[0] == "error":
+        assert whole == got  # the same error as the ordinary decode, even where it would not fit
+    else:  # None: too few offsets (checked first), or valid values that need more than the capacity
+        assert spare < 0 or (whole[0] == "ok" and whole[1][0][2] > capacity)
+
+
+def test_plain_decode_into(mode: str) -> None:
+    values = [b"", b"a", b"hello" * 20, b"\x00\xff"] * 50
+    page = plain_bytes(values) + b"trailing"
+    size = sum(len(v) for v in values)
+    offsets, data = np.zeros(len(values) + 1, np.int64), np.zeros(size, np.uint8)
+    assert kernels.decode_plain_byte_array_into(page, len(values), offsets, data, 1000) == (size, len(page) - 8)
+    assert BinaryArray(offsets - 1000, data).to_pylist() == values
+    # one byte short of room, or one offset short: None, the caller decodes the usual way
+    assert kernels.decode_plain_byte_array_into(page, len(values), offsets, data[:-1]) is None
+    assert kernels.decode_plain_byte_array_into(page, len(values), offsets[:-1], data) is None
+    assert kernels.decode_plain_byte_array_into(page, len(values), offsets.astype(np.int32), data) is None
+    # a corrupt page is an error even where it would not fit
+    with pytest.raises(CorruptFileError, match="last value runs 4294967292 bytes past the end"):
+        kernels.decode_plain_byte_array_into(b"\xff\xff\xff\xff\x00\x00\x00", 1, offsets, data[:0])
+
+
 # -- 3. gather ------------------------------------------------------------------------------------
 
 @PROPS
