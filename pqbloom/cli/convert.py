@@ -27,7 +27,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -42,12 +42,17 @@ from .textio import CountingReader, csv_chunks, jsonl_chunks
 __all__ = [
     "ConvertError",
     "ConvertResult",
+    "ProgressCallback",
     "convert",
     "parse_schema_spec",
+    "progress_mode",
     "parse_bloom_spec",
 ]
 
 DEFAULT_CHUNK_ROWS = 65_536
+
+#: ``on_progress(rows converted, input bytes read, input size or None)``
+ProgressCallback = Callable[[int, int, "int | None"], None]
 
 
 @dataclass
@@ -147,17 +152,41 @@ def parse_bloom_spec(spec: str) -> tuple[str, dict[str, float | int]]:
 
 
 class _Progress:
-    """A one-line progress bar on ``stream`` (None: silent), redrawn at most five times a second."""
+    """A progress bar over the input bytes on stderr: tqdm's or rich's when one is installed, else (when
+    asked for with ``--progress``) a plain one-line bar; ``None`` mode shows nothing."""
 
-    def __init__(self, total: int | None, stream: IO[str] | None) -> None:
+    def __init__(self, total: int | None, mode: str | None, callback: ProgressCallback | None = None) -> None:
         self.total = total
-        self.stream = stream
+        self.mode = mode
+        self.callback = callback
         self.t0 = time.perf_counter()
         self.last = 0.0
+        self.done = 0
+        self.impl: Any = None
+        if mode == "tqdm":
+            import tqdm
+
+            self.impl = tqdm.tqdm(total=total, unit="B", unit_scale=True, file=sys.stderr, desc="convert")
+        elif mode == "rich":
+            import rich.progress
+
+            self.impl = rich.progress.Progress(transient=True)
+            self.impl.start()
+            self.task = self.impl.add_task("convert", total=total)
 
     def update(self, done: int, rows: int, force: bool = False) -> None:
         """Show ``done`` input bytes and ``rows`` rows converted so far."""
-        if self.stream is None:
+        if self.callback is not None:
+            self.callback(rows, done, self.total)
+        if self.mode is None:
+            return
+        if self.mode == "tqdm":
+            self.impl.update(done - self.done)
+            self.impl.set_postfix(rows=f"{rows:,}", refresh=False)
+            self.done = done
+            return
+        if self.mode == "rich":
+            self.impl.update(self.task, completed=done)
             return
         now = time.perf_counter()
         if not force and now - self.last < 0.2:
@@ -172,15 +201,33 @@ class _Progress:
             bar = "[" + "#" * fill + "-" * (width - fill) + f"] {frac:6.1%}"
         else:
             bar = f"{done / 1e6:,.1f} MB read"
-        self.stream.write(f"\r{bar} {rows:,} rows {rate}\x1b[K")
-        self.stream.flush()
+        sys.stderr.write(f"\r{bar} {rows:,} rows {rate}\x1b[K")
+        sys.stderr.flush()
 
-    def finish(self, message: str) -> None:
-        """Replace the bar by ``message``."""
-        if self.stream is None:
-            return
-        self.stream.write(f"\r{message}\x1b[K\n")
-        self.stream.flush()
+    def close(self) -> None:
+        """Take the bar away (the command prints its own summary)."""
+        if self.mode == "tqdm":
+            self.impl.close()
+        elif self.mode == "rich":
+            self.impl.stop()
+        elif self.mode == "plain":
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        self.mode = None
+
+
+def progress_mode(progress: bool | None, isatty: bool) -> str | None:
+    """Which bar to show: ``progress`` None shows tqdm's or rich's on a terminal (nothing without them);
+    True shows one anyway (the plain bar without them); False none."""
+    if progress is False or (progress is None and not isatty):
+        return None
+    for name in ("tqdm", "rich"):
+        try:
+            __import__(name)
+        except ImportError:
+            continue
+        return name
+    return "plain" if progress else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,12 +256,15 @@ def _detect_format(path: str, fmt: str | None) -> str:
 def convert(input_path: str, output_path: str, *, format: str | None = None, schema: str | list[Field] | None = None,
             chunk_rows: int = DEFAULT_CHUNK_ROWS, row_group_size: int = 1_000_000, delimiter: str | None = None,
             header: bool = True, null_values: Sequence[str] = ("",), progress: bool | None = None,
-            encoding: str = "utf-8", **writer_options: Any) -> ConvertResult:
+            encoding: str = "utf-8", on_progress: ProgressCallback | None = None,
+            **writer_options: Any) -> ConvertResult:
     """Convert a CSV / TSV / JSON Lines file (``.gz`` too; ``-`` is standard input) to Parquet.
 
     ``writer_options`` go to :class:`pqbloom.ParquetWriter` (``compression``, ``bloom_filter_options``,
-    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``:
-    None shows a progress bar on stderr when it is a terminal.
+    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``: None
+    shows tqdm's or rich's progress bar on stderr when it is a terminal and one of them is installed;
+    True shows a bar anyway; False none. ``on_progress(rows, bytes_read, total_bytes)`` is called after
+    each chunk (``total_bytes`` None for standard input).
     """
     if chunk_rows <= 0 or row_group_size <= 0:
         raise ConvertError("--chunk-rows and --row-group-size must be positive")
@@ -238,8 +288,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     gz = input_path.endswith(".gz")
     if gz:
         binary = gzip.GzipFile(fileobj=binary, mode="rb")  # type: ignore[assignment]
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = _Progress(total, sys.stderr if show else None)
+    bar = _Progress(total, progress_mode(progress, sys.stderr.isatty()), on_progress)
     writer: ParquetWriter | None = None
     try:
         fh = io.TextIOWrapper(binary, encoding=encoding, newline="" if fmt != "jsonl" else None)
@@ -306,8 +355,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     except BaseException:
         if writer is not None:
             writer.abort()
-        if show:
-            sys.stderr.write("\n")
+        bar.close()
         raise
     finally:
         if input_path != "-":
@@ -315,8 +363,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     result.seconds = time.perf_counter() - t0
     result.input_bytes = counter.count
     result.output_bytes = os.path.getsize(output_path) if os.path.exists(output_path) else 0
-    bar.finish(f"wrote {result.rows:,} rows in {result.row_groups} row group(s) to {output_path} "
-               f"({result.output_bytes:,} bytes) in {result.seconds:.1f} s")
+    bar.close()
     return result
 
 
