@@ -222,7 +222,7 @@ def inspect_dataset(path: str, decryption_properties: FileDecryptionProperties |
     frags = discover(path)
     if not frags:
         raise ParquetError(f"{path}: a directory without Parquet data files")
-    files = []
+    files: list[dict[str, Any]] = []
     schema: list[str] = []
     for fr in frags:
         with ParquetFile(fr.path, decryption_properties=decryption_properties) as pf:
