@@ -241,13 +241,12 @@ class ColumnChunkWriter:
                 built = build_dictionary(dense, f.physical_type, opts.dictionary_pagesize_limit)
             if built is not None:
                 dict_values, indices = built
-            elif log.isEnabledFor(logging.DEBUG):
+            elif log.isEnabledFor(level := logging.DEBUG if mostly_distinct else logging.INFO):
                 # mostly distinct values: the expected choice (DEBUG); a dictionary over its size limit: a
                 # fallback the user may want to tune (INFO)
                 why = ("more than half of the values are distinct" if mostly_distinct else
                        f"the dictionary would exceed dictionary_pagesize_limit ({opts.dictionary_pagesize_limit:,} B)")
-                log.log(logging.DEBUG if mostly_distinct else logging.INFO,
-                        "column %s, row group %d: dictionary encoding not used (%s); %s pages", f.name, rg, why,
+                log.log(level, "column %s, row group %d: dictionary encoding not used (%s); %s pages", f.name, rg, why,
                         Encoding(plan.encoding or Encoding.PLAIN).name)
         value_encoding = Encoding.RLE_DICTIONARY if dict_values is not None else (plan.encoding or Encoding.PLAIN)
 
