@@ -1,0 +1,196 @@
+"""The fast CSV path of ``pqbloom convert``: pyarrow's multithreaded CSV parser, when pyarrow is installed.
+
+pyarrow only splits the text into fields (every column read as strings, nulls as the same
+``null_values``); the types are still inferred by :func:`pqbloom.cli.infer.infer_text_type` from the
+same first ``chunk_rows`` rows, so both paths give the same schema for the same CSV. Values are
+typed with pyarrow's casts only where a cast and the pure path's numpy parse agree: each column's
+strings must first match a strict pattern (decimal integers, plain decimal numbers, ``YYYY-MM-DD``,
+ISO 8601 timestamps with valid fields). Anything else (``0x10``, ``+5``, ``inf``, a leap second, a
+value that does not fit, a ragged row, a BOM, a type other than bool, int64, double, date, timestamp
+or string) raises :class:`Fallback`, and :func:`pqbloom.cli.convert.convert` redoes the whole file
+on the pure path, which then converts it or reports the exact line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import gzip
+import io
+from collections.abc import Iterator, Sequence
+from typing import IO, Any
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..schema import Field
+from ..table import Column, column_from_values
+from .infer import infer_text_type
+
+__all__ = ["ArrowInput", "Fallback", "FAST_TYPES", "available", "arrow_csv_batches", "header_names", "infer_fields", "typed_column"]
+
+#: the types the fast path can produce (inference gives only these; --schema may ask for others)
+FAST_TYPES = frozenset(("bool", "int64", "double", "date", "timestamp[us]", "timestamp[us, UTC]", "string"))
+
+_FLOAT = r"^-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$"
+_DATE = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$"
+_TIME = r"([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\.[0-9]{1,6})?)?"
+_TS = rf"^[0-9]{{4}}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]{_TIME}$"
+_TS_TZ = rf"^[0-9]{{4}}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[T ]{_TIME}(Z|[+-][0-9]{{2}}:[0-9]{{2}})$"
+_TRUE = ["true", "t", "yes", "y"]
+_FALSE = ["false", "f", "no", "n"]
+
+
+class Fallback(Exception):
+    """The fast path cannot convert this input exactly as the pure path would: use the pure path."""
+
+
+def available() -> bool:
+    """Whether pyarrow (with its CSV reader) can be imported."""
+    try:
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _open_text(path: str, encoding: str) -> IO[str]:
+    raw: Any = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+    return io.TextIOWrapper(raw, encoding=encoding, newline="")
+
+
+def header_names(path: str, *, encoding: str, delimiter: str, header: bool, names: list[str] | None) -> list[str]:
+    """The column names the pure path gives (header row stripped, empty ones ``f<i>``; else ``names`` or
+    ``f0, f1...`` over the first record's width). A BOM, an empty input or a header that spans lines
+    falls back."""
+    with _open_text(path, encoding) as fh:
+        first = fh.readline()
+        if not first or first.startswith("\ufeff"):
+            raise Fallback("empty input or byte-order mark")
+        row = next(csv.reader([first], delimiter=delimiter), None)
+        if row is None or first.count('"') % 2:
+            raise Fallback("header spans lines")
+    if header:
+        return [h.strip() or f"f{i}" for i, h in enumerate(row)]
+    return list(names) if names else [f"f{i}" for i in range(len(row))]
+
+
+class ArrowInput:
+    """The input file opened with pyarrow's own IO (no Python in the read path); ``tell()`` is the position
+    in the file itself (compressed bytes for ``.gz``), for the progress bar."""
+
+    def __init__(self, path: str) -> None:
+        import pyarrow as pa
+
+        self.raw = pa.OSFile(path, "rb")
+        self.size = self.raw.size()
+        self.stream = pa.CompressedInputStream(self.raw, "gzip") if path.endswith(".gz") else self.raw
+
+    def tell(self) -> int:
+        """Bytes of the file read so far."""
+        return int(self.raw.tell())
+
+    def close(self) -> None:
+        """Close the file."""
+        self.stream.close()
+        self.raw.close()
+
+
+def arrow_csv_batches(source: ArrowInput, ncols: int, *, encoding: str, delimiter: str, header: bool,
+                      null_values: Sequence[str]) -> Iterator[list[Any]]:
+    """The CSV as lists of pyarrow string arrays (one per column; nulls where the text is a null value)."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    try:
+        codecs.lookup(encoding)
+    except LookupError as exc:
+        raise Fallback(str(exc)) from None
+    gen = [f"c{i}" for i in range(ncols)]
+    read = pacsv.ReadOptions(column_names=gen, skip_rows=1 if header else 0, encoding=encoding,
+                             block_size=1 << 22)
+    parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True, ignore_empty_lines=True)
+    conv = pacsv.ConvertOptions(column_types={g: pa.string() for g in gen}, null_values=list(null_values),
+                                strings_can_be_null=True, quoted_strings_can_be_null=True)
+    try:
+        reader = pacsv.open_csv(source.stream, read_options=read, parse_options=parse, convert_options=conv)
+        for batch in reader:
+            yield [batch.column(i) for i in range(ncols)]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:  # ragged rows, bad encoding...
+        raise Fallback(str(exc)) from None
+
+
+def infer_fields(names: list[str], columns: list[Any], chunk_rows: int) -> list[Field]:
+    """The pure path's inference over the first ``chunk_rows`` rows (nulls excluded)."""
+    out = []
+    for name, arr in zip(names, columns):
+        vals = [v for v in arr.slice(0, chunk_rows).to_pylist() if v is not None]
+        out.append(infer_text_type(name, vals))
+    return out
+
+
+def _all_match(arr: Any, pattern: str) -> bool:
+    import pyarrow.compute as pc
+
+    m = pc.match_substring_regex(arr.drop_null(), pattern)
+    return bool(pc.all(m, min_count=0).as_py())
+
+
+def _all_decimal_ints(arr: Any) -> bool:
+    """Every string is ASCII digits after an optional minus (cheaper than a regex; ``--5`` still fails the cast)."""
+    import pyarrow.compute as pc
+
+    m = pc.ascii_is_decimal(pc.utf8_ltrim(arr.drop_null(), characters="-"))
+    return bool(pc.all(m, min_count=0).as_py())
+
+
+def typed_column(f: Field, arr: Any) -> Column:
+    """One column's strings (a pyarrow string array) as the Column the pure path builds for ``f``."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(arr)
+    nulls = arr.null_count
+    if nulls and not f.nullable:
+        raise Fallback(f"null in not-null column {f.name}")
+    mask = arr.is_null().to_numpy(zero_copy_only=False) if nulls else None
+    t = f.type_name
+    if t == "string":
+        big = pc.fill_null(arr, "").cast(pa.large_string())
+        bufs = big.buffers()
+        offs = np.frombuffer(bufs[1], np.int64, count=n + 1, offset=big.offset * 8)
+        data = np.frombuffer(bufs[2], np.uint8)[offs[0]:offs[-1]] if bufs[2] is not None else np.zeros(0, np.uint8)
+        return Column(f, BinaryArray(offs - offs[0], data.copy()), mask)
+    try:
+        if t == "bool":
+            low = pc.utf8_lower(pc.utf8_trim_whitespace(arr.drop_null()))
+            if not bool(pc.all(pc.is_in(low, pa.array(_TRUE + _FALSE)), min_count=0).as_py()):
+                raise Fallback("not a boolean")
+            vals = pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(pc.fill_null(arr, "false"))),
+                            pa.array(_TRUE)).to_numpy(zero_copy_only=False)
+        elif t == "int64":
+            if not _all_decimal_ints(arr):
+                raise Fallback("not a plain integer")
+            vals = pc.fill_null(arr.cast(pa.int64()), 0).to_numpy()
+        elif t == "double":
+            if not _all_match(arr, _FLOAT):
+                raise Fallback("not a plain number")
+            vals = pc.fill_null(arr.cast(pa.float64()), 0.0).to_numpy()
+        elif t == "date":
+            if not _all_match(arr, _DATE):
+                raise Fallback("not YYYY-MM-DD")
+            days = pc.fill_null(arr.cast(pa.date32()).cast(pa.int32()), 0).to_numpy()
+            vals = days.astype(np.int64).astype("datetime64[D]")
+        elif t in ("timestamp[us]", "timestamp[us, UTC]"):
+            utc = t.endswith("UTC]")
+            if not _all_match(arr, _TS_TZ if utc else _TS):
+                raise Fallback("not an ISO 8601 timestamp of this column's kind")
+            ts = arr.cast(pa.timestamp("us", tz="UTC" if utc else None)).cast(pa.int64())
+            vals = pc.fill_null(ts, 0).to_numpy().astype("datetime64[us]")
+        else:
+            raise Fallback(f"type {t}")
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:  # out of range, Feb 30...
+        raise Fallback(str(exc)) from None
+    if mask is None:
+        return column_from_values(f.name, vals, f)
+    return column_from_values(f.name, np.ma.masked_array(vals, mask=mask), f)
