@@ -1,6 +1,7 @@
 """Column types for ``pqbloom convert``: inferred from a first chunk, then applied to every chunk.
 
-CSV inference tries, per column: bool (true/false), int64, double, date (``YYYY-MM-DD``),
+CSV inference tries, per column: bool (true/false), int64 (integers past its range stay strings
+rather than rounded doubles), double, date (``YYYY-MM-DD``),
 timestamp (ISO 8601; ``timestamp[us, UTC]`` when the values carry ``Z`` or an offset, which
 are converted to UTC), then string. JSON Lines keep their JSON types (bool, int64, double,
 string); ISO date/timestamp strings become date/timestamp, objects and arrays JSON text, mixed
@@ -34,6 +35,7 @@ _INTS = (T.Type.INT32, T.Type.INT64)
 _FLOATS = (T.Type.FLOAT, T.Type.DOUBLE)
 _TRUE = {"true", "t", "yes", "y"}
 _FALSE = {"false", "f", "no", "n"}
+_INT_RE = re.compile(r"\s*[+-]?\d+\s*\Z")
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _TS_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?\Z")
 _TZ_RE = re.compile(r"(Z|[+-]\d{2}:?\d{2})\Z")
@@ -56,7 +58,9 @@ def infer_text_type(name: str, vals: Sequence[str]) -> Field:
             arr.astype(dtype)
             return make_field(name, type_name)
         except (ValueError, OverflowError):
-            pass
+            if type_name == "int64" and _looks(_INT_RE, vals):
+                # integers past int64: a double would round them; keep the digits
+                return make_field(name, "string")
     if _looks(_DATE_RE, vals):
         try:
             arr.astype("datetime64[D]")

@@ -46,7 +46,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     r = convert(args.input, args.output, format=args.format, schema=args.schema, chunk_rows=args.chunk_rows,
             row_group_size=args.row_group_size, delimiter=args.delimiter, header=not args.no_header,
             null_values=args.null_value if args.null_value is not None else ("",), progress=args.progress,
-            encoding=args.encoding, **options)
+            encoding=args.encoding, engine=args.csv_engine, **options)
     print(f"wrote {r.rows:,} rows in {r.row_groups} row group(s) to {args.output} ({r.output_bytes:,} bytes) "
           f"in {r.seconds:.2f} s")
     return 0
@@ -86,6 +86,9 @@ def _add_convert_parser(sub: Any) -> None:
     c.add_argument("--null-value", action="append", metavar="TEXT",
                    help="CSV text meaning null (repeatable; default: the empty field)")
     c.add_argument("--encoding", default="utf-8", help="input text encoding (default utf-8)")
+    c.add_argument("--csv-engine", choices=["auto", "pyarrow", "python"], default="auto",
+                   help="CSV parser: pyarrow's when installed (auto, the default; same types and values, several "
+                        "times faster) or Python's csv module")
     c.add_argument("--compression", metavar="CODEC", help="snappy (default), zstd, gzip, lz4_raw, brotli or none")
     c.add_argument("--row-group-size", type=int, default=1_000_000, metavar="ROWS", help="rows per row group")
     c.add_argument("--chunk-rows", type=int, default=65_536, metavar="ROWS", help="rows parsed per step")
