@@ -137,3 +137,42 @@ def test_both_paths_agree_on_any_csv(tmp_path, rows):
         assert a == b
     else:
         assert a.schema == b.schema and a.equals(b), (a.to_pydict(), b.to_pydict())
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON Lines: arrays and objects
+
+
+def test_jsonl_arrays_and_objects_become_lists_and_structs(tmp_path):
+    import json
+
+    import pyarrow.json as pajson
+
+    rows = [{"id": 1, "tags": ["a", "b"], "pt": {"x": 1.5, "y": [1, 2]}, "mixed": [1]},
+            {"id": 2, "tags": [], "pt": {"x": None, "y": []}, "mixed": {"k": 1}},
+            {"id": 3, "tags": None, "pt": None, "mixed": None}]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.parquet"
+    convert(str(src), str(out), progress=False)
+    got = pq.read_table(out)
+    plain = tmp_path / "plain.jsonl"  # pyarrow's reading of the same JSON Lines (it rejects the mixed column)
+    plain.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "mixed"}) + "\n" for r in rows))
+    want = pajson.read_json(plain)
+    for name in ("tags", "pt"):
+        assert got.column(name).type == want.column(name).type, name
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
+    # an array in one row and an object in another: one column cannot hold both, so the JSON text
+    assert got.column("mixed").to_pylist() == ["[1]", '{"k": 1}', None]
+
+
+def test_jsonl_key_missing_from_the_inferred_struct_is_an_error_not_dropped(tmp_path):
+    import json
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"pt": {"x": i}}) + "\n" for i in range(3)) + json.dumps({"pt": {"x": 4, "z": 5}})
+                   + "\n")
+    out = tmp_path / "out.parquet"
+    with pytest.raises(ConvertError, match=r"line 4: column 'pt': key 'z' not in struct<x: int64>"):
+        convert(str(src), str(out), chunk_rows=2, progress=False)
+    assert not out.exists()
