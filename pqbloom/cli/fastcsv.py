@@ -144,6 +144,18 @@ def _all_decimal_ints(arr: Any) -> bool:
     return bool(pc.all(m, min_count=0).as_py())
 
 
+def _bits(buf: Any, offset: int, n: int) -> np.ndarray:
+    """``n`` bits of an Arrow bitmap from bit ``offset``, as bools."""
+    return np.unpackbits(np.frombuffer(buf, np.uint8), bitorder="little", count=offset + n)[offset:].astype(bool)
+
+
+def _values(arr: Any, dtype: Any) -> np.ndarray:
+    """A fixed-width Arrow array's value buffer as numpy (slots under nulls hold whatever Arrow left there:
+    they are masked). Reading buffers directly keeps pyarrow from importing pandas (half a second)."""
+    width = np.dtype(dtype).itemsize
+    return np.frombuffer(arr.buffers()[1], dtype, count=len(arr), offset=arr.offset * width).copy()
+
+
 def typed_column(f: Field, arr: Any) -> Column:
     """One column's strings (a pyarrow string array) as the Column the pure path builds for ``f``."""
     import pyarrow as pa
@@ -153,44 +165,46 @@ def typed_column(f: Field, arr: Any) -> Column:
     nulls = arr.null_count
     if nulls and not f.nullable:
         raise Fallback(f"null in not-null column {f.name}")
-    mask = arr.is_null().to_numpy(zero_copy_only=False) if nulls else None
+    mask = ~_bits(arr.buffers()[0], arr.offset, n) if nulls else None
     t = f.type_name
     if t == "string":
-        big = pc.fill_null(arr, "").cast(pa.large_string())
+        big = arr.cast(pa.large_string())
         bufs = big.buffers()
         offs = np.frombuffer(bufs[1], np.int64, count=n + 1, offset=big.offset * 8)
+        if mask is not None and bool((np.diff(offs)[mask] != 0).any()):
+            raise Fallback("text under a null")  # the pure path stores "" there
         data = np.frombuffer(bufs[2], np.uint8)[offs[0]:offs[-1]] if bufs[2] is not None else np.zeros(0, np.uint8)
         return Column(f, BinaryArray(offs - offs[0], data.copy()), mask)
     try:
         if t == "bool":
-            low = pc.utf8_lower(pc.utf8_trim_whitespace(arr.drop_null()))
-            if not bool(pc.all(pc.is_in(low, pa.array(_TRUE + _FALSE)), min_count=0).as_py()):
+            low = pc.utf8_lower(pc.utf8_trim_whitespace(arr))
+            is_true = pc.match_substring_regex(low, "^(" + "|".join(_TRUE) + ")$")
+            is_false = pc.match_substring_regex(low, "^(" + "|".join(_FALSE) + ")$")
+            if not bool(pc.all(pc.or_(is_true, is_false), min_count=0).as_py()):
                 raise Fallback("not a boolean")
-            vals = pc.is_in(pc.utf8_lower(pc.utf8_trim_whitespace(pc.fill_null(arr, "false"))),
-                            pa.array(_TRUE)).to_numpy(zero_copy_only=False)
+            vals = _bits(is_true.buffers()[1], is_true.offset, n) & (~mask if mask is not None else True)
         elif t == "int64":
             if not _all_decimal_ints(arr):
                 raise Fallback("not a plain integer")
-            vals = pc.fill_null(arr.cast(pa.int64()), 0).to_numpy()
+            vals = _values(arr.cast(pa.int64()), np.int64)
         elif t == "double":
             if not _all_match(arr, _FLOAT):
                 raise Fallback("not a plain number")
-            vals = pc.fill_null(arr.cast(pa.float64()), 0.0).to_numpy()
+            vals = _values(arr.cast(pa.float64()), np.float64)
         elif t == "date":
             if not _all_match(arr, _DATE):
                 raise Fallback("not YYYY-MM-DD")
-            days = pc.fill_null(arr.cast(pa.date32()).cast(pa.int32()), 0).to_numpy()
-            vals = days.astype(np.int64).astype("datetime64[D]")
+            vals = _values(arr.cast(pa.date32()), np.int32).astype(np.int64).astype("datetime64[D]")
         elif t in ("timestamp[us]", "timestamp[us, UTC]"):
             utc = t.endswith("UTC]")
             if not _all_match(arr, _TS_TZ if utc else _TS):
                 raise Fallback("not an ISO 8601 timestamp of this column's kind")
-            ts = arr.cast(pa.timestamp("us", tz="UTC" if utc else None)).cast(pa.int64())
-            vals = pc.fill_null(ts, 0).to_numpy().astype("datetime64[us]")
+            vals = _values(arr.cast(pa.timestamp("us", tz="UTC" if utc else None)), np.int64).view("datetime64[us]")
         else:
             raise Fallback(f"type {t}")
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:  # out of range, Feb 30...
         raise Fallback(str(exc)) from None
     if mask is None:
         return column_from_values(f.name, vals, f)
+    vals = np.where(mask, np.zeros(1, vals.dtype), vals)  # as the pure path's fillers: no stray values under nulls
     return column_from_values(f.name, np.ma.masked_array(vals, mask=mask), f)

@@ -192,11 +192,15 @@ def test_convert_progress_bar_from_tqdm_on_a_terminal_and_nothing_without(tmp_pa
 
 def test_convert_and_write_table_progress_callbacks(tmp_path):
     src = _csv(tmp_path)
-    seen: list[tuple[int, int, int | None]] = []
-    r = convert_mod.convert(str(src), str(tmp_path / "c.parquet"), chunk_rows=1000, progress=False,
-                            on_progress=lambda rows, done, total: seen.append((rows, done, total)))
-    assert [s[0] for s in seen] == [1000, 2000, 3000, 4000, 5000, 5000][:len(seen)] and seen[-1][0] == r.rows == 5000
-    assert seen[-1][1] == seen[-1][2] == os.path.getsize(src)
+    for engine in ("python", "pyarrow"):
+        seen: list[tuple[int, int, int | None]] = []
+        r = convert_mod.convert(str(src), str(tmp_path / f"c-{engine}.parquet"), chunk_rows=1000, progress=False,
+                                engine=engine, on_progress=lambda rows, done, total, seen=seen: seen.append((rows, done, total)))
+        assert r.engine == engine and seen and seen[-1][0] == r.rows == 5000
+        assert [s[0] for s in seen] == sorted(s[0] for s in seen)  # rows only grow
+        assert seen[-1][1] == seen[-1][2] == os.path.getsize(src)
+        if engine == "python":  # one call per parsed chunk
+            assert [s[0] for s in seen] == [1000, 2000, 3000, 4000, 5000, 5000][:len(seen)]
     calls: list[tuple[int, int]] = []
     pqbloom.write_table({"id": list(range(2500))}, tmp_path / "w.parquet", row_group_size=1000,
                         progress=lambda done, total: calls.append((done, total)))
