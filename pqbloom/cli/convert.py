@@ -361,7 +361,7 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
 
     try:
         batches = fastcsv.arrow_csv_batches(source, len(names), encoding=encoding, delimiter=delim, header=header,
-                                            null_values=null_values)
+                                            null_values=null_values, chunk_rows=chunk_rows)
         for cols in batches:
             if fields is None:  # gather the rows the pure path infers from
                 first.append(cols)
@@ -369,7 +369,7 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
                 if first_rows < chunk_rows:
                     continue
             if fields is None:
-                cols = [pa.concat_arrays([b[i] for b in first]) for i in range(len(names))]
+                cols = [pa.concat_arrays([b[i] for b in first], memory_pool=fastcsv.pool()) for i in range(len(names))]
                 first = []
                 fields = [by_name.get(n) or inferred for n, inferred in
                           zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
@@ -380,7 +380,7 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
         if fields is None:
             if not first_rows:
                 raise fastcsv.Fallback("no rows")  # the pure path's empty-input behaviour
-            cols = [pa.concat_arrays([b[i] for b in first]) for i in range(len(names))]
+            cols = [pa.concat_arrays([b[i] for b in first], memory_pool=fastcsv.pool()) for i in range(len(names))]
             fields = [by_name.get(n) or inferred for n, inferred in
                       zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
             result.schema = Schema(fields)

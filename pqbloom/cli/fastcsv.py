@@ -27,7 +27,7 @@ from ..schema import Field
 from ..table import Column, column_from_values
 from .infer import infer_text_type
 
-__all__ = ["ArrowInput", "Fallback", "FAST_TYPES", "available", "arrow_csv_batches", "header_names", "infer_fields", "typed_column"]
+__all__ = ["pool", "ArrowInput", "Fallback", "FAST_TYPES", "available", "arrow_csv_batches", "header_names", "infer_fields", "typed_column"]
 
 #: the types the fast path can produce (inference gives only these; --schema may ask for others)
 FAST_TYPES = frozenset(("bool", "int64", "double", "date", "timestamp[us]", "timestamp[us, UTC]", "string"))
@@ -96,9 +96,18 @@ class ArrowInput:
         self.raw.close()
 
 
+def pool() -> Any:
+    """The system allocator: it returns freed blocks, where pyarrow's default pool (mimalloc) keeps them, so
+    the peak stays near one block and one row group (as on the pure path) over a long file."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
+
+
 def arrow_csv_batches(source: ArrowInput, ncols: int, *, encoding: str, delimiter: str, header: bool,
-                      null_values: Sequence[str]) -> Iterator[list[Any]]:
-    """The CSV as lists of pyarrow string arrays (one per column; nulls where the text is a null value)."""
+                      null_values: Sequence[str], chunk_rows: int = 65_536) -> Iterator[list[Any]]:
+    """The CSV as lists of pyarrow string arrays (one per column; nulls where the text is a null value), in
+    blocks of about ``chunk_rows`` rows (64 bytes a row assumed; 256 KiB to 4 MiB)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -108,12 +117,13 @@ def arrow_csv_batches(source: ArrowInput, ncols: int, *, encoding: str, delimite
         raise Fallback(str(exc)) from None
     gen = [f"c{i}" for i in range(ncols)]
     read = pacsv.ReadOptions(column_names=gen, skip_rows=1 if header else 0, encoding=encoding,
-                             block_size=1 << 22)
+                             block_size=min(max(chunk_rows * 64, 1 << 18), 1 << 22))
     parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True, ignore_empty_lines=True)
     conv = pacsv.ConvertOptions(column_types={g: pa.string() for g in gen}, null_values=list(null_values),
                                 strings_can_be_null=True, quoted_strings_can_be_null=True)
     try:
-        reader = pacsv.open_csv(source.stream, read_options=read, parse_options=parse, convert_options=conv)
+        reader = pacsv.open_csv(source.stream, read_options=read, parse_options=parse, convert_options=conv,
+                                memory_pool=pool())
         for batch in reader:
             yield [batch.column(i) for i in range(ncols)]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:  # ragged rows, bad encoding...
@@ -132,16 +142,18 @@ def infer_fields(names: list[str], columns: list[Any], chunk_rows: int) -> list[
 def _all_match(arr: Any, pattern: str) -> bool:
     import pyarrow.compute as pc
 
-    m = pc.match_substring_regex(arr.drop_null(), pattern)
-    return bool(pc.all(m, min_count=0).as_py())
+    m = pc.match_substring_regex(pc.drop_null(arr, memory_pool=pool()), pattern, memory_pool=pool())
+    return bool(pc.all(m, min_count=0, memory_pool=pool()).as_py())
 
 
 def _all_decimal_ints(arr: Any) -> bool:
     """Every string is ASCII digits after an optional minus (cheaper than a regex; ``--5`` still fails the cast)."""
     import pyarrow.compute as pc
 
-    m = pc.ascii_is_decimal(pc.utf8_ltrim(arr.drop_null(), characters="-"))
-    return bool(pc.all(m, min_count=0).as_py())
+    mp = pool()
+    m = pc.ascii_is_decimal(pc.utf8_ltrim(pc.drop_null(arr, memory_pool=mp), characters="-", memory_pool=mp),
+                            memory_pool=mp)
+    return bool(pc.all(m, min_count=0, memory_pool=mp).as_py())
 
 
 def _bits(buf: Any, offset: int, n: int) -> np.ndarray:
@@ -168,7 +180,7 @@ def typed_column(f: Field, arr: Any) -> Column:
     mask = ~_bits(arr.buffers()[0], arr.offset, n) if nulls else None
     t = f.type_name
     if t == "string":
-        big = arr.cast(pa.large_string())
+        big = arr.cast(pa.large_string(), memory_pool=pool())
         bufs = big.buffers()
         offs = np.frombuffer(bufs[1], np.int64, count=n + 1, offset=big.offset * 8)
         if mask is not None and bool((np.diff(offs)[mask] != 0).any()):
@@ -177,29 +189,30 @@ def typed_column(f: Field, arr: Any) -> Column:
         return Column(f, BinaryArray(offs - offs[0], data.copy()), mask)
     try:
         if t == "bool":
-            low = pc.utf8_lower(pc.utf8_trim_whitespace(arr))
-            is_true = pc.match_substring_regex(low, "^(" + "|".join(_TRUE) + ")$")
-            is_false = pc.match_substring_regex(low, "^(" + "|".join(_FALSE) + ")$")
-            if not bool(pc.all(pc.or_(is_true, is_false), min_count=0).as_py()):
+            mp = pool()
+            low = pc.utf8_lower(pc.utf8_trim_whitespace(arr, memory_pool=mp), memory_pool=mp)
+            is_true = pc.match_substring_regex(low, "^(" + "|".join(_TRUE) + ")$", memory_pool=mp)
+            is_false = pc.match_substring_regex(low, "^(" + "|".join(_FALSE) + ")$", memory_pool=mp)
+            if not bool(pc.all(pc.or_(is_true, is_false, memory_pool=mp), min_count=0, memory_pool=mp).as_py()):
                 raise Fallback("not a boolean")
             vals = _bits(is_true.buffers()[1], is_true.offset, n) & (~mask if mask is not None else True)
         elif t == "int64":
             if not _all_decimal_ints(arr):
                 raise Fallback("not a plain integer")
-            vals = _values(arr.cast(pa.int64()), np.int64)
+            vals = _values(arr.cast(pa.int64(), memory_pool=pool()), np.int64)
         elif t == "double":
             if not _all_match(arr, _FLOAT):
                 raise Fallback("not a plain number")
-            vals = _values(arr.cast(pa.float64()), np.float64)
+            vals = _values(arr.cast(pa.float64(), memory_pool=pool()), np.float64)
         elif t == "date":
             if not _all_match(arr, _DATE):
                 raise Fallback("not YYYY-MM-DD")
-            vals = _values(arr.cast(pa.date32()), np.int32).astype(np.int64).astype("datetime64[D]")
+            vals = _values(arr.cast(pa.date32(), memory_pool=pool()), np.int32).astype(np.int64).astype("datetime64[D]")
         elif t in ("timestamp[us]", "timestamp[us, UTC]"):
             utc = t.endswith("UTC]")
             if not _all_match(arr, _TS_TZ if utc else _TS):
                 raise Fallback("not an ISO 8601 timestamp of this column's kind")
-            vals = _values(arr.cast(pa.timestamp("us", tz="UTC" if utc else None)), np.int64).view("datetime64[us]")
+            vals = _values(arr.cast(pa.timestamp("us", tz="UTC" if utc else None), memory_pool=pool()), np.int64).view("datetime64[us]")
         else:
             raise Fallback(f"type {t}")
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:  # out of range, Feb 30...
