@@ -126,6 +126,12 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
                     if s is not None:
                         entry["statistics"] = {"null_count": s.null_count, "min": logical_value(desc.field, s.min),
                                                "max": logical_value(desc.field, s.max)}
+                        raw = m.statistics
+                        if not s.has_min_max and any(b is not None for b in (raw.min_value, raw.max_value, raw.min,
+                                                                               raw.max)):
+                            # bounds a reader must not rely on (unknown sort order, a writer known to get them
+                            # wrong): said so, not shown as values
+                            entry["statistics"]["bounds_untrusted"] = True
                 ss = m.size_statistics
                 if ss is not None:
                     entry["size_statistics"] = {
@@ -174,7 +180,9 @@ def print_inspect(info: dict[str, Any]) -> None:
                   f"{' (dictionary first)' if dpo is not None else ''}")
             if "statistics" in c:
                 s = c["statistics"]
-                print(f"    stats: min={show_value(s['min'])} max={show_value(s['max'])} nulls={s['null_count']}")
+                note = " (the file's min/max are not trusted: sort order unknown or a writer known to get them wrong)" \
+                    if s.get("bounds_untrusted") else ""
+                print(f"    stats: min={show_value(s['min'])} max={show_value(s['max'])} nulls={s['null_count']}{note}")
             if "size_statistics" in c:
                 z = c["size_statistics"]
                 parts = [f"{k.replace('_', ' ')} {z[k]}" for k in ("unencoded_byte_array_data_bytes",

@@ -206,3 +206,19 @@ def test_convert_and_write_table_progress_callbacks(tmp_path):
                         progress=lambda done, total: calls.append((done, total)))
     assert calls == [(1000, 2500), (2000, 2500), (2500, 2500)]
     assert pq.ParquetFile(tmp_path / "w.parquet").metadata.num_row_groups == 3
+
+
+def test_inspect_does_not_show_untrusted_bounds_as_values(capsys):
+    """fixed_length_decimal.parquet (old parquet-mr) has min/max with no column order: pqbloom does not rely on
+    them (pqbloom.file.metadata), so inspect says so instead of printing bytes as if they were values."""
+    from tests.conftest import fixture_file
+
+    rc, out, err = call(capsys, "inspect", fixture_file("fixed_length_decimal.parquet"), "--json")
+    assert rc == 0, err
+    s = json.loads(out)["row_groups"][0]["columns"][0]["statistics"]
+    assert s["min"] is None and s["max"] is None and s["bounds_untrusted"] is True
+    rc, out, _ = call(capsys, "inspect", fixture_file("int32_decimal.parquet"), "--json")
+    s = json.loads(out)["row_groups"][0]["columns"][0]["statistics"]
+    assert (s["min"], s["max"]) == ("1.00", "24.00") and "bounds_untrusted" not in s
+    want = pq.ParquetFile(fixture_file("int32_decimal.parquet")).metadata.row_group(0).column(0).statistics
+    assert (s["min"], s["max"]) == (str(want.min), str(want.max))  # pyarrow's reading
