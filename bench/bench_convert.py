@@ -8,7 +8,8 @@ console script (``python -m pqbloom.cli`` when it is not on PATH) as a user woul
 
     pqbloom convert big.csv big.parquet --bloom id --bloom email --compression zstd
 
-and reports wall time, rows/s and peak RSS. Peak RSS is the child's own high-water mark
+and reports wall time, rows/s and peak RSS. ``--engines python,pyarrow --repeat N`` runs the conversion
+once per CSV engine (``--csv-engine``) in interleaved rounds and reports each engine's median rows/s. Peak RSS is the child's own high-water mark
 (``VmHWM`` from /proc, sampled until it exits; ``ru_maxrss`` of children is printed too, as
 an upper bound that also counts the pages the child shared with this process before exec).
 """
@@ -68,6 +69,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--keep", metavar="DIR", help="write the CSV and Parquet files here and keep them")
+    ap.add_argument("--engines", metavar="LIST", help="compare CSV engines, e.g. python,pyarrow (--csv-engine)")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved rounds when comparing engines")
     ap.add_argument("extra", nargs="*", help="more arguments for pqbloom convert (after --)")
     a = ap.parse_args()
     workdir = a.keep or tempfile.mkdtemp(prefix="pqbloom-bench-convert-")
@@ -81,6 +84,8 @@ def main() -> int:
         print(f"generated {a.rows:,} rows, {csv_bytes / 2**20:,.0f} MiB of CSV in {time.perf_counter() - t0:.1f} s")
         args = ["convert", csv_path, out_path, "--bloom", "id", "--bloom", "email", "--compression", "zstd",
                 *a.extra]
+        if a.engines:
+            return compare_engines(args, a.engines.split(","), a.repeat, a.rows)
         wall, peak_kib, children_kib, rc, output = run_convert(args)
         if rc != 0:
             print(output, file=sys.stderr)
@@ -94,6 +99,28 @@ def main() -> int:
     finally:
         if not a.keep:
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def compare_engines(args: list[str], engines: list[str], repeat: int, rows: int) -> int:
+    """Each engine once per round, rounds interleaved; the median wall time and rows/s of each."""
+    import statistics
+
+    walls: dict[str, list[float]] = {e: [] for e in engines}
+    for r in range(repeat):
+        for e in engines:
+            wall, peak_kib, _, rc, output = run_convert([*args, "--csv-engine", e])
+            if rc != 0:
+                print(output, file=sys.stderr)
+                return rc
+            walls[e].append(wall)
+            print(f"  round {r + 1} {e:8s} {wall:8.1f} s ({rows / wall:,.0f} rows/s, peak {peak_kib / 1024:,.0f} MiB)")
+    for e in engines:
+        med = statistics.median(walls[e])
+        print(f"{e:8s} median {med:8.1f} s   {rows / med:,.0f} rows/s over {repeat} run(s)")
+    if len(engines) == 2:
+        a, b = (statistics.median(walls[e]) for e in engines)
+        print(f"{engines[1]} is {a / b:.1f}x {engines[0]}")
+    return 0
 
 
 if __name__ == "__main__":

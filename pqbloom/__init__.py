@@ -8,6 +8,8 @@ numpy in, numpy out; no Arrow or JVM needed at runtime.
 {'id': [1, 2, 3]}
 """
 
+import logging
+
 from . import errors
 from ._version import __version__
 from .api import ParquetFile, read_metadata, read_schema, read_table, write_table
@@ -31,6 +33,10 @@ from .scan.sources import Dataset, dataset
 from .scan.write_dataset import write_to_dataset
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
+
+# The library's logger: module loggers are pqbloom.<module> under it (``logging.getLogger(__name__)``);
+# it has no handler of its own beyond NullHandler, so the application decides what is shown and where.
+logging.getLogger("pqbloom").addHandler(logging.NullHandler())
 
 __all__ = [
     "__version__",

@@ -125,9 +125,11 @@ def write_table(table: Any, where: Destination, **options: Any) -> None:
     ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
     ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
     ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and
-    ``schema`` (the file's schema when it is not the table's own).
+    ``schema`` (the file's schema when it is not the table's own), and ``progress``, a callable
+    ``progress(rows_written, total_rows)`` called after each row group.
     """
     schema = options.pop("schema", None)
+    progress = options.pop("progress", None)
     t = Table.coerce(table, schema)
     with ParquetWriter(where, schema or t.schema, **options) as w:
-        w.write_table(t)
+        w.write_table(t, progress=progress)

@@ -143,6 +143,25 @@ def values_equal(a, b) -> bool:
     return a == b
 
 
+def pytest_sessionstart(session):
+    from tests.writers import snapshot
+
+    session.config._pqbloom_repo_before = snapshot(ROOT)  # tests write only under temporary directories
+
+
+def pytest_sessionfinish(session, exitstatus):
+    from tests.writers import snapshot, written
+
+    before = getattr(session.config, "_pqbloom_repo_before", None)
+    changed = written(before, snapshot(ROOT)) if before is not None else []
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        msg = f"the test run wrote into the repository (tests write only under tmp_path): {changed}"
+        if reporter is not None:
+            reporter.write_line(msg, red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 def pytest_collection_modifyitems(config, items):
     # make sure a missing optional peer is a failure, not a silent pass
     os.environ.setdefault("PQBLOOM_TESTING", "1")

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import gzip
 import io
+import logging
 import os
 import re
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -42,12 +43,19 @@ from .textio import CountingReader, csv_chunks, jsonl_chunks
 __all__ = [
     "ConvertError",
     "ConvertResult",
+    "ProgressCallback",
     "convert",
     "parse_schema_spec",
+    "progress_mode",
     "parse_bloom_spec",
 ]
 
 DEFAULT_CHUNK_ROWS = 65_536
+
+log = logging.getLogger(__name__)
+
+#: ``on_progress(rows converted, input bytes read, input size or None)``
+ProgressCallback = Callable[[int, int, "int | None"], None]
 
 
 @dataclass
@@ -60,6 +68,7 @@ class ConvertResult:
     output_bytes: int = 0
     seconds: float = 0.0
     schema: Schema | None = None
+    engine: str = ""  # the CSV / JSON parser used: "pyarrow" or "python"
     notes: list[str] = field(default_factory=list)
 
 
@@ -147,17 +156,41 @@ def parse_bloom_spec(spec: str) -> tuple[str, dict[str, float | int]]:
 
 
 class _Progress:
-    """A one-line progress bar on ``stream`` (None: silent), redrawn at most five times a second."""
+    """A progress bar over the input bytes on stderr: tqdm's or rich's when one is installed, else (when
+    asked for with ``--progress``) a plain one-line bar; ``None`` mode shows nothing."""
 
-    def __init__(self, total: int | None, stream: IO[str] | None) -> None:
+    def __init__(self, total: int | None, mode: str | None, callback: ProgressCallback | None = None) -> None:
         self.total = total
-        self.stream = stream
+        self.mode = mode
+        self.callback = callback
         self.t0 = time.perf_counter()
         self.last = 0.0
+        self.done = 0
+        self.impl: Any = None
+        if mode == "tqdm":
+            import tqdm
+
+            self.impl = tqdm.tqdm(total=total, unit="B", unit_scale=True, file=sys.stderr, desc="convert")
+        elif mode == "rich":
+            import rich.progress
+
+            self.impl = rich.progress.Progress(transient=True)
+            self.impl.start()
+            self.task = self.impl.add_task("convert", total=total)
 
     def update(self, done: int, rows: int, force: bool = False) -> None:
         """Show ``done`` input bytes and ``rows`` rows converted so far."""
-        if self.stream is None:
+        if self.callback is not None:
+            self.callback(rows, done, self.total)
+        if self.mode is None:
+            return
+        if self.mode == "tqdm":
+            self.impl.update(done - self.done)
+            self.impl.set_postfix(rows=f"{rows:,}", refresh=False)
+            self.done = done
+            return
+        if self.mode == "rich":
+            self.impl.update(self.task, completed=done)
             return
         now = time.perf_counter()
         if not force and now - self.last < 0.2:
@@ -172,15 +205,33 @@ class _Progress:
             bar = "[" + "#" * fill + "-" * (width - fill) + f"] {frac:6.1%}"
         else:
             bar = f"{done / 1e6:,.1f} MB read"
-        self.stream.write(f"\r{bar} {rows:,} rows {rate}\x1b[K")
-        self.stream.flush()
+        sys.stderr.write(f"\r{bar} {rows:,} rows {rate}\x1b[K")
+        sys.stderr.flush()
 
-    def finish(self, message: str) -> None:
-        """Replace the bar by ``message``."""
-        if self.stream is None:
-            return
-        self.stream.write(f"\r{message}\x1b[K\n")
-        self.stream.flush()
+    def close(self) -> None:
+        """Take the bar away (the command prints its own summary)."""
+        if self.mode == "tqdm":
+            self.impl.close()
+        elif self.mode == "rich":
+            self.impl.stop()
+        elif self.mode == "plain":
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+        self.mode = None
+
+
+def progress_mode(progress: bool | None, isatty: bool) -> str | None:
+    """Which bar to show: ``progress`` None shows tqdm's or rich's on a terminal (nothing without them);
+    True shows one anyway (the plain bar without them); False none."""
+    if progress is False or (progress is None and not isatty):
+        return None
+    for name in ("tqdm", "rich"):
+        try:
+            __import__(name)
+        except ImportError:
+            continue
+        return name
+    return "plain" if progress else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,24 +260,50 @@ def _detect_format(path: str, fmt: str | None) -> str:
 def convert(input_path: str, output_path: str, *, format: str | None = None, schema: str | list[Field] | None = None,
             chunk_rows: int = DEFAULT_CHUNK_ROWS, row_group_size: int = 1_000_000, delimiter: str | None = None,
             header: bool = True, null_values: Sequence[str] = ("",), progress: bool | None = None,
-            encoding: str = "utf-8", **writer_options: Any) -> ConvertResult:
+            encoding: str = "utf-8", on_progress: ProgressCallback | None = None, engine: str = "auto",
+            **writer_options: Any) -> ConvertResult:
     """Convert a CSV / TSV / JSON Lines file (``.gz`` too; ``-`` is standard input) to Parquet.
 
     ``writer_options`` go to :class:`pqbloom.ParquetWriter` (``compression``, ``bloom_filter_options``,
-    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``:
-    None shows a progress bar on stderr when it is a terminal.
+    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``: None
+    shows tqdm's or rich's progress bar on stderr when it is a terminal and one of them is installed;
+    True shows a bar anyway; False none. ``on_progress(rows, bytes_read, total_bytes)`` is called after
+    each chunk (``total_bytes`` None for standard input).
+
+    ``engine`` parses CSV files: ``"auto"`` (pyarrow's CSV reader when pyarrow is installed, see
+    :mod:`pqbloom.cli.fastcsv`; the ``csv`` module otherwise, and for standard input), ``"pyarrow"``
+    (an error without pyarrow) or ``"python"``. Both give the same types and values; an input the fast
+    path cannot convert exactly as the ``csv`` module path would is redone on that path.
     """
     if chunk_rows <= 0 or row_group_size <= 0:
         raise ConvertError("--chunk-rows and --row-group-size must be positive")
+    if engine not in ("auto", "pyarrow", "python"):
+        raise ConvertError(f"unknown CSV engine {engine!r} (auto, pyarrow or python)")
     fmt = _detect_format(input_path, format)
     if input_path != "-" and os.path.exists(output_path) and os.path.exists(input_path) \
             and os.path.samefile(input_path, output_path):
         raise ConvertError("the output would overwrite the input")
-    nulls_set = frozenset(null_values)
     explicit = parse_schema_spec(schema) if isinstance(schema, str) else list(schema or [])
-    by_name = {f.name: f for f in explicit}
-    result = ConvertResult()
-    t0 = time.perf_counter()
+    args: dict[str, Any] = dict(fmt=fmt, explicit=explicit, chunk_rows=chunk_rows, row_group_size=row_group_size,
+                delimiter=delimiter, header=header, null_values=null_values, progress=progress, encoding=encoding,
+                on_progress=on_progress, writer_options=writer_options)
+    if engine != "python" and fmt in ("csv", "tsv"):
+        from . import fastcsv
+
+        if not fastcsv.available():
+            if engine == "pyarrow":
+                raise ConvertError("--csv-engine pyarrow needs pyarrow (pip install pyarrow)")
+        elif input_path != "-":
+            try:
+                return _convert_arrow(input_path, output_path, **args)
+            except fastcsv.Fallback as exc:
+                log.info("convert %s: pyarrow's CSV reader not used (%s); parsing with the csv module", input_path,
+                         exc)
+    return _convert_pure(input_path, output_path, **args)
+
+
+def _open_input(input_path: str) -> tuple[IO[bytes], CountingReader, IO[bytes], int | None]:
+    """(raw file, its byte counter, the decompressed binary stream, total bytes or None for stdin)."""
     if input_path == "-":
         raw: IO[bytes] = sys.stdin.buffer
         total = None
@@ -235,11 +312,113 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
         total = os.fstat(raw.fileno()).st_size
     counter = CountingReader(raw)
     binary: IO[bytes] = io.BufferedReader(counter, 1 << 20)  # type: ignore[arg-type]
-    gz = input_path.endswith(".gz")
-    if gz:
+    if input_path.endswith(".gz"):
         binary = gzip.GzipFile(fileobj=binary, mode="rb")  # type: ignore[assignment]
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = _Progress(total, sys.stderr if show else None)
+    return raw, counter, binary, total
+
+
+def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: list[Field], chunk_rows: int,
+                   row_group_size: int, delimiter: str | None, header: bool, null_values: Sequence[str],
+                   progress: bool | None, encoding: str, on_progress: ProgressCallback | None,
+                   writer_options: dict[str, Any]) -> ConvertResult:
+    """The CSV path over pyarrow's reader (:mod:`.fastcsv`); raises ``Fallback`` before publishing anything."""
+    import pyarrow as pa
+
+    from . import fastcsv
+
+    delim = delimiter or ("\t" if fmt == "tsv" else ",")
+    if len(delim) != 1 or any(f.type_name not in fastcsv.FAST_TYPES for f in explicit):
+        raise fastcsv.Fallback("a delimiter or --schema type the fast path does not handle")
+    by_name = {f.name: f for f in explicit}
+    names = fastcsv.header_names(input_path, encoding=encoding, delimiter=delim, header=header,
+                                 names=[f.name for f in explicit] if not header and explicit else None)
+    if [n for n in by_name if n not in names] or (not header and explicit and len(explicit) != len(names)):
+        raise fastcsv.Fallback("--schema does not match the columns")  # the pure path words the error
+    result = ConvertResult(engine="pyarrow")
+    t0 = time.perf_counter()
+    source = fastcsv.ArrowInput(input_path)
+    bar = _Progress(source.size, progress_mode(progress, sys.stderr.isatty()), on_progress)
+    writer: ParquetWriter | None = None
+    fields: list[Field] | None = None
+    first: list[list[Any]] = []
+    first_rows = 0
+    pending: list[Table] = []
+    pending_rows = 0
+
+    def add(cols: list[Any]) -> None:
+        nonlocal pending, pending_rows
+        assert writer is not None and fields is not None
+        t = Table([fastcsv.typed_column(f, c) for f, c in zip(fields, cols)])
+        pending.append(t)
+        pending_rows += t.num_rows
+        result.rows += t.num_rows
+        while pending_rows >= row_group_size:
+            t = Table.concat(pending) if len(pending) > 1 else pending[0]
+            writer.write_table(t.slice(0, row_group_size), row_group_size=row_group_size)
+            result.row_groups += 1
+            rest = t.slice(row_group_size, t.num_rows)
+            pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+
+    try:
+        batches = fastcsv.arrow_csv_batches(source, len(names), encoding=encoding, delimiter=delim, header=header,
+                                            null_values=null_values, chunk_rows=chunk_rows)
+        for cols in batches:
+            if fields is None:  # gather the rows the pure path infers from
+                first.append(cols)
+                first_rows += len(cols[0]) if cols else 0
+                if first_rows < chunk_rows:
+                    continue
+            if fields is None:
+                cols = [pa.concat_arrays([b[i] for b in first], memory_pool=fastcsv.pool()) for i in range(len(names))]
+                first = []
+                fields = [by_name.get(n) or inferred for n, inferred in
+                          zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
+                result.schema = Schema(fields)
+                writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
+            add(cols)
+            bar.update(source.tell(), result.rows)
+        if fields is None:
+            if not first_rows:
+                raise fastcsv.Fallback("no rows")  # the pure path's empty-input behaviour
+            cols = [pa.concat_arrays([b[i] for b in first], memory_pool=fastcsv.pool()) for i in range(len(names))]
+            fields = [by_name.get(n) or inferred for n, inferred in
+                      zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
+            result.schema = Schema(fields)
+            writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
+            add(cols)
+            bar.update(source.tell(), result.rows)
+        assert writer is not None
+        if pending_rows:
+            t = Table.concat(pending) if len(pending) > 1 else pending[0]
+            writer.write_table(t, row_group_size=row_group_size)
+            result.row_groups += 1
+        pending = []
+        writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        bar.close()
+        raise
+    finally:
+        source.close()
+    result.seconds = time.perf_counter() - t0
+    result.input_bytes = source.size
+    result.output_bytes = os.path.getsize(output_path) if os.path.exists(output_path) else 0
+    bar.close()
+    return result
+
+
+def _convert_pure(input_path: str, output_path: str, *, fmt: str, explicit: list[Field], chunk_rows: int,
+                  row_group_size: int, delimiter: str | None, header: bool, null_values: Sequence[str],
+                  progress: bool | None, encoding: str, on_progress: ProgressCallback | None,
+                  writer_options: dict[str, Any]) -> ConvertResult:
+    """The ``csv`` / ``json`` module path (any input, standard input too)."""
+    nulls_set = frozenset(null_values)
+    by_name = {f.name: f for f in explicit}
+    result = ConvertResult(engine="python")
+    t0 = time.perf_counter()
+    raw, counter, binary, total = _open_input(input_path)
+    bar = _Progress(total, progress_mode(progress, sys.stderr.isatty()), on_progress)
     writer: ParquetWriter | None = None
     try:
         fh = io.TextIOWrapper(binary, encoding=encoding, newline="" if fmt != "jsonl" else None)
@@ -279,7 +458,8 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
                                                  f"override with --schema {name}:TYPE"))
                 typers = [ColumnTyper(f, hint=h, null_values=nulls_set) for f, h in fields]
                 result.schema = Schema([t.field for t in typers])
-                writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
+                writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size,
+                                       **writer_options)
             if len(chunk.names) != len(typers):  # JSON: keys seen first in a later chunk
                 raise ConvertError("columns changed between chunks")
             if chunk.lines:
@@ -306,8 +486,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     except BaseException:
         if writer is not None:
             writer.abort()
-        if show:
-            sys.stderr.write("\n")
+        bar.close()
         raise
     finally:
         if input_path != "-":
@@ -315,8 +494,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     result.seconds = time.perf_counter() - t0
     result.input_bytes = counter.count
     result.output_bytes = os.path.getsize(output_path) if os.path.exists(output_path) else 0
-    bar.finish(f"wrote {result.rows:,} rows in {result.row_groups} row group(s) to {output_path} "
-               f"({result.output_bytes:,} bytes) in {result.seconds:.1f} s")
+    bar.close()
     return result
 
 

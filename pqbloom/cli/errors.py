@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import ParquetError
 
-__all__ = ["ConvertError", "UsageError"]
+__all__ = ["ConvertError", "QueryError", "UsageError"]
 
 
 class ConvertError(ParquetError, ValueError):
@@ -14,3 +14,7 @@ class ConvertError(ParquetError, ValueError):
 
 class UsageError(ParquetError):
     """A bad combination of command-line arguments (exit status 2)."""
+
+
+class QueryError(ParquetError, ValueError):
+    """A filter that does not fit the data (a literal of the wrong type for its column)."""

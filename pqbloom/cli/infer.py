@@ -1,10 +1,11 @@
 """Column types for ``pqbloom convert``: inferred from a first chunk, then applied to every chunk.
 
-CSV inference tries, per column: bool (true/false), int64, double, date (``YYYY-MM-DD``),
+CSV inference tries, per column: bool (true/false), int64 (integers past its range stay strings
+rather than rounded doubles), double, date (``YYYY-MM-DD``),
 timestamp (ISO 8601; ``timestamp[us, UTC]`` when the values carry ``Z`` or an offset, which
 are converted to UTC), then string. JSON Lines keep their JSON types (bool, int64, double,
-string); ISO date/timestamp strings become date/timestamp, objects and arrays JSON text, mixed
-types strings. :class:`ColumnTyper` turns one chunk's raw values into a typed column (vectorized
+string); ISO date/timestamp strings become date/timestamp, arrays lists and objects structs (JSON
+text when their members mix types or shapes), mixed types strings. :class:`ColumnTyper` turns one chunk's raw values into a typed column (vectorized
 with numpy), reporting the first value that does not fit with its line.
 """
 
@@ -23,8 +24,9 @@ import numpy as np
 from ..arrays import BinaryArray
 from ..errors import ParquetError, SchemaError
 from ..format import T
-from ..schema import Field, make_field
+from ..schema import Field, NestedField, make_field
 from ..table import Column, column_from_values
+from ..table.build import infer_field
 from .errors import ConvertError
 from .textio import SourceLines
 
@@ -34,6 +36,7 @@ _INTS = (T.Type.INT32, T.Type.INT64)
 _FLOATS = (T.Type.FLOAT, T.Type.DOUBLE)
 _TRUE = {"true", "t", "yes", "y"}
 _FALSE = {"false", "f", "no", "n"}
+_INT_RE = re.compile(r"\s*[+-]?\d+\s*\Z")
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _TS_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?\Z")
 _TZ_RE = re.compile(r"(Z|[+-]\d{2}:?\d{2})\Z")
@@ -56,7 +59,9 @@ def infer_text_type(name: str, vals: Sequence[str]) -> Field:
             arr.astype(dtype)
             return make_field(name, type_name)
         except (ValueError, OverflowError):
-            pass
+            if type_name == "int64" and _looks(_INT_RE, vals):
+                # integers past int64: a double would round them; keep the digits
+                return make_field(name, "string")
     if _looks(_DATE_RE, vals):
         try:
             arr.astype("datetime64[D]")
@@ -89,9 +94,51 @@ def infer_json_type(name: str, vals: list[Any]) -> Field:
         f = infer_text_type(name, vals)
         lt = f.logical_type
         return f if lt is not None and lt.kind in ("DATE", "TIMESTAMP") else make_field(name, "string")
+    if kinds <= {dict} or kinds <= {list}:
+        # arrays and objects as lists and structs when their members have one type each
+        try:
+            f = infer_field(name, vals)
+            if isinstance(f, NestedField) and f.kind in ("list", "struct") and nested_mismatch(f, vals) is None:
+                column_from_values(name, vals, f)
+                return f
+        except (ParquetError, ValueError, TypeError, OverflowError, KeyError):
+            pass
     if kinds & {dict, list}:
-        return make_field(name, "json")
+        return make_field(name, "json")  # mixed shapes: the JSON text, never a lossy guess
     return make_field(name, "string")
+
+
+def nested_mismatch(f: Field, values: Sequence[Any]) -> str | None:
+    """Why JSON ``values`` do not fit the list / struct field ``f`` exactly (an object key the struct lacks,
+    an array where an object belongs...), or None. Building the column would drop such a key silently."""
+    if not isinstance(f, NestedField):
+        return "an array or object where a scalar belongs" if any(isinstance(v, (list, dict)) for v in values) \
+            else None
+    if f.kind == "list":
+        items: list[Any] = []
+        for v in values:
+            if v is None:
+                continue
+            if not isinstance(v, list):
+                return f"{type(v).__name__} where an array belongs"
+            items.extend(v)
+        return nested_mismatch(f.children[0], items)
+    if f.kind == "struct":
+        names = {c.name for c in f.children}
+        for v in values:
+            if v is None:
+                continue
+            if not isinstance(v, dict):
+                return f"{type(v).__name__} where an object belongs"
+            extra = [k for k in v if k not in names]
+            if extra:
+                return f"key {extra[0]!r} not in {f.type_name}"
+        for c in f.children:
+            why = nested_mismatch(c, [v.get(c.name) for v in values if v is not None])
+            if why is not None:
+                return why
+        return None
+    return "a map"  # JSON objects are structs, never maps
 
 
 def _parse_timestamps(arr: np.ndarray, unit: str) -> np.ndarray:
@@ -166,6 +213,12 @@ class ColumnTyper:
         if not f.nullable and nulls.any():
             where = lines.where(int(np.argmax(nulls)))
             raise ConvertError(f"{where}: column {f.name!r} is declared not null but the value is missing")
+        if isinstance(f, NestedField):
+            why = nested_mismatch(f, values)
+            bad = None if why is None else next(i for i in range(len(values))
+                                                if nested_mismatch(f, [values[i]]) is not None)
+            if bad is not None:
+                raise ConvertError(f"{lines.where(bad)}: column {f.name!r}: {why} ({self.hint})")
         try:
             return self._column(values, nulls, lens, text)
         except ConvertError:
@@ -195,6 +248,8 @@ class ColumnTyper:
         kind = lt.kind if lt is not None else None
         has_nulls = bool(nulls.any())
         mask = nulls if has_nulls else None
+        if isinstance(f, NestedField):
+            return column_from_values(f.name, list(values), f)
         if f.physical_type == T.Type.BYTE_ARRAY and kind != "DECIMAL":
             if text:
                 assert lens is not None

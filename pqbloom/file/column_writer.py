@@ -8,6 +8,7 @@ its encryption (:class:`pqbloom.file.encryption.WriterEncryption`) as an argumen
 from __future__ import annotations
 
 import functools
+import logging
 import zlib
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -35,6 +36,8 @@ from ..schema import ColumnDescriptor, Field, LogicalType
 from ..statistics import compute_statistics, sort_order_for
 from .encryption import WriterEncryption, encrypt_module
 from .options import ENCODINGS_BY_NAME, BloomFilterOptions, WriterOptions
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ByteSink", "ColumnChunkWriter", "ColumnPlan", "LeafData", "PendingChunk", "PageIndexEntry",
            "bytes_per_value", "check_encoding", "page_bounds", "level_histogram", "sum_histograms",
@@ -239,10 +242,18 @@ class ColumnChunkWriter:
             built = None
             if data.dictionary is not None:
                 built = encode_with_dictionary(data.dictionary, dense, f.physical_type, opts.dictionary_pagesize_limit)
-            if built is None and estimate_distinct_fraction(dense) <= 0.5:
+            mostly_distinct = built is None and estimate_distinct_fraction(dense) > 0.5
+            if built is None and not mostly_distinct:
                 built = build_dictionary(dense, f.physical_type, opts.dictionary_pagesize_limit)
             if built is not None:
                 dict_values, indices = built
+            elif log.isEnabledFor(level := logging.DEBUG if mostly_distinct else logging.INFO):
+                # mostly distinct values: the expected choice (DEBUG); a dictionary over its size limit: a
+                # fallback the user may want to tune (INFO)
+                why = ("more than half of the values are distinct" if mostly_distinct else
+                       f"the dictionary would exceed dictionary_pagesize_limit ({opts.dictionary_pagesize_limit:,} B)")
+                log.log(level, "column %s, row group %d: dictionary encoding not used (%s); %s pages", f.name, rg, why,
+                        Encoding(plan.encoding or Encoding.PLAIN).name)
         value_encoding = Encoding.RLE_DICTIONARY if dict_values is not None else (plan.encoding or Encoding.PLAIN)
 
         # -- Bloom filter over the dense values

@@ -10,7 +10,7 @@ column (or footer) has a key, so encryption is one step rather than sprinkled ar
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
@@ -121,8 +121,11 @@ class ParquetWriter:
             raise
 
     # -- public ---------------------------------------------------------------
-    def write_table(self, table: Any, row_group_size: int | None = None) -> None:
-        """Append rows, cutting row groups of at most ``row_group_size`` rows."""
+    def write_table(self, table: Any, row_group_size: int | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> None:
+        """Append rows, cutting row groups of at most ``row_group_size`` rows.
+
+        ``progress(rows_written, total_rows)`` is called after each row group (rows of this call)."""
         t = table_for_version(Table.coerce(table, self.schema), self.options.version)
         if self._data_metadata is None:  # the first table's metadata describes the file
             self._data_metadata, self._arrow_hints = t.metadata, t.arrow_schema
@@ -140,6 +143,8 @@ class ParquetWriter:
             for start in range(0, t.num_rows, size):
                 with gc_paused():  # a row group of many columns builds many small metadata objects
                     self._write_row_group(t.slice(start, start + size))
+                if progress is not None:
+                    progress(min(start + size, t.num_rows), t.num_rows)
         except BaseException:
             self.abort()
             raise

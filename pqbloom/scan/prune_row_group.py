@@ -8,6 +8,7 @@ dictionary page can be a megabyte.
 
 from __future__ import annotations
 
+import logging
 import struct
 import zlib
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,8 @@ from .evaluate import key_array, leaf_truth, null_row_truth
 from .explain import Explain
 from .prune import UnitStats, Verdict, column_stats, combine_verdicts, element_counts, leaf_may, to_domain
 from .selection import PageIndexCache, PageLayout, row_group_rows
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..file.reader import FileReader
@@ -143,6 +146,7 @@ class RowGroupPruner:
                 note = f"Bloom filter of {bc.name} in row group {rg} unreadable ({exc}); not used"
             if note not in self.ex.notes:
                 self.ex.notes.append(note)
+                log.warning("%s", note)  # the file's problem, not the caller's: pruning goes on without it
             return True
 
     def _dictionary(self, bc: BoundColumn) -> Any:

@@ -19,11 +19,24 @@ import pytest
 from tests.paths import ROOT
 
 README = (ROOT / "README.md").read_text()
+EXAMPLES_README = ROOT / "examples" / "README.md"
 BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 
 
-def blocks(lang: str) -> list[str]:
-    return [body for kind, body in BLOCK.findall(README) if kind == lang]
+def blocks(lang: str, text: str = README) -> list[str]:
+    return [body for kind, body in BLOCK.findall(text) if kind == lang]
+
+
+def run_python_blocks(path: Path, ns: dict[str, object]) -> dict[str, object]:
+    """Run every Python block of ``path`` in order in the namespace ``ns`` (a block builds on the earlier ones)."""
+    py = blocks("python", path.read_text())
+    assert py, f"{path.name} has no Python block"
+    for i, code in enumerate(py):
+        try:
+            exec(compile(code, f"{path.name} python block {i + 1}", "exec"), ns)
+        except Exception as exc:  # say which block, with its first line
+            raise AssertionError(f"{path.name} python block {i + 1} ({code.splitlines()[0]!r}) failed: {exc!r}") from exc
+    return ns
 
 
 def commands(block: str) -> list[str]:
@@ -50,26 +63,37 @@ def run_cli(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.spark
-def test_python_blocks_run_in_order(tmp_path, monkeypatch):
-    from interop.spark_support import get_spark
-
-    py = blocks("python")
-    assert len(py) >= 5, "the README lost its examples"
+def test_python_blocks_run_in_order(tmp_path, monkeypatch, spark):
+    assert len(blocks("python")) >= 5, "the README lost its examples"
     monkeypatch.chdir(tmp_path)
-    ns: dict[str, object] = {"__name__": "readme"}
-    for i, code in enumerate(py):
-        if "spark" in code and "spark" not in ns:
-            ns["spark"] = get_spark()
-        try:
-            exec(compile(code, f"README.md python block {i + 1}", "exec"), ns)
-        except Exception as exc:  # say which block, with its first line
-            raise AssertionError(f"README python block {i + 1} ({code.splitlines()[0]!r}) failed: {exc!r}") from exc
+    ns = run_python_blocks(ROOT / "README.md", {"__name__": "readme", "spark": spark})
     # what the tour promises
     import pqbloom
 
     assert ns["bf"].might_contain("user7@example.com")  # type: ignore[attr-defined]
     assert pqbloom.read_table(tmp_path / "events.parquet").num_rows == len(ns["ids"])  # type: ignore[arg-type]
     assert (tmp_path / "events_by_bucket" / "_SUCCESS").exists()
+
+
+@pytest.mark.spark
+def test_examples_readme_python_blocks_run(tmp_path, monkeypatch, spark):
+    """examples/README.md's Python blocks run as written in the Spark test session (writes under tmp_path)."""
+    import tempfile
+
+    import pqbloom
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the block's mkdtemp() lands in tmp_path
+    ns = run_python_blocks(EXAMPLES_README, {"__name__": "examples_readme", "spark": spark})
+    path = str(ns["path"])
+    assert path.startswith(str(tmp_path))
+    assert pqbloom.read_table(path).num_rows == 1000
+    assert ns["df"].count() == 1000  # type: ignore[attr-defined]
+    # partition_by: Hive directories that pqbloom reads back with the partition column
+    parts = sorted(p.name for p in Path(path + "_by_bucket").iterdir() if p.is_dir())
+    assert parts == ["bucket=0", "bucket=1", "bucket=2"]
+    back = pqbloom.read_table(path + "_by_bucket", filters="bucket == 1")
+    assert back.num_rows == 333 and set(back.column("bucket").to_pylist()) == {1}
 
 
 def test_setup_blocks_are_the_commands_ci_runs(tmp_path):
