@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
 from .crypto import FileDecryptionProperties
 from .file.metadata import FileMetadata
 from .file.reader import FileReader, Source
 from .file.writer import Destination, ParquetWriter
+from .io.sources import local_source, locate, open_location, open_source
 from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
 from .schema import Schema
@@ -35,7 +36,14 @@ class ParquetFile(FileReader):
     what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
     and decode; past it the call raises :class:`~pqbloom.errors.MemoryLimitError` before allocating
     (see :mod:`pqbloom.limits`). None, the default, sets no ceiling.
+
+    ``source`` may be a URL (``s3://``, ``gs://``, ``http(s)://``, ``memory://``, ``file://``...; fsspec,
+    ``pip install pqbloom[remote]``) or a path on ``filesystem`` (an fsspec or pyarrow filesystem):
+    such files are read by explicit range requests (see :mod:`pqbloom.io.remote`).
     """
+
+    def __init__(self, source: Source, *, filesystem: Any = None, **kwargs: Any) -> None:
+        super().__init__(open_source(source, filesystem) if filesystem is not None else source, **kwargs)
 
     def read(self, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
              explain: Explain | None = None, use_threads: bool = True) -> Table:
@@ -75,7 +83,8 @@ class ParquetFile(FileReader):
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
-               explain: Explain | None = None, use_threads: bool = True, **kwargs: Any) -> Table:
+               explain: Explain | None = None, use_threads: bool = True, filesystem: Any = None,
+               **kwargs: Any) -> Table:
     """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
@@ -84,33 +93,40 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
     arguments go to :class:`ParquetFile` (``decryption_properties``, ``verify_checksums``,
     ``memory_limit``; one ceiling for the whole call). ``use_threads`` as in :meth:`ParquetFile.read`
     (a directory's files are read by the dataset reader's own workers).
+
+    ``source`` may be a URL or a path on ``filesystem`` (see :class:`ParquetFile`); a remote directory (a
+    URL ending in ``/``, or one the filesystem says is a directory) is listed once, its footers fetched
+    together and the Bloom probes of all its files sent at once.
     """
-    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+    loc = locate(source, filesystem)  # a remote file or directory (None: a local source)
+    if loc is None:
+        source = local_source(source, filesystem)
+    if loc is not None and loc.is_dir or loc is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
         from .scan.dataset import read_dataset  # the dataset reader opens ParquetFiles itself
 
         with memory_budget(kwargs.get("memory_limit")):
-            return read_dataset(source, columns, filters=filters, explain=explain, **kwargs)
-    with ParquetFile(source, **kwargs) as pf, memory_budget(pf.memory_limit):
+            return read_dataset(cast(str, source) if loc is None else loc, columns, filters=filters, explain=explain, **kwargs)
+    with ParquetFile(source if loc is None else open_location(loc), **kwargs) as pf, memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 
 
 def read_metadata(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
-                  verify_checksums: bool = True, memory_limit: int | None = None) -> FileMetadata:
+                  verify_checksums: bool = True, memory_limit: int | None = None, filesystem: Any = None) -> FileMetadata:
     """The footer of a Parquet file as :class:`~pqbloom.file.metadata.FileMetadata` (row groups, column
     chunks, statistics; keyword arguments as for :class:`ParquetFile`)."""
     with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
-                     memory_limit=memory_limit) as pf:
+                     memory_limit=memory_limit, filesystem=filesystem) as pf:
         return pf.metadata
 
 
 def read_schema(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
-                verify_checksums: bool = True, memory_limit: int | None = None) -> Schema:
+                verify_checksums: bool = True, memory_limit: int | None = None, filesystem: Any = None) -> Schema:
     """The flat schema of a Parquet file: one field per leaf column (keyword arguments as for
     :class:`ParquetFile`)."""
     with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
-                     memory_limit=memory_limit) as pf:
+                     memory_limit=memory_limit, filesystem=filesystem) as pf:
         return pf.schema
 
 
@@ -122,6 +138,10 @@ def write_table(table: Any, where: Destination, **options: Any) -> None:
     ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
     ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and
     ``schema`` (the file's schema when it is not the table's own).
+
+    ``where`` may be a URL or a path on ``filesystem=`` (fsspec or pyarrow): the file is written under a
+    temporary name beside the target and moved into place on success (see
+    :class:`pqbloom.io.remote.RemoteSink` for what that guarantees on object stores).
     """
     schema = options.pop("schema", None)
     t = Table.coerce(table, schema)
