@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import CorruptFileError
 from . import IOStats, RangeReader
 
-__all__ = ["RemoteRangeReader", "RemoteSink", "prefetch_many", "run_concurrently", "MAX_PREFETCH_BYTES",
+__all__ = ["RemoteRangeReader", "RemoteSink", "open_readers", "prefetch_many", "run_concurrently", "MAX_PREFETCH_BYTES",
            "MAX_CONCURRENCY"]
 
 #: prefetched bytes a reader keeps at most (beyond it, prefetches are fetched but not kept)
@@ -49,6 +49,32 @@ def run_concurrently(tasks: Sequence[Callable[[], Any]], *, max_workers: int = M
         return [t() for t in tasks]
     with ThreadPoolExecutor(max_workers=min(max_workers, len(tasks)), thread_name_prefix="pqbloom-io") as pool:
         return list(pool.map(lambda t: t(), tasks))
+
+
+def open_readers(fs: Any, files: Sequence[tuple[str, int | None]]) -> list[RemoteRangeReader]:
+    """Readers of several files of ``fs`` ((path, size or None) each): the sizes not given are asked for
+    all at once (one ``sizes`` call on an async filesystem, a thread pool otherwise)."""
+    unknown = [p for p, size in files if size is None]
+    if len(unknown) > 1 and _is_async(fs) and hasattr(fs, "sizes"):
+        got = dict(zip(unknown, _call_fs(f"{len(unknown)} files", partial(fs.sizes, unknown))))
+        readers = [RemoteRangeReader(fs, p, size=got[p] if size is None else size) for p, size in files]
+        for r, (_, size) in zip(readers, files):
+            if size is None:
+                r._count(1, 0)
+        return readers
+    return run_concurrently([partial(RemoteRangeReader, fs, p, size=size) for p, size in files])
+
+
+def _call_fs(name: str, fn: Callable[[], Any]) -> Any:
+    """Run a filesystem call; its failures become OSError naming the file (missing: FileNotFoundError)."""
+    try:
+        return fn()
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except OSError as exc:
+        raise OSError(f"{name}: {exc}") from exc
+    except Exception as exc:  # network client errors (aiohttp, botocore...) are not OSError
+        raise OSError(f"{name}: {type(exc).__name__}: {exc}") from exc
 
 
 class RemoteRangeReader(RangeReader):
@@ -86,15 +112,7 @@ class RemoteRangeReader(RangeReader):
 
     # -- plumbing --------------------------------------------------------------------
     def _call(self, fn: Callable[[], Any]) -> Any:
-        """Run a filesystem call; its failures become OSError naming the file (missing: FileNotFoundError)."""
-        try:
-            return fn()
-        except (FileNotFoundError, IsADirectoryError, PermissionError):
-            raise
-        except OSError as exc:
-            raise OSError(f"{self.name}: {exc}") from exc
-        except Exception as exc:  # network client errors (aiohttp, botocore...) are not OSError
-            raise OSError(f"{self.name}: {type(exc).__name__}: {exc}") from exc
+        return _call_fs(self.name, fn)
 
     def _count(self, requests: int, nbytes: int) -> None:
         with self._lock:  # reads come from several threads

@@ -31,7 +31,6 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -41,7 +40,7 @@ from ..errors import ParquetError, SchemaError
 from ..file.footer import FOOTER_TAIL_READ
 from ..file.reader import FileReader
 from ..format import PhysicalType
-from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, prefetch_many, run_concurrently
+from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, open_readers, prefetch_many
 from ..io.sources import RemoteLocation, list_files
 from ..schema import Field, make_field
 from ..table import Column, Table
@@ -124,7 +123,7 @@ def _open_remote(root: RemoteLocation, frags: Sequence[Fragment], filters: Seque
     """Open every file of a remote dataset in three concurrent waves: the sizes the listing did not give,
     the footers (tail and leading magic of every file in one round trip), then the Bloom probes of every
     file, so that reading each file afterwards finds its probes already fetched."""
-    readers = run_concurrently([partial(RemoteRangeReader, root.fs, fr.path, size=fr.size) for fr in frags])
+    readers = open_readers(root.fs, [(fr.path, fr.size) for fr in frags])
     prefetch_many([(r, [(r.size - min(r.size, FOOTER_TAIL_READ), min(r.size, FOOTER_TAIL_READ))]
                     + ([(0, 4)] if r.size > FOOTER_TAIL_READ else [])) for r in readers], what="footer")
     opened: dict[str, FileReader] = {}

@@ -234,6 +234,9 @@ def _read_dictionary(pf: FileReader, rg: int, bc: BoundColumn, keep: dict[tuple[
     if not any(s.page_type == PageType.DICTIONARY_PAGE for s in es):
         return None
     start, length = pf.chunk_range(meta, rg, bc.desc)
+    span = (meta.data_page_offset or 0) - start  # the dictionary page lies between its offset and the data's
+    if pf.range_reader.concurrent and start == meta.dictionary_page_offset and 0 < span <= MAX_DICTIONARY_BYTES + 4096:
+        pf.range_reader.prefetch([(start, min(span, length))], what="dictionary page")  # header and page: one trip
     return _dictionary_page(pf, bc, meta.codec, start, length, keep)
 
 
