@@ -125,6 +125,14 @@ class _Handler(BaseHTTPRequestHandler):
         srv.record(Request(self.command, rel, start, time.monotonic(), sent, rng))
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # many connections at once: no SYN retries
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client closing its keep-alive connection is not news
+
+
 class RangeServer:
     """Serves ``root`` over HTTP on 127.0.0.1 in a background thread (see the module doc)."""
 
@@ -133,9 +141,7 @@ class RangeServer:
         self.latency = latency
         self.log: list[Request] = []
         self._lock = threading.Lock()
-        ThreadingHTTPServer.request_queue_size = 256  # many connections at once: no SYN retries
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="range-server", daemon=True)
 
