@@ -55,6 +55,8 @@ from .prune_row_group import bloom_probe_requests
 __all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "partition_types", "partition_value", "read_dataset"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+#: files of a remote dataset opened (footers fetched and held) at once
+REMOTE_BATCH = 256
 _INT = re.compile(r"^[-+]?\d+$")
 
 
@@ -282,22 +284,30 @@ def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequenc
         cols.update({k: v for k, v in extra.items() if k not in cols})
         return Table([cols[nm] for nm in names]), sub, types
 
-    opened = {} if remote is None or not todo else _open_remote(remote, [fr for fr, _, _ in todo],
-                                                                [e for _, _, e in todo], **kwargs)
-    if todo:
-        workers = max(1, min(max_workers if remote is None else MAX_CONCURRENCY, len(todo)))
+    opened: dict[str, FileReader] = {}
+
+    def read_all(items: list[tuple[Fragment, dict[str, Any], Expr | None]]) -> list[Any]:
+        workers = max(1, min(max_workers if remote is None else MAX_CONCURRENCY, len(items)))
         if workers == 1:
-            results = [read_one(it) for it in todo]
-        else:
-            # each worker runs in a copy of this context, so a read_table memory_limit (pqbloom.limits)
-            # is one budget shared by every file of the call
-            ctx = contextvars.copy_context()
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pqbloom-dataset") as pool:
-                results = list(pool.map(lambda item: ctx.copy().run(read_one, item), todo))
-    else:
-        results = []
-    for pf in opened.values():  # left unread when another file's read failed first
-        pf.close()
+            return [read_one(it) for it in items]
+        # each worker runs in a copy of this context, so a read_table memory_limit (pqbloom.limits)
+        # is one budget shared by every file of the call
+        ctx = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pqbloom-dataset") as pool:
+            return list(pool.map(lambda item: ctx.copy().run(read_one, item), items))
+
+    results: list[Any] = []
+    try:
+        if remote is None:
+            results = read_all(todo)
+        else:  # opened in batches: the footers held at once stay bounded
+            for i in range(0, len(todo), REMOTE_BATCH):
+                batch = todo[i:i + REMOTE_BATCH]
+                opened.update(_open_remote(remote, [fr for fr, _, _ in batch], [e for _, _, e in batch], **kwargs))
+                results += read_all(batch)
+    finally:
+        for pf in opened.values():  # left unread when another file's read failed first
+            pf.close()
     check = SchemaCheck(None if columns is None else [c for c in columns if c not in pfields])
     for (fr, _, _), (_, _, types) in zip(todo, results):
         check.add(fr.path, types)
