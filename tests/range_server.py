@@ -75,6 +75,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, head: bool) -> None:
         start = time.monotonic()
         srv = self.server.owner
+        with srv.idle:
+            srv.in_flight += 1
+        try:
+            self._answer(head, start, srv)
+        finally:
+            with srv.idle:
+                srv.in_flight -= 1
+                srv.idle.notify_all()
+
+    def _answer(self, head: bool, start: float, srv: Any) -> None:
         rel = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path).lstrip("/")
         local = os.path.normpath(os.path.join(srv.root, rel))
         rng = self.headers.get("Range")
@@ -141,6 +151,8 @@ class RangeServer:
         self.latency = latency
         self.log: list[Request] = []
         self._lock = threading.Lock()
+        self.in_flight = 0
+        self.idle = threading.Condition()  # a client may see its answer before the server logs it
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="range-server", daemon=True)
@@ -166,11 +178,16 @@ class RangeServer:
             self.log.append(r)
 
     def reset(self) -> None:
+        """Forget the requests so far (once those being answered are logged)."""
+        with self.idle:
+            self.idle.wait_for(lambda: self.in_flight == 0, timeout=10)
         with self._lock:
             self.log = []
 
     def counts(self) -> dict[str, int]:
         """requests, bytes (response bodies), round trips of latency and peak concurrency so far."""
+        with self.idle:
+            self.idle.wait_for(lambda: self.in_flight == 0, timeout=10)
         with self._lock:
             log = list(self.log)
         return {"requests": len(log), "bytes": sum(r.nbytes for r in log), "round_trips": round_trips(log),

@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import CorruptFileError
 from . import IOStats, RangeReader
 
-__all__ = ["RemoteRangeReader", "RemoteSink", "open_readers", "prefetch_many", "run_concurrently", "MAX_PREFETCH_BYTES",
+__all__ = ["RemoteRangeReader", "RemoteSink", "is_http", "open_readers", "prefetch_many", "HTTP_TAIL_READ", "run_concurrently", "MAX_PREFETCH_BYTES",
            "MAX_CONCURRENCY"]
 
 #: prefetched bytes a reader keeps at most (beyond it, prefetches are fetched but not kept)
@@ -51,10 +51,57 @@ def run_concurrently(tasks: Sequence[Callable[[], Any]], *, max_workers: int = M
         return list(pool.map(lambda t: t(), tasks))
 
 
+#: bytes of a file's tail read speculatively with its size over HTTP (the footer usually fits)
+HTTP_TAIL_READ = 64 * 1024
+
+
+def is_http(fs: Any) -> bool:
+    """Whether ``fs`` is fsspec's HTTP filesystem (or one like it)."""
+    return bool(_protocols(fs) & {"http", "https"}) and hasattr(fs, "set_session") and hasattr(fs, "loop")
+
+
+async def _http_open(fs: Any, urls: Sequence[str], n: int) -> list[tuple[int | None, bytes, bytes]]:
+    """(size, last ``n`` bytes, first 4 bytes) of each URL: a suffix range request, whose Content-Range
+    gives the size, and the leading magic, all at once; the HEAD a size would cost is saved."""
+    import asyncio
+
+    session = await fs.set_session()
+    kw = dict(fs.kwargs)
+    headers = dict(kw.pop("headers", None) or {})
+
+    async def get(url: str, rng: str) -> tuple[int, str | None, bytes]:
+        async with session.get(fs.encode_url(url), headers={**headers, "Range": rng}, **kw) as r:
+            if r.status == 404:
+                raise FileNotFoundError(url)
+            if r.status == 416:  # fewer bytes than asked for the leading magic: a tiny file
+                return r.status, None, b""
+            r.raise_for_status()
+            return r.status, r.headers.get("Content-Range"), await r.read()
+
+    got = await asyncio.gather(*(get(u, rng) for u in urls for rng in (f"bytes=-{n}", "bytes=0-3")))
+    out: list[tuple[int | None, bytes, bytes]] = []
+    for i in range(0, len(got), 2):
+        (st, cr, tail), (_, _, head) = got[i], got[i + 1]
+        size: int | None
+        if st == 200:  # the server ignored Range: it sent the whole file
+            size, tail = len(tail), tail[-n:]
+        else:
+            total = (cr or "").rpartition("/")[2]
+            size = int(total) if total.isdigit() else None
+        out.append((size, tail, head[:4]))
+    return out
+
+
 def open_readers(fs: Any, files: Sequence[tuple[str, int | None]]) -> list[RemoteRangeReader]:
     """Readers of several files of ``fs`` ((path, size or None) each): the sizes not given are asked for
     all at once (one ``sizes`` call on an async filesystem, a thread pool otherwise)."""
     unknown = [p for p, size in files if size is None]
+    if unknown and is_http(fs):  # sizes with the footers: one round trip for all
+        import fsspec.asyn
+
+        opened = dict(zip(unknown, _call_fs(f"{len(unknown)} files", partial(
+            fsspec.asyn.sync, fs.loop, _http_open, fs, unknown, HTTP_TAIL_READ))))
+        return [RemoteRangeReader(fs, p, size=size, http_opened=opened.get(p)) for p, size in files]
     if len(unknown) > 1 and _is_async(fs) and hasattr(fs, "sizes"):
         got = dict(zip(unknown, _call_fs(f"{len(unknown)} files", partial(fs.sizes, unknown))))
         readers = [RemoteRangeReader(fs, p, size=got[p] if size is None else size) for p, size in files]
@@ -86,7 +133,8 @@ class RemoteRangeReader(RangeReader):
 
     concurrent = True
 
-    def __init__(self, fs: Any, path: str, *, size: int | None = None, name: str | None = None) -> None:
+    def __init__(self, fs: Any, path: str, *, size: int | None = None, name: str | None = None,
+                 http_opened: tuple[int | None, bytes, bytes] | None = None) -> None:
         # RangeReader's fields, without its opening of a local file
         self.stats = IOStats()
         self._lock = threading.Lock()
@@ -103,7 +151,21 @@ class RemoteRangeReader(RangeReader):
             self._arrow_file = self._call(lambda: fs.open_input_file(path))
             if size is None:
                 size = self._call(self._arrow_file.size)
-        elif size is None:
+        elif size is None and is_http(fs):
+            import fsspec.asyn
+
+            if http_opened is None:
+                http_opened = self._call(partial(fsspec.asyn.sync, fs.loop, _http_open, fs, [path],
+                                                 HTTP_TAIL_READ))[0]
+            size, tail, head = http_opened
+            self._count(2, len(tail) + len(head))
+            if size is None:  # no Content-Range total: ask
+                self._count(1, 0)
+                size = self._call(lambda: fs.size(path))
+            elif size >= len(tail):
+                self.keep(int(size) - len(tail), tail)
+                self.keep(0, head)
+        if size is None:
             self._count(1, 0)
             size = self._call(lambda: fs.size(path))
             if size is None:

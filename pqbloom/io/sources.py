@@ -22,7 +22,7 @@ from typing import Any
 
 from . import CommitCompanion, RangeReader
 from . import open_sink as open_local_sink
-from .remote import RemoteRangeReader, RemoteSink
+from .remote import RemoteRangeReader, RemoteSink, is_http
 
 __all__ = ["REMOTE_HINT", "RemoteLocation", "is_url", "file_url_path", "local_source", "locate", "open_location",
            "open_source",
@@ -116,6 +116,8 @@ def locate(source: Any, filesystem: Any = None) -> RemoteLocation | None:
     fs, path, name = split
     if path.endswith("/") or (isinstance(source, str) and source.endswith("/")):
         return RemoteLocation(fs, path.rstrip("/") or path, name, True)
+    if is_http(fs):  # no directories but listings ending in "/": a file, opened with its size (no HEAD)
+        return RemoteLocation(fs, path, name, False)
     try:
         if _is_arrow_fs(fs):
             info = fs.get_file_info(path)
