@@ -161,7 +161,11 @@ def main(argv: list[str] | None = None) -> int:
                             continue
                         srv.reset()
                         t = time.perf_counter()
-                        got = fn(url, v)
+                        try:
+                            got = fn(url, v)
+                        except Exception as exc:  # noqa: BLE001 - reported with the figures, not fatal
+                            results[(name, eng)] = [{"error": f"{type(exc).__name__}: {str(exc)[:100]}"}]
+                            continue
                         dt = time.perf_counter() - t
                         c = srv.counts()
                         c["seconds"] = dt
