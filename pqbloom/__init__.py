@@ -24,8 +24,11 @@ from .crypto import (
 )
 from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
 from .file.options import BloomFilterOptions, WriterOptions
+from .file.sorting import SortingColumn
 from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
+from .scan.sources import Dataset, dataset
+from .scan.write_dataset import write_to_dataset
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
 
@@ -35,6 +38,7 @@ __all__ = [
     "BinaryArray",
     "BloomFilterOptions",
     "Column",
+    "Dataset",
     "Explain",
     "CryptoFactory",
     "DecryptionConfiguration",
@@ -51,8 +55,10 @@ __all__ = [
     "ParquetFile",
     "ParquetWriter",
     "Schema",
+    "SortingColumn",
     "Table",
     "WriterOptions",
+    "dataset",
     "field",
     "make_field",
     "nested_field",
@@ -65,4 +71,5 @@ __all__ = [
     "read_schema",
     "read_table",
     "write_table",
+    "write_to_dataset",
 ]

@@ -20,6 +20,7 @@ from .file.writer import Destination, ParquetWriter
 from .io.sources import local_source, locate, open_location, open_source
 from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
+from .scan.sources import Dataset, is_dataset_source, read_source
 from .schema import Schema
 from .table import Table
 
@@ -82,10 +83,11 @@ class ParquetFile(FileReader):
         yield from iter_filtered_batches(self, batch_size, columns, filters, explain=explain)
 
 
-def read_table(source: Source, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
-               explain: Explain | None = None, use_threads: bool = True, filesystem: Any = None,
-               **kwargs: Any) -> Table:
-    """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
+def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, columns: Sequence[str] | None = None,
+               *, filters: Filters | None = None, explain: Explain | None = None, use_threads: bool = True,
+               filesystem: Any = None, **kwargs: Any) -> Table:
+    """Read a Parquet file, or many (a directory, a list of files, a glob pattern or a
+    :class:`~pqbloom.scan.sources.Dataset`: see :mod:`pqbloom.scan.sources`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
     explained IO includes the footer). A filter on a leaf inside a list or map
@@ -99,14 +101,18 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
     together and the Bloom probes of all its files sent at once.
     """
     loc = locate(source, filesystem)  # a remote file or directory (None: a local source)
-    if loc is None:
-        source = local_source(source, filesystem)
-    if loc is not None and loc.is_dir or loc is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
-        from .scan.dataset import read_dataset  # the dataset reader opens ParquetFiles itself
+    if loc is not None and loc.is_dir:
+        from .scan.dataset import read_dataset  # the dataset reader opens the files itself
 
         with memory_budget(kwargs.get("memory_limit")):
-            return read_dataset(cast(str, source) if loc is None else loc, columns, filters=filters, explain=explain, **kwargs)
-    with ParquetFile(source if loc is None else open_location(loc), **kwargs) as pf, memory_budget(pf.memory_limit):
+            return read_dataset(loc, columns, filters=filters, explain=explain, **kwargs)
+    if loc is None:
+        source = local_source(source, filesystem)  # file:// URLs: local paths
+        if is_dataset_source(source):  # a directory, list of files, glob or Dataset: the dataset reader's job
+            with memory_budget(kwargs.get("memory_limit")):
+                return read_source(source, columns, filters=filters, explain=explain, **kwargs)
+    with ParquetFile(cast(Source, source) if loc is None else open_location(loc), **kwargs) as pf, \
+            memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
@@ -131,9 +137,12 @@ def read_schema(source: Source, *, decryption_properties: FileDecryptionProperti
 
 
 def write_table(table: Any, where: Destination, **options: Any) -> None:
-    """Write ``table`` (a pqbloom Table, dict of columns, pandas DataFrame or pyarrow Table) to ``where``.
+    """Write ``table`` (a pqbloom Table, dict of columns, pandas or polars DataFrame, or pyarrow Table) to
+    ``where``.
 
-    Options follow pyarrow's names: ``compression``, ``row_group_size``, ``data_page_size``,
+    Options follow pyarrow's names: ``compression``, ``compression_level``, ``sorting_columns``,
+    ``version`` (None, the default, writes the types of ``"2.6"`` in a footer of version 1, as pqbloom
+    always has), ``row_group_size``, ``data_page_size``,
     ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
     ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
     ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and

@@ -18,7 +18,8 @@ from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
 from .limits import charge, out_of_memory
 
-__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "CODEC_NAMES"]
+__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "check_level", "CODEC_NAMES",
+           "LEVELS"]
 
 Buffer = bytes | bytearray | memoryview
 
@@ -55,6 +56,11 @@ def _gzip_compress(data: Buffer) -> bytes:
     return c.compress(bytes(data)) + c.flush()
 
 
+def _gzip_compress_level(data: Buffer, level: int) -> bytes:
+    c = zlib.compressobj(level, zlib.DEFLATED, 31)
+    return c.compress(bytes(data)) + c.flush()
+
+
 def _gzip_decompress(data: Buffer, size: int) -> bytes:
     out = bytearray()
     rest = bytes(data)
@@ -75,6 +81,10 @@ _ZSTD_LEVEL = 3
 
 def _zstd_compress(data: Buffer) -> bytes:
     return zstandard.ZstdCompressor(level=_ZSTD_LEVEL).compress(data)
+
+
+def _zstd_compress_level(data: Buffer, level: int) -> bytes:
+    return zstandard.ZstdCompressor(level=level).compress(data)
 
 
 def _zstd_decompress(data: Buffer, size: int) -> bytes:
@@ -166,6 +176,10 @@ def _brotli_compress(data: Buffer) -> bytes:
     return bytes(cramjam.brotli.compress(data, level=5))
 
 
+def _brotli_compress_level(data: Buffer, level: int) -> bytes:
+    return bytes(cramjam.brotli.compress(data, level=level))
+
+
 def _brotli_decompress(data: Buffer, size: int) -> bytes:
     # output_len=size would allocate whatever the header claims up front; instead grow a bounded
     # buffer (decompress_into fails when it is too small) up to one byte past the promise
@@ -202,8 +216,18 @@ _CODECS = [
 ]
 _BY_NAME = {c.name: c for c in _CODECS}
 _BY_ID = {c.thrift_id: c for c in _CODECS}
-_ALIASES = {"NONE": "UNCOMPRESSED", "LZ4RAW": "LZ4_RAW"}
+# "lz4" is LZ4_RAW for writing, as in pyarrow (the legacy LZ4 codec is framed differently by each writer)
+_ALIASES = {"NONE": "UNCOMPRESSED", "LZ4RAW": "LZ4_RAW", "LZ4": "LZ4_RAW"}
 CODEC_NAMES = tuple(c.name for c in _CODECS if c.compress is not None)
+#: codec name -> (lowest, highest) ``compression_level`` and the compressor that takes it (pyarrow's ranges;
+#: the level used without one: zstd 3, gzip 6, brotli 5). LZ4_RAW has none here: cramjam's block compressor
+#: has no high-compression mode (its ``mode``/``compression`` arguments change nothing), so a level would
+#: be ignored; it is refused instead.
+LEVELS: dict[str, tuple[int, int, Callable[[Buffer, int], bytes]]] = {
+    "ZSTD": (-(1 << 17), 22, _zstd_compress_level),
+    "GZIP": (0, 9, _gzip_compress_level),
+    "BROTLI": (0, 11, _brotli_compress_level),
+}
 
 
 def codec_by_name(name: str | None) -> Codec:
@@ -224,7 +248,24 @@ def codec_by_id(thrift_id: int) -> Codec:
     return codec
 
 
-def compress(codec: Codec, data: Buffer) -> bytes:
+def check_level(codec: Codec, level: int | None) -> None:
+    """Raise ValueError unless ``level`` (None: the codec's default) is a level ``codec`` takes."""
+    if level is None:
+        return
+    if isinstance(level, bool) or not isinstance(level, int):
+        raise ValueError(f"compression_level must be an int, got {level!r}")
+    bounds = LEVELS.get(codec.name)
+    if bounds is None:
+        raise ValueError(f"codec {codec.name} does not take a compression level (only {sorted(LEVELS)} do)")
+    lo, hi, _ = bounds
+    if not lo <= level <= hi:
+        raise ValueError(f"compression_level {level} is out of range for {codec.name}: {lo} to {hi}")
+
+
+def compress(codec: Codec, data: Buffer, level: int | None = None) -> bytes:
+    """Compress ``data``; ``level`` (checked by :func:`check_level`) when not None."""
+    if level is not None:
+        return LEVELS[codec.name][2](data, level)
     assert codec.compress is not None
     return codec.compress(data)
 

@@ -104,6 +104,12 @@ class ColumnPlan:
 
         comp = opt(opts.compression, "snappy") if isinstance(opts.compression, dict) else opts.compression
         self.codec = compression_mod.codec_by_name(comp)
+        cl = opts.compression_level
+        self.level: int | None = opt(cl) if isinstance(cl, dict) else cl
+        if isinstance(cl, int) and isinstance(opts.compression, dict) and \
+                self.codec.name not in compression_mod.LEVELS:
+            self.level = None  # one level for all, codecs per column: it applies where the codec has levels
+        compression_mod.check_level(self.codec, self.level)
         enc_name = opt(opts.column_encoding)
         self.encoding = ENCODINGS_BY_NAME[enc_name.upper()] if enc_name else None
         if self.encoding is not None:
@@ -267,7 +273,7 @@ class ColumnChunkWriter:
         encoding_stats: dict[tuple[int, int], int] = {}
         if dict_values is not None:
             dict_bytes = encode_plain(dict_values, f.physical_type, f.type_length)
-            body = compression_mod.compress(codec, dict_bytes)
+            body = compression_mod.compress(codec, dict_bytes, plan.level)
             body = encrypt_module(self.encryption, ModuleType.DICTIONARY_PAGE, body, rg, col)
             header = T.PageHeader(type=PageType.DICTIONARY_PAGE, uncompressed_page_size=len(dict_bytes),
                                   compressed_page_size=len(body),
@@ -329,7 +335,7 @@ class ColumnChunkWriter:
                     def_bytes = encode_lv(def_levels[e0:e1], def_width, 64)
             levels = rep_bytes + def_bytes
             if v2:
-                comp = compression_mod.compress(codec, vbytes)
+                comp = compression_mod.compress(codec, vbytes, plan.level)
                 is_compressed = True
                 if len(comp) >= len(vbytes) and codec.name != "UNCOMPRESSED":
                     comp, is_compressed = vbytes, False
@@ -344,7 +350,7 @@ class ColumnChunkWriter:
                 ptype = PageType.DATA_PAGE_V2
             else:
                 plain_body = levels + vbytes
-                raw_body = compression_mod.compress(codec, plain_body)
+                raw_body = compression_mod.compress(codec, plain_body, plan.level)
                 uncompressed_size = len(plain_body)
                 page_header = T.PageHeader(
                     type=PageType.DATA_PAGE, uncompressed_page_size=uncompressed_size,

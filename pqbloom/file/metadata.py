@@ -21,6 +21,7 @@ from typing import Any
 from ..format.enums import CompressionCodec, Encoding, PhysicalType, name_of
 from ..schema import ColumnDescriptor, Schema
 from ..statistics import ChunkStats, sort_order_for
+from .sorting import SortingColumn, sorting_columns_from_thrift
 
 __all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnStatistics"]
 
@@ -272,6 +273,12 @@ class RowGroupMetadata:
     def ordinal(self) -> int:
         """The row group's position in the file."""
         return self._index
+
+    @property
+    def sorting_columns(self) -> tuple[SortingColumn, ...]:
+        """The row order the writer declared (``RowGroup.sorting_columns``; empty when none), as pyarrow
+        gives it: :class:`~pqbloom.file.sorting.SortingColumn` ``(column_index, descending, nulls_first)``."""
+        return sorting_columns_from_thrift(self._rg.sorting_columns)
 
     def column(self, i: int) -> ColumnChunkMetadata:
         """The ``i``-th column chunk (leaf order of the file schema)."""

@@ -71,8 +71,20 @@ class WriterOptions:
     """Everything :class:`pqbloom.ParquetWriter` and :func:`pqbloom.write_table` accept as keyword
     options (names as in pyarrow's ``ParquetWriter`` where pyarrow has them).
 
-    * ``compression``: a codec name (``"snappy"``, ``"zstd"``, ``"gzip"``, ``"lz4"``, ``"brotli"``,
-      ``"none"``) or a dict column -> codec.
+    * ``compression``: a codec name (``"snappy"``, ``"zstd"``, ``"gzip"``, ``"lz4_raw"`` (or
+      ``"lz4"``, which writes LZ4_RAW as pyarrow does), ``"brotli"``, ``"none"``) or a dict column -> codec. ``compression_level``: an int, or a dict column -> int, for
+      the codecs that have levels (pyarrow's ranges: zstd -131072 to 22, gzip 0 to 9, brotli 0 to 11);
+      None (the default) is zstd 3, gzip 6, brotli 5. A level out of range, or one given for snappy, lz4
+      (pqbloom's LZ4 compressor has no levels) or none, is a ValueError.
+    * ``version``: the Parquet format version whose types the file uses, as in pyarrow: ``"2.6"``
+      (nanosecond timestamps, UINT_32), ``"2.4"`` (nanosecond timestamps written as microseconds: an
+      exact conversion, else ValueError) or ``"1.0"`` (also uint32 written as plain INT64). None, the
+      default, writes the types of ``"2.6"`` with footer version 1, as pqbloom always has; ``"2.4"``
+      and ``"2.6"`` write footer version 2, as pyarrow does.
+    * ``sorting_columns``: the order the rows are in, stored in every row group's footer entry (pyarrow's
+      ``RowGroup.sorting_columns``): a sequence of column names (ascending), ``(name, "ascending" |
+      "descending")`` tuples, or objects with ``column_index``, ``descending`` and ``nulls_first``
+      (pyarrow's ``SortingColumn``). pqbloom does not sort the data: the caller states its order.
     * ``row_group_size`` (rows) and ``max_row_group_bytes`` (approximate, uncompressed) cut row groups;
       ``data_page_size`` (bytes) cuts pages; ``data_page_version`` is ``"1.0"`` or ``"2.0"``.
     * ``use_dictionary`` (all columns, or a list of names), ``dictionary_pagesize_limit`` (bytes: past
@@ -90,6 +102,9 @@ class WriterOptions:
     """
 
     compression: str | dict[str, str] = "snappy"
+    compression_level: int | dict[str, int] | None = None
+    version: str | None = None  # None: 2.6 types, footer version 1 (pqbloom's behaviour before the option)
+    sorting_columns: Any = None  # see sorting.resolve_sorting_columns
     row_group_size: int = 1024 * 1024  # rows
     max_row_group_bytes: int | None = None  # approximate, uncompressed
     data_page_size: int = 1024 * 1024
@@ -111,6 +126,8 @@ class WriterOptions:
     def validate(self, schema: Schema, leaves: list[ColumnDescriptor] | None = None) -> None:
         """Raise ValueError for an invalid setting, :class:`~pqbloom.errors.SchemaError` for an option
         naming a column ``schema`` (with its ``leaves``) does not have."""
+        if self.version not in (None, "1.0", "2.4", "2.6"):
+            raise ValueError(f"version must be '1.0', '2.4' or '2.6', got {self.version!r}")
         if self.data_page_version not in ("1.0", "2.0"):
             raise ValueError("data_page_version must be '1.0' or '2.0'")
         if self.bloom_filter_position not in ("after_row_group", "end"):
@@ -123,10 +140,11 @@ class WriterOptions:
             unknown = set(cols) - names
             if unknown:
                 raise SchemaError(f"{what} names columns not in the schema: {sorted(unknown)}")
-        if isinstance(self.compression, dict):
-            unknown = set(self.compression) - names
-            if unknown:
-                raise SchemaError(f"compression names columns not in the schema: {sorted(unknown)}")
+        for what, spec in (("compression", self.compression), ("compression_level", self.compression_level)):
+            if isinstance(spec, dict):
+                unknown = set(spec) - names
+                if unknown:
+                    raise SchemaError(f"{what} names columns not in the schema: {sorted(unknown)}")
         for name, enc in self.column_encoding.items():
             if enc.upper() not in ENCODINGS_BY_NAME:
                 raise ValueError(f"unknown encoding {enc!r} for column {name!r}")

@@ -29,6 +29,9 @@ from .column_writer import ColumnChunkWriter, ColumnPlan, LeafData, PendingChunk
 from .encryption import WriterEncryption, encrypt_module
 from .levels import shred
 from .options import BloomFilterOptions, WriterOptions
+from .sorting import resolve_sorting_columns
+from .sorting import to_thrift as sorting_to_thrift
+from .versions import footer_version, schema_for_version, table_for_version
 
 if TYPE_CHECKING:
     from typing import Self  # Python 3.11; annotations only (3.10 is supported)
@@ -74,12 +77,16 @@ class ParquetWriter:
         if unknown:
             raise TypeError(f"unknown writer options: {sorted(unknown)}")
         self.options = WriterOptions(**options)
+        if self.options.version not in (None, "1.0", "2.4", "2.6"):
+            self.options.validate(schema)  # raises the version error before the schema is converted
+        schema = schema_for_version(schema, self.options.version)
         # flattened once: leaves, tree, validation and the footer all use it (10,000 columns cost)
         with gc_paused():
             self._schema_elements = schema.to_thrift()
             leaves = leaves_from_thrift(self._schema_elements)[0]
             self._tree: list[LNode] = build_tree(self._schema_elements, leaves)
         self.options.validate(schema, leaves)
+        self._sorting = sorting_to_thrift(resolve_sorting_columns(self.options.sorting_columns, leaves))
         for f in schema.fields:
             check_writable(f)
         self.schema = schema
@@ -116,7 +123,7 @@ class ParquetWriter:
     # -- public ---------------------------------------------------------------
     def write_table(self, table: Any, row_group_size: int | None = None) -> None:
         """Append rows, cutting row groups of at most ``row_group_size`` rows."""
-        t = Table.coerce(table, self.schema)
+        t = table_for_version(Table.coerce(table, self.schema), self.options.version)
         if self._data_metadata is None:  # the first table's metadata describes the file
             self._data_metadata, self._arrow_hints = t.metadata, t.arrow_schema
         if t.schema.names != self.schema.names:
@@ -221,7 +228,8 @@ class ParquetWriter:
             file_offset = first.dictionary_page_offset
         self._row_groups.append(T.RowGroup(
             columns=chunks, total_byte_size=total_uncompressed, num_rows=t.num_rows,
-            file_offset=file_offset, total_compressed_size=compressed, ordinal=rg if rg < 32768 else None))
+            file_offset=file_offset, total_compressed_size=compressed, ordinal=rg if rg < 32768 else None,
+            sorting_columns=self._sorting))
         self._num_rows += t.num_rows
 
     # -- end of file ------------------------------------------------------------------
@@ -268,7 +276,7 @@ class ParquetWriter:
                                    self._arrow_hints)
         kv = [T.KeyValue(key=str(k), value=None if v is None else str(v)) for k, v in kv_items.items()] or None
         fmd = T.FileMetaData(
-            version=1, schema=self._schema_elements, num_rows=self._num_rows, row_groups=self._row_groups,
+            version=footer_version(self.options.version), schema=self._schema_elements, num_rows=self._num_rows, row_groups=self._row_groups,
             key_value_metadata=kv, created_by=CREATED_BY,
             column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder())] * self._num_leaves)  # encoded, never mutated
         if self._crypto is not None:

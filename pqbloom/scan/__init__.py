@@ -68,7 +68,9 @@ Modules (each imports only those listed before it, and the file layer's public n
 three-valued evaluation), :mod:`.selection` (row ranges, page layouts, the page index),
 :mod:`.prune` (statistics verdicts, every row group at once), :mod:`.prune_row_group` (Bloom
 filters, dictionaries, page index), :mod:`.read` (late-materialized reads), :mod:`.plan`
-(:func:`read_filtered`, :class:`FilePlan`), :mod:`.dataset` (directories of files).
+(:func:`read_filtered`, :class:`FilePlan`), :mod:`.dataset` (directories of files), :mod:`.sources`
+(:class:`~pqbloom.scan.sources.Dataset`: directories, lists and globs of files), :mod:`.write_dataset`
+(:func:`~pqbloom.scan.write_dataset.write_to_dataset`, the Hive layout written).
 """
 
 from __future__ import annotations

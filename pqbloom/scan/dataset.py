@@ -52,7 +52,8 @@ from .plan import read_filtered
 from .prune import statistics_pass
 from .prune_row_group import bloom_probe_requests
 
-__all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "partition_types", "partition_value", "read_dataset"]
+__all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "partition_types", "partition_value",
+           "prune_fragments", "read_dataset", "read_fragments"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 #: files of a remote dataset opened (footers fetched and held) at once
@@ -230,6 +231,29 @@ def _constant_column(f: Field, value: Any, n: int) -> Column:
     return Column(f, BinaryArray(np.arange(n + 1, dtype=np.int64) * len(b), data), None)
 
 
+def prune_fragments(frags: Sequence[Fragment], expr: Expr | None
+                    ) -> tuple[dict[str, Field], list[tuple[Fragment, dict[str, Any], Expr | None]], int]:
+    """The partition columns of ``frags`` (typed: :func:`partition_types`), the fragments ``expr`` may
+    hold rows of (each with its typed partition values and what is left of ``expr`` once they are
+    substituted; None when nothing is left to test), and how many fragments the partition values ruled out."""
+    ptypes = partition_types(frags)
+    pfields = {k: make_field(k, t) for k, t in ptypes.items()}
+    todo: list[tuple[Fragment, dict[str, Any], Expr | None]] = []
+    pruned = 0
+    for fr in frags:
+        env = {k: partition_value(fr.partitions.get(k), t) for k, t in ptypes.items()}
+        e = expr
+        if e is not None and pfields:
+            e = substitute(e, env)
+            if not could_be_true(e):
+                pruned += 1
+                continue
+            if isinstance(e, Const):
+                e = None
+        todo.append((fr, env, e))
+    return pfields, todo, pruned
+
+
 def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequence[str] | None = None, *,
                  filters: FilterLike = None, explain: Explain | None = None, max_workers: int = 8,
                  **kwargs: Any) -> Table:
@@ -240,24 +264,21 @@ def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequenc
     frags = discover(root) if not isinstance(root, RemoteLocation) else discover_remote(root)
     if not frags:
         raise FileNotFoundError(f"no data files under {root.name if isinstance(root, RemoteLocation) else os.fspath(root)!r}")
+    return read_fragments(frags, columns, filters=filters, explain=explain, max_workers=max_workers, remote=remote,
+                          **kwargs)
+
+
+def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
+                   explain: Explain | None = None, max_workers: int = 8, remote: RemoteLocation | None = None,
+                   **kwargs: Any) -> Table:
+    """Read the data files ``frags`` (at least one) as one table, their partition values as columns (see
+    the module doc); ``kwargs`` go to each file's reader. With ``remote`` the fragments are files of that
+    remote directory, opened in waves (:func:`_open_remote`)."""
     expr = to_expression(filters)
-    ptypes = partition_types(frags)
-    pfields = {k: make_field(k, t) for k, t in ptypes.items()}
+    pfields, todo, pruned = prune_fragments(frags, expr)
     ex = Explain(filter=str(expr) if expr is not None else "")
     ex.files_total = len(frags)
-
-    todo: list[tuple[Fragment, dict[str, Any], Expr | None]] = []
-    for fr in frags:
-        env = {k: partition_value(fr.partitions.get(k), t) for k, t in ptypes.items()}
-        e = expr
-        if e is not None and pfields:
-            e = substitute(e, env)
-            if not could_be_true(e):
-                ex.files_pruned_partition += 1
-                continue
-            if isinstance(e, Const):
-                e = None
-        todo.append((fr, env, e))
+    ex.files_pruned_partition = pruned
 
     def file_columns(pf: FileReader) -> list[str]:
         names = [f.name for f in pf.table_schema]  # top-level fields (structs, lists, maps whole)
@@ -274,7 +295,9 @@ def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequenc
             want = file_columns(pf)
             if any(_top(c, types) not in types for c in want):
                 return None, sub, types  # a requested column is missing: the schema check reports it
-            t = read_filtered(pf, want, e, explain=sub, io_from_open=True)
+            # the footer's pandas metadata and Arrow types go with the rows (to_pandas rebuilds dtypes from them);
+            # no dictionary pages are fetched for it ([]), as in a filtered read of one file
+            t = pf.with_file_metadata(read_filtered(pf, want, e, explain=sub, io_from_open=True), [])
         n = t.num_rows
         extra = {k: _constant_column(pfields[k], env[k], n) for k in pfields}
         names = [c.field.name for c in t.columns] + [k for k in pfields if k not in t.column_names]
@@ -282,7 +305,7 @@ def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequenc
             names = list(columns)
         cols = {c.field.name: c for c in t.columns}
         cols.update({k: v for k, v in extra.items() if k not in cols})
-        return Table([cols[nm] for nm in names]), sub, types
+        return Table([cols[nm] for nm in names], t.metadata, t.arrow_schema), sub, types
 
     opened: dict[str, FileReader] = {}
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import ParquetWriter
 from ..crypto.options import encryption_properties_from_options
-from ..scan.dataset import HIVE_NULL
+from ..scan.write_dataset import partition_dir
 from ..table import Table
 from .common import DataSourceArrowWriter, WriterCommitMessage, flag, name_list, option
 
@@ -146,8 +146,7 @@ class PqbloomWriter(DataSourceArrowWriter):
                     raise ValueError("partition_by cannot name every column: no data would be left to write")
                 data_cols = [c for c in batch.schema.names if c not in keys]  # Hive: keys live in paths
                 for values, part in _split_by_keys(batch, keys):
-                    subdir = os.path.join(*(f"{_escape_path_name(k)}={_partition_dir_value(v)}"
-                                            for k, v in zip(keys, values)))
+                    subdir = partition_dir(keys, values, style="hive")
                     output(subdir).add(pa.RecordBatch.from_arrays(
                         [part.column(c) for c in data_cols], schema=pa.schema([part.schema.field(c) for c in data_cols])))
             moves = []
@@ -286,22 +285,6 @@ def _split_by_keys(batch: pa.RecordBatch, keys: Sequence[str]) -> Iterator[tuple
     first_rows = order[starts]
     for s, e, r in zip(starts.tolist(), ends.tolist(), first_rows.tolist()):
         yield tuple(batch.column(k)[r].as_py() for k in keys), taken.slice(s, e - s)
-
-
-# Characters Hive and Spark escape in partition directory names (ExternalCatalogUtils.escapePathName)
-_PATH_ESCAPE = frozenset('"#%\'*/:=?\\\x7f{[]^') | frozenset(chr(c) for c in range(0x20))
-
-
-def _escape_path_name(text: str) -> str:
-    return "".join(f"%{ord(c):02X}" if c in _PATH_ESCAPE else c for c in text)
-
-
-def _partition_dir_value(v: object) -> str:
-    if v is None or v == "":
-        return HIVE_NULL
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return _escape_path_name(str(v))
 
 
 def _writable_batch(batch: pa.RecordBatch) -> pa.RecordBatch:

@@ -17,6 +17,7 @@ from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schem
 from .build import as_durations, column_from_values
 from .column import Column
 from .pandas import columns_from_pandas, dataframe
+from .polars_frames import have_pyarrow, polars_columns
 
 __all__ = ["Table"]
 
@@ -87,6 +88,17 @@ class Table:
         return cls(columns, metadata, arrow_schema)
 
     @classmethod
+    def from_polars(cls, df: Any, use_arrow: bool | None = None) -> Table:
+        """Convert a polars DataFrame: through ``df.to_arrow()`` when pyarrow is installed (``use_arrow``
+        None) or asked for, so every type keeps its Arrow description; else column by column, with the
+        losses :mod:`pqbloom.table.polars_frames` lists."""
+        if use_arrow is None:
+            use_arrow = have_pyarrow()
+        if use_arrow:
+            return cls.from_arrow(df.to_arrow())
+        return cls.from_pydict(polars_columns(df))
+
+    @classmethod
     def from_arrow(cls, table: Any) -> Table:
         cols = [arrow_column(table.schema.field(i), table.column(i)) for i in range(table.num_columns)]
         md = {k.decode("utf-8", "replace"): v.decode("utf-8", "replace") for k, v in (table.schema.metadata or {}).items()}
@@ -94,7 +106,8 @@ class Table:
 
     @classmethod
     def coerce(cls, data: Any, schema: Schema | None = None) -> Table:
-        """Accept a Table, a dict of columns, a pandas DataFrame or a pyarrow Table."""
+        """Accept a Table, a dict of columns, a pandas DataFrame, a pyarrow Table or a polars DataFrame
+        (:mod:`pqbloom.table.polars_frames`)."""
         if isinstance(data, Table):
             return data
         if isinstance(data, Mapping):
@@ -104,6 +117,8 @@ class Table:
             return cls.from_arrow(data)
         if mod.startswith("pandas"):
             return cls.from_pandas(data, schema)
+        if mod.startswith("polars"):
+            return cls.from_polars(data)
         raise TypeError(f"cannot make a table from {type(data).__name__}")
 
     # -- access -----------------------------------------------------------------

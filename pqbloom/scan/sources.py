@@ -1,0 +1,168 @@
+"""Many Parquet files as one source: :class:`Dataset` and :func:`dataset`, and the sources
+:func:`pqbloom.read_table` accepts besides one file.
+
+A source of many files is
+
+* a directory: every data file under it (see :mod:`pqbloom.scan.dataset`: hidden ``_``/``.`` names
+  skipped), with Hive ``key=value`` directories as partition columns (``partitioning="hive"``, the
+  default, as in pyarrow; ``partitioning=None`` ignores them);
+* a list (or tuple) of file paths, read in the order given, without partition columns (pyarrow's
+  ``pq.read_table([...])`` infers none from a list either);
+* a glob pattern (``"data/*.parquet"``, ``"data/**/*.parquet"``; ``**`` crosses directories): the
+  matching files in sorted order, without partition columns;
+* a :class:`Dataset`.
+
+The files must agree on the columns read (names and types); where they do not, the read raises
+:class:`~pqbloom.errors.SchemaError` naming both files and the column (pass ``columns=`` to read the
+columns the files share). Schemas are not unioned, so a stray or mistyped file never turns into silent
+nulls.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..file.reader import FileReader
+from ..schema import Schema
+from ..table import Table
+from .dataset import Fragment, discover, prune_fragments, read_fragments
+from .explain import Explain
+from .parse import FilterLike, to_expression
+from .plan import FilePlan, plan_file
+
+__all__ = ["Dataset", "dataset", "is_dataset_source", "read_source"]
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+def _is_glob(text: str) -> bool:
+    return any(c in _GLOB_CHARS for c in text) and not os.path.exists(text)
+
+
+def is_dataset_source(source: Any) -> bool:
+    """Whether ``source`` names many files (a directory, a list of paths, a glob, a :class:`Dataset`)
+    rather than one file (a path, bytes or a file object)."""
+    if isinstance(source, Dataset):
+        return True
+    if isinstance(source, (list, tuple)):
+        return True
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        return isinstance(path, str) and (os.path.isdir(path) or _is_glob(path))
+    return False
+
+
+class Dataset:
+    """Parquet files read as one table: ``pqbloom.dataset("root/", partitioning="hive")``.
+
+    ``source`` is a directory, a list of file paths, a glob pattern or another Dataset (see the module
+    doc). The files are found once, when the Dataset is made (:attr:`files`). ``read_kwargs`` go to each
+    file's reader (``decryption_properties``, ``verify_checksums``, ``memory_limit``).
+    :func:`pqbloom.read_table` takes a Dataset as its source.
+    """
+
+    def __init__(self, source: Any, partitioning: str | None = "hive", **read_kwargs: Any) -> None:
+        if partitioning not in ("hive", None):
+            raise ValueError(f"partitioning must be 'hive' or None, got {partitioning!r}")
+        self.partitioning = partitioning
+        self.read_kwargs = read_kwargs
+        self.fragments: list[Fragment] = _fragments(source, partitioning)
+
+    @property
+    def files(self) -> list[str]:
+        """The data files, in the order they are read."""
+        return [fr.path for fr in self.fragments]
+
+    @property
+    def partition_columns(self) -> list[str]:
+        """The Hive partition keys found in the directory names (none for a list or a glob)."""
+        keys: dict[str, None] = {}
+        for fr in self.fragments:
+            keys.update(dict.fromkeys(fr.partitions))
+        return list(keys)
+
+    @property
+    def schema(self) -> Schema:
+        """The first file's top-level fields, then the partition columns (as they are read: int64 when
+        every value is an integer, else string)."""
+        pfields = prune_fragments(self.fragments, None)[0]
+        with FileReader(self.fragments[0].path, **self.read_kwargs) as pf:
+            fields = [f for f in pf.table_schema if f.name not in pfields]
+        return Schema(fields + list(pfields.values()))
+
+    def to_table(self, columns: Sequence[str] | None = None, *, filters: FilterLike = None,
+                 explain: Explain | None = None, **kwargs: Any) -> Table:
+        """Read the files as one table (``columns``, ``filters``, ``explain`` as in
+        :func:`pqbloom.read_table`; files ruled out by their partition values are never opened)."""
+        return read_fragments(self.fragments, columns, filters=filters, explain=explain,
+                              **{**self.read_kwargs, **kwargs})
+
+    read = to_table
+
+    def plan_files(self, filters: FilterLike = None) -> Iterator[tuple[Fragment, FilePlan]]:
+        """For each file ``filters`` may hold rows of (by its partition values), the file and a
+        :class:`~pqbloom.scan.FilePlan` of what is left of the filter, bound to the open file; the file
+        is open until the iteration moves on. ``plan.row_groups()`` then says which row groups its
+        statistics and Bloom filters cannot rule out."""
+        for fr, _, residual in prune_fragments(self.fragments, to_expression(filters))[1]:
+            with FileReader(fr.path, **self.read_kwargs) as pf:
+                yield fr, plan_file(pf, residual)
+
+    def __len__(self) -> int:
+        return len(self.fragments)
+
+    def __repr__(self) -> str:
+        return f"Dataset({len(self.fragments)} files, partitioning={self.partitioning!r})"
+
+
+def dataset(source: Any, partitioning: str | None = "hive", **read_kwargs: Any) -> Dataset:
+    """A :class:`Dataset` over ``source`` (a directory, a list of files, a glob pattern), as
+    ``pyarrow.dataset.dataset`` names it."""
+    return Dataset(source, partitioning, **read_kwargs)
+
+
+def _fragments(source: Any, partitioning: str | None) -> list[Fragment]:
+    if isinstance(source, Dataset):
+        frags = list(source.fragments)
+    elif isinstance(source, (list, tuple)):
+        frags = []
+        for p in source:
+            if not isinstance(p, (str, os.PathLike)):
+                raise TypeError(f"a list source holds file paths, not {type(p).__name__}")
+            path = os.fspath(p)
+            if os.path.isdir(path):
+                raise IsADirectoryError(f"{path!r} in a list of files is a directory: pass the directory "
+                                        f"itself, or its files")
+            if not os.path.isfile(path):
+                raise FileNotFoundError(f"no such file: {path!r}")
+            frags.append(Fragment(str(path), {}))
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not isinstance(path, str):
+            raise TypeError("a dataset path must be text")
+        if os.path.isdir(path):
+            frags = discover(path)
+        elif _is_glob(path):
+            frags = [Fragment(m, {}) for m in sorted(glob.glob(path, recursive=True)) if os.path.isfile(m)]
+        elif os.path.isfile(path):
+            frags = [Fragment(path, {})]
+        else:
+            raise FileNotFoundError(f"no such file or directory: {path!r}")
+    else:
+        raise TypeError(f"a dataset source is a directory, a list of files or a glob pattern, "
+                        f"not {type(source).__name__}")
+    if partitioning is None:
+        frags = [Fragment(fr.path, {}) for fr in frags]
+    if not frags:
+        raise FileNotFoundError(f"no data files in {source!r}")
+    return frags
+
+
+def read_source(source: Any, columns: Sequence[str] | None = None, *, filters: FilterLike = None,
+                explain: Explain | None = None, **kwargs: Any) -> Table:
+    """Read a source of many files (:func:`is_dataset_source`) as one table."""
+    ds = source if isinstance(source, Dataset) else Dataset(source)
+    return ds.to_table(columns, filters=filters, explain=explain, **kwargs)

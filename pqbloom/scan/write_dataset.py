@@ -1,0 +1,209 @@
+"""Writing a Hive-partitioned directory of Parquet files: :func:`write_to_dataset`, as pyarrow names it.
+
+``write_to_dataset(table, "root", partition_cols=["country", "year"])`` writes one file per distinct
+combination of the partition columns, under ``root/country=FR/year=2024/part-<uuid>-0.parquet``; the
+partition columns live in the directory names, not in the files (what pyarrow, DuckDB, Spark and
+:func:`pqbloom.read_table` on the directory read back as columns). ASCII characters are URI-escaped as
+pyarrow escapes them (``"a b"`` -> ``a%20b``, ``"x/y"`` -> ``x%2Fy``); other characters are written as
+they are (UTF-8), as Spark writes them, because Spark and Hive decode ``%XX`` one byte to one character
+and would misread pyarrow's percent-encoded UTF-8 (``é`` -> ``%C3%A9`` reads back as ``Ã©`` in
+Spark); pyarrow and DuckDB read both forms. A null value (and, as Hive and Spark do, an empty string)
+is ``__HIVE_DEFAULT_PARTITION__``.
+
+The filesystem side is kept to :class:`LocalTarget` (make directories, list, remove, a destination
+for :class:`~pqbloom.file.writer.ParquetWriter`) so that another filesystem can stand in for it.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import numpy as np
+
+from ..encodings.dictionary import build_dictionary
+from ..errors import SchemaError
+from ..file.writer import ParquetWriter
+from ..table import NestedColumn, Table
+from .dataset import HIVE_NULL, discover
+
+__all__ = ["LocalTarget", "EXISTING_DATA_BEHAVIORS", "escape_path_name", "partition_dir", "partition_text",
+           "split_by_keys", "write_to_dataset"]
+
+#: what ``existing_data_behavior`` may be (pyarrow's names)
+EXISTING_DATA_BEHAVIORS = ("overwrite_or_ignore", "error", "delete_matching")
+
+# Characters Hive and Spark escape in partition directory names (ExternalCatalogUtils.escapePathName)
+_HIVE_ESCAPE = frozenset('"#%\'*/:=?\\\x7f{[]^') | frozenset(chr(c) for c in range(0x20))
+# What a URI keeps unescaped (RFC 3986 "unreserved"; Arrow's UriEscape keeps the same)
+_URI_KEEP = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def escape_path_name(text: str, style: str = "uri") -> str:
+    """``text`` escaped for a directory name: ``"uri"`` as pyarrow escapes ASCII (every ASCII character
+    but letters, digits and ``-._~`` percent-encoded; others kept: see the module doc), ``"hive"`` as
+    Hive and Spark do (only ``/``, ``=``, ``%``, control characters and a few more)."""
+    escape = _HIVE_ESCAPE if style == "hive" else None
+    return "".join(
+        f"%{ord(c):02X}" if (c in escape if escape is not None else (c < "\x80" and c not in _URI_KEEP)) else c
+        for c in text)
+
+
+def partition_text(value: Any, style: str = "uri") -> str:
+    """The directory-name form of one partition value (escaped; see :func:`escape_path_name`)."""
+    if value is None or value == "":
+        return HIVE_NULL
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        text = value.isoformat(sep=" ")
+    elif isinstance(value, date):
+        text = value.isoformat()
+    elif isinstance(value, bytes):
+        try:
+            text = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SchemaError(f"partition value {value[:20]!r}... is not UTF-8 text") from None
+    else:
+        text = str(value)
+    return escape_path_name(text, style)
+
+
+def partition_dir(keys: Sequence[str], values: Sequence[Any], style: str = "uri") -> str:
+    """``k1=v1/k2=v2`` (with ``os.sep``) for one combination of partition values."""
+    return os.path.join(*(f"{escape_path_name(k, style)}={partition_text(v, style)}" for k, v in zip(keys, values)))
+
+
+def split_by_keys(table: Table, keys: Sequence[str]) -> Iterator[tuple[tuple[Any, ...], Table]]:
+    """``(key values, rows)`` for every distinct combination of ``keys`` in ``table``, in order of the
+    combination's first row; rows keep their order (vectorized: one dictionary per key, one stable sort)."""
+    n = table.num_rows
+    if n == 0:
+        return
+    codes = np.zeros(n, np.int64)
+    for k in keys:
+        col = table.column(k)
+        if isinstance(col, NestedColumn):
+            raise SchemaError(f"partition column {k!r} is {col.field.type_name}: only primitive columns "
+                              f"can partition a dataset")
+        dictionary, idx = build_dictionary(col.dense(), col.field.physical_type)
+        idx = idx.astype(np.int64)
+        if col.mask is not None:  # dense() holds the non-null values only; nulls get a code of their own
+            full = np.full(n, len(dictionary), np.int64)
+            full[~col.mask] = idx
+            idx = full
+        codes = codes * (len(dictionary) + 1) + idx
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    ends = np.r_[starts[1:], n]
+    firsts = order[starts]
+    key_table = table.select(keys)
+    grouped = table.take(order)  # one gather; each group is then a slice of it
+    for g in np.argsort(firsts, kind="stable").tolist():  # groups in order of first appearance
+        first = int(firsts[g])
+        values = tuple(c.slice(first, first + 1).to_pylist()[0] for c in key_table.columns)
+        yield values, grouped.slice(int(starts[g]), int(ends[g]))
+
+
+class LocalTarget:
+    """The local filesystem under a dataset's root: what :func:`write_to_dataset` needs of a filesystem."""
+
+    def makedirs(self, path: str) -> None:
+        """Create ``path`` and its parents (fine when it exists)."""
+        os.makedirs(path, exist_ok=True)
+
+    def data_files(self, root: str) -> list[str]:
+        """The data files under ``root`` (hidden ``_``/``.`` names left out); empty when it does not exist."""
+        if not os.path.isdir(root):
+            return []
+        return [fr.path for fr in discover(root)]
+
+    def remove(self, path: str) -> None:
+        """Delete one file."""
+        os.remove(path)
+
+    def join(self, *parts: str) -> str:
+        """A path under the root."""
+        return os.path.join(*parts)
+
+    def destination(self, path: str) -> str:
+        """What :class:`~pqbloom.file.writer.ParquetWriter` writes to for ``path`` (atomically)."""
+        return path
+
+
+def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_cols: Sequence[str] | None = None, *,
+                     basename_template: str | None = None, existing_data_behavior: str = "overwrite_or_ignore",
+                     **write_options: Any) -> list[str]:
+    """Write ``table`` (anything :func:`pqbloom.write_table` accepts) as a Hive-partitioned dataset under
+    ``root_path``; returns the paths of the files written.
+
+    ``partition_cols`` name the primitive columns whose values become ``key=value`` directories (in that
+    order); they are left out of the files. Without them one file is written in ``root_path``.
+    ``basename_template`` names each file (``{i}`` is the file's number; default
+    ``part-<uuid>-{i}.parquet``, a new uuid per call, so earlier files are never overwritten).
+    ``existing_data_behavior`` as in pyarrow: ``"overwrite_or_ignore"`` (the default) keeps what is
+    there, ``"error"`` refuses to write when ``root_path`` holds data files, ``"delete_matching"``
+    deletes the data files already in the partition directories this call writes to (after the new files
+    are in place). Every other keyword is a :func:`pqbloom.write_table` option (``compression``,
+    ``row_group_size``, ``bloom_filter_options``...), applied to each file. If a file fails, the files this
+    call already wrote are removed.
+    """
+    if existing_data_behavior not in EXISTING_DATA_BEHAVIORS:
+        raise ValueError(f"existing_data_behavior must be one of {EXISTING_DATA_BEHAVIORS}, "
+                         f"got {existing_data_behavior!r}")
+    template = basename_template or f"part-{uuid.uuid4().hex}-{{i}}.parquet"
+    if "{i}" not in template:
+        raise ValueError("basename_template must contain '{i}'")
+    fs = LocalTarget()
+    root = os.fspath(root_path)
+    keys = list(partition_cols or [])
+    schema = write_options.pop("schema", None)
+    t = Table.coerce(table, schema)
+    missing = [k for k in keys if k not in t.column_names]
+    if missing:
+        raise SchemaError(f"partition column {missing[0]!r} is not in the table (columns: {t.column_names})")
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"partition_cols repeats a column: {keys}")
+    hidden = [k for k in keys if k.startswith(("_", "."))]
+    if hidden:  # pyarrow, Spark, DuckDB's hive reader and pqbloom skip such directories: the rows would vanish
+        raise ValueError(f"partition column {hidden[0]!r} starts with '_' or '.': readers treat its "
+                         "directories as hidden and would skip the data; rename the column")
+    data_cols = [c for c in t.column_names if c not in keys]
+    if keys and not data_cols:
+        raise ValueError("partition_cols cannot name every column: no data would be left to write")
+    if existing_data_behavior == "error" and fs.data_files(root):
+        raise FileExistsError(f"{root!r} already holds data files (existing_data_behavior='error')")
+
+    if keys:
+        groups: list[tuple[str, Table]] = [
+            (fs.join(root, partition_dir(keys, values)), part.select(data_cols))
+            for values, part in split_by_keys(t, keys)]
+    else:
+        groups = [(root, t)]
+    file_schema = None if schema is None or keys else schema
+    written: list[str] = []
+    try:
+        for i, (directory, part) in enumerate(groups):
+            fs.makedirs(directory)
+            path = fs.join(directory, template.format(i=i))
+            with ParquetWriter(fs.destination(path), file_schema or part.schema, **write_options) as w:
+                w.write_table(part)
+            written.append(path)
+    except BaseException:
+        for path in written:  # all or nothing: no part of a failed dataset write stays behind
+            try:
+                fs.remove(path)
+            except OSError:
+                pass
+        raise
+    if existing_data_behavior == "delete_matching":
+        new = set(written)
+        for directory in dict.fromkeys(d for d, _ in groups):
+            for old in fs.data_files(directory):
+                if old not in new and os.path.dirname(old) == directory:
+                    fs.remove(old)
+    return written
