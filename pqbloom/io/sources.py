@@ -25,7 +25,7 @@ from . import open_sink as open_local_sink
 from .remote import RemoteRangeReader, RemoteSink, is_http
 
 __all__ = ["REMOTE_HINT", "RemoteLocation", "is_url", "file_url_path", "local_source", "locate", "open_location",
-           "open_source",
+           "open_source", "split_remote",
            "open_sink", "list_files"]
 
 #: what to install for URLs and fsspec filesystems
@@ -80,7 +80,7 @@ class RemoteLocation:
     requests: int = 0
 
 
-def _split(source: Any, filesystem: Any) -> tuple[Any, str, str] | None:
+def split_remote(source: Any, filesystem: Any = None) -> tuple[Any, str, str] | None:
     """(filesystem, path on it, name) for a remote source; None for a local one."""
     if filesystem is None:
         if not is_url(source) or file_url_path(source) is not None:
@@ -110,7 +110,7 @@ def local_source(source: Any, filesystem: Any = None) -> Any:
 def locate(source: Any, filesystem: Any = None) -> RemoteLocation | None:
     """Where a remote source is and whether it is a directory (None: a local source). A URL ending in
     ``/`` is a directory without asking; otherwise one request (``info``) says, and gives the size."""
-    split = _split(source, filesystem)
+    split = split_remote(source, filesystem)
     if split is None:
         return None
     fs, path, name = split
@@ -162,7 +162,7 @@ def open_sink(where: Any, *, fsync: bool = False, companion: CommitCompanion | N
     into place on another filesystem (:class:`RemoteSink`), or a plain one over a writable stream."""
     if hasattr(where, "commit") and hasattr(where, "abort") and hasattr(where, "write"):
         return where  # a sink prepared by the caller
-    split = _split(where, filesystem)
+    split = split_remote(where, filesystem)
     if split is None:
         return open_local_sink(local_source(where, filesystem), fsync=fsync, companion=companion)
     fs, path, name = split

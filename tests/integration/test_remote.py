@@ -254,3 +254,20 @@ def test_remote_hive_dataset_in_batches_matches_pyarrow(monkeypatch):
         for name in ("id", "v", "k"):
             assert [got[name][i] for i in gkey] == [int(want[name][i]) if name == "k" else want[name][i]
                                                    for i in key], (filters, name)
+
+
+def test_write_to_dataset_on_a_url_and_filesystem_reads_back_as_pyarrow_reads_it():
+    mem = fsspec.filesystem("memory")
+    base = f"/pqbloom-wtd-{uuid.uuid4().hex}"
+    t = pa.table({"k": ["a", "b", "a", "c"], "id": [1, 2, 3, 4]})
+    written = pqbloom.write_to_dataset(t, f"memory://{base}", partition_cols=["k"])
+    assert len(written) == 3 and all("k=" in p for p in written)
+    assert not [p for p in mem.find(base) if "pqbloom-tmp" in p]
+    got = pq.read_table(base, filesystem=mem).to_pydict()
+    assert sorted(zip(got["id"], map(str, got["k"]))) == [(1, "a"), (2, "b"), (3, "a"), (4, "c")]
+    ours = pqbloom.read_table(f"memory://{base}/", filters=[("k", "==", "a")]).to_pydict()
+    assert sorted(ours["id"]) == [1, 3]
+    pqbloom.write_to_dataset(t, f"{base}-2", partition_cols=["k"], filesystem=mem)
+    assert pq.read_table(f"{base}-2", filesystem=mem).num_rows == 4
+    with pytest.raises(FileExistsError):
+        pqbloom.write_to_dataset(t, f"memory://{base}", existing_data_behavior="error")
