@@ -159,10 +159,7 @@ class RemoteRangeReader(RangeReader):
                                                  HTTP_TAIL_READ))[0]
             size, tail, head = http_opened
             self._count(2, len(tail) + len(head))
-            if size is None:  # no Content-Range total: ask
-                self._count(1, 0)
-                size = self._call(lambda: fs.size(path))
-            elif size >= len(tail):
+            if size is not None and size >= len(tail):  # else no Content-Range total: asked for below
                 self.keep(int(size) - len(tail), tail)
                 self.keep(0, head)
         if size is None:

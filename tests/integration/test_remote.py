@@ -271,3 +271,15 @@ def test_write_to_dataset_on_a_url_and_filesystem_reads_back_as_pyarrow_reads_it
     assert pq.read_table(f"{base}-2", filesystem=mem).num_rows == 4
     with pytest.raises(FileExistsError):
         pqbloom.write_to_dataset(t, f"memory://{base}", existing_data_behavior="error")
+
+
+def test_bench_remote_runs_and_agrees(tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "bench_remote.py"), "--rows", "30000", "--files", "4",
+                          "--file-rows", "5000", "--repeat", "1", "--latency", "0.01"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith(("file,", "4-file"))]
+    pq_lines = [ln for ln in lines if " pqbloom " in ln and "(file obj)" not in ln]
+    assert len(pq_lines) == 4 and all(ln.endswith("ok") for ln in pq_lines), out.stdout
+    assert not [ln for ln in lines if ln.endswith("WRONG")], out.stdout
