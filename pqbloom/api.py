@@ -17,6 +17,7 @@ from .crypto import FileDecryptionProperties
 from .file.metadata import FileMetadata
 from .file.reader import FileReader, Source
 from .file.writer import Destination, ParquetWriter
+from .io.sources import local_source, locate, open_location, open_source
 from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
 from .scan.sources import Dataset, is_dataset_source, read_source
@@ -36,7 +37,14 @@ class ParquetFile(FileReader):
     what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
     and decode; past it the call raises :class:`~pqbloom.errors.MemoryLimitError` before allocating
     (see :mod:`pqbloom.limits`). None, the default, sets no ceiling.
+
+    ``source`` may be a URL (``s3://``, ``gs://``, ``http(s)://``, ``memory://``, ``file://``...; fsspec,
+    ``pip install pqbloom[remote]``) or a path on ``filesystem`` (an fsspec or pyarrow filesystem):
+    such files are read by explicit range requests (see :mod:`pqbloom.io.remote`).
     """
+
+    def __init__(self, source: Source, *, filesystem: Any = None, **kwargs: Any) -> None:
+        super().__init__(open_source(source, filesystem) if filesystem is not None else source, **kwargs)
 
     def read(self, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
              explain: Explain | None = None, use_threads: bool = True) -> Table:
@@ -77,7 +85,7 @@ class ParquetFile(FileReader):
 
 def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, columns: Sequence[str] | None = None,
                *, filters: Filters | None = None, explain: Explain | None = None, use_threads: bool = True,
-               **kwargs: Any) -> Table:
+               filesystem: Any = None, **kwargs: Any) -> Table:
     """Read a Parquet file, or many (a directory, a list of files, a glob pattern or a
     :class:`~pqbloom.scan.sources.Dataset`: see :mod:`pqbloom.scan.sources`), into a Table.
 
@@ -87,31 +95,44 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
     arguments go to :class:`ParquetFile` (``decryption_properties``, ``verify_checksums``,
     ``memory_limit``; one ceiling for the whole call). ``use_threads`` as in :meth:`ParquetFile.read`
     (a directory's files are read by the dataset reader's own workers).
+
+    ``source`` may be a URL or a path on ``filesystem`` (see :class:`ParquetFile`); a remote directory (a
+    URL ending in ``/``, or one the filesystem says is a directory) is listed once, its footers fetched
+    together and the Bloom probes of all its files sent at once.
     """
-    if is_dataset_source(source):  # a directory, list of files, glob or Dataset: the dataset reader's job
+    loc = locate(source, filesystem)  # a remote file or directory (None: a local source)
+    if loc is not None and loc.is_dir:
+        from .scan.dataset import read_dataset  # the dataset reader opens the files itself
+
         with memory_budget(kwargs.get("memory_limit")):
-            return read_source(source, columns, filters=filters, explain=explain, **kwargs)
-    with ParquetFile(cast(Source, source), **kwargs) as pf, memory_budget(pf.memory_limit):
+            return read_dataset(loc, columns, filters=filters, explain=explain, **kwargs)
+    if loc is None:
+        source = local_source(source, filesystem)  # file:// URLs: local paths
+        if is_dataset_source(source):  # a directory, list of files, glob or Dataset: the dataset reader's job
+            with memory_budget(kwargs.get("memory_limit")):
+                return read_source(source, columns, filters=filters, explain=explain, **kwargs)
+    with ParquetFile(cast(Source, source) if loc is None else open_location(loc), **kwargs) as pf, \
+            memory_budget(pf.memory_limit):
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
 
 
 def read_metadata(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
-                  verify_checksums: bool = True, memory_limit: int | None = None) -> FileMetadata:
+                  verify_checksums: bool = True, memory_limit: int | None = None, filesystem: Any = None) -> FileMetadata:
     """The footer of a Parquet file as :class:`~pqbloom.file.metadata.FileMetadata` (row groups, column
     chunks, statistics; keyword arguments as for :class:`ParquetFile`)."""
     with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
-                     memory_limit=memory_limit) as pf:
+                     memory_limit=memory_limit, filesystem=filesystem) as pf:
         return pf.metadata
 
 
 def read_schema(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
-                verify_checksums: bool = True, memory_limit: int | None = None) -> Schema:
+                verify_checksums: bool = True, memory_limit: int | None = None, filesystem: Any = None) -> Schema:
     """The flat schema of a Parquet file: one field per leaf column (keyword arguments as for
     :class:`ParquetFile`)."""
     with ParquetFile(source, decryption_properties=decryption_properties, verify_checksums=verify_checksums,
-                     memory_limit=memory_limit) as pf:
+                     memory_limit=memory_limit, filesystem=filesystem) as pf:
         return pf.schema
 
 
@@ -127,6 +148,10 @@ def write_table(table: Any, where: Destination, **options: Any) -> None:
     ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and
     ``schema`` (the file's schema when it is not the table's own), and ``progress``, a callable
     ``progress(rows_written, total_rows)`` called after each row group.
+
+    ``where`` may be a URL or a path on ``filesystem=`` (fsspec or pyarrow): the file is written under a
+    temporary name beside the target and moved into place on success (see
+    :class:`pqbloom.io.remote.RemoteSink` for what that guarantees on object stores).
     """
     schema = options.pop("schema", None)
     progress = options.pop("progress", None)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from ..bloom import BloomFilter, hash_scalar
+from ..errors import CorruptFileError
 from ..format import T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from .bloom_site import BloomFilterSite
 
-__all__ = ["locate_bloom_filter", "probe_bloom_filter", "read_bloom_filter"]
+__all__ = ["chunk_bloom_site", "locate_bloom_filter", "probe_bloom_filter", "probe_ranges", "read_bloom_filter"]
 
 
 def locate_bloom_filter(meta: T.ColumnMetaData, row_group: int, desc: ColumnDescriptor, footer_offset: int,
@@ -30,23 +31,76 @@ def locate_bloom_filter(meta: T.ColumnMetaData, row_group: int, desc: ColumnDesc
                            footer_offset, chunk, row_group, desc.dotted_path)
 
 
-def _read_header(io: RangeReader, site: BloomFilterSite, probe: int) -> tuple[int, int]:
-    """Read (at most ``probe`` bytes, never into the footer) and check a plaintext filter's header."""
+def chunk_bloom_site(reader: Any, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData
+                     ) -> BloomFilterSite | None:
+    """Where the footer puts the chunk's Bloom filter in ``reader`` (a FileReader; None: no filter)."""
+    if meta.bloom_filter_offset is None:
+        return None
+    chunk = None
+    if meta.num_values:  # empty chunks may carry zero offsets
+        try:
+            start, length = reader.chunk_range(meta, row_group, desc)
+            chunk = (start, start + length)
+        except CorruptFileError:
+            pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
+    return locate_bloom_filter(meta, row_group, desc, reader.footer_location.footer_offset, chunk)
+
+
+def _header_range(site: BloomFilterSite, probe: int) -> tuple[int, int]:
+    """The bounded read of a plaintext filter's header: at most ``probe`` bytes, never into the footer."""
     room = site.footer_offset - site.offset if site.length is None else site.length
-    head = io.read(site.offset, min(probe, room), what="Bloom filter header")
+    return site.offset, min(probe, room)
+
+
+def _parse_header(site: BloomFilterSite, head: bytes) -> tuple[int, int]:
+    """(numBytes, header length) of a plaintext filter, checked against the footer."""
     num_bytes, hlen = BloomFilter.parse_header(head, offset=site.offset, row_group=site.row_group,
                                                column=site.column)
     site.check_extent(hlen + num_bytes, f"Bloom filter header ({hlen} bytes, numBytes {num_bytes}) and bitset")
     return num_bytes, hlen
 
 
+def _read_header(io: RangeReader, site: BloomFilterSite, probe: int) -> tuple[int, int]:
+    """Read (at most ``probe`` bytes, never into the footer) and check a plaintext filter's header."""
+    off, n = _header_range(site, probe)
+    return _parse_header(site, io.read(off, n, what="Bloom filter header"))
+
+
+def _guess_layout(site: BloomFilterSite) -> tuple[int, int] | None:
+    """(header length, numBytes) as ``bloom_filter_length`` alone implies them: numBytes is a power of two
+    and the header (about 15 bytes) is shorter than it, so numBytes is the largest power of two below
+    the length. A guess, checked against the header once it is read."""
+    length = site.length
+    if length is None or length <= 32:
+        return None
+    num_bytes = 1 << (length.bit_length() - 1)
+    hlen = length - num_bytes
+    return (hlen, num_bytes) if 0 < hlen < num_bytes else None
+
+
+def probe_ranges(site: BloomFilterSite, value: Any, desc: ColumnDescriptor) -> list[tuple[int, int]]:
+    """The reads :func:`probe_bloom_filter` makes for ``value``: the header, and (when the footer gives the
+    filter's length) the block the value maps to, so both can go out at once."""
+    head = _header_range(site, 64)
+    guess = _guess_layout(site)
+    if guess is None:
+        return [head]
+    hlen, num_bytes = guess
+    block = int(BloomFilter.block_index(hash_scalar(value, desc.physical_type, desc.type_length), num_bytes // 32))
+    return [head, (site.offset + hlen + 32 * block, 32)]
+
+
 def probe_bloom_filter(io: RangeReader, site: BloomFilterSite, value: Any, desc: ColumnDescriptor) -> bool:
-    """Probe one value against a plaintext filter: the header, then the single block the value maps to."""
+    """Probe one value against a plaintext filter: the header and the single block the value maps to,
+    read together when the footer's ``bloom_filter_length`` tells where the block is (one round trip on
+    a remote reader), else one after the other."""
     site.check_placement()
-    num_bytes, hlen = _read_header(io, site, 64)
+    ranges = probe_ranges(site, value, desc)
+    bufs = io.read_many(ranges, what="Bloom filter")
+    num_bytes, hlen = _parse_header(site, bufs[0])
     h = hash_scalar(value, desc.physical_type, desc.type_length)
-    block = int(BloomFilter.block_index(h, num_bytes // 32))
-    words = io.read(site.offset + hlen + 32 * block, 32, what="Bloom filter block")
+    block = (site.offset + hlen + 32 * int(BloomFilter.block_index(h, num_bytes // 32)), 32)
+    words = bufs[1] if len(ranges) > 1 and ranges[1] == block else io.read(*block, what="Bloom filter block")
     return BloomFilter.check_block(words, h)
 
 

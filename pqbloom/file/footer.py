@@ -1,7 +1,8 @@
 """Finding and decoding a file's footer: the magic bytes, the footer length, the ``FileMetaData``
 (decrypted when the footer is encrypted, or when keys are given for a plaintext-footer file).
 
-One speculative read of the file's tail usually covers the whole footer.
+One speculative read of the file's tail usually covers the whole footer; it goes out together with the
+read of the leading magic.
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ def read_footer(r: RangeReader, decryption_properties: FileDecryptionProperties 
     if size < 12:
         raise CorruptFileError(f"file of {size} bytes is too small to be Parquet")
     tail_len = min(size, FOOTER_TAIL_READ)
-    tail = r.read(size - tail_len, tail_len, what="footer")
+    if size > tail_len:  # the leading magic in the same round trip as the tail (remote readers: concurrently)
+        tail, head = r.read_many([(size - tail_len, tail_len), (0, 4)], what="footer")
+    else:
+        tail = r.read(size - tail_len, tail_len, what="footer")
+        head = tail[:4]
     magic = tail[-4:]
     if magic not in (b"PAR1", b"PARE"):
         raise CorruptFileError(f"not a Parquet file: trailing magic is {magic!r}", offset=size - 4)
-    head = r.read(0, 4, what="leading magic") if size > tail_len else tail[:4]
     if head not in (b"PAR1", b"PARE"):
         raise CorruptFileError(f"not a Parquet file: leading magic is {head!r}", offset=0)
     flen = int.from_bytes(tail[-8:-4], "little")

@@ -24,12 +24,13 @@ from ..crypto import FileDecryptionProperties, ModuleType
 from ..errors import CorruptFileError, ParquetError, SchemaError
 from ..format import PhysicalType, RowGroupList, T
 from ..io import IOStats, RangeReader
+from ..io.sources import open_source
 from ..limits import charge, memory_budget, run_limited
 from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
 from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
-from .bloom_reader import locate_bloom_filter, probe_bloom_filter, read_bloom_filter
+from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
 from .column_reader import (
     DECODE_FAILURES,
@@ -59,8 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FileReader", "FooterLocation", "NestedSelection", "Source"]
 
-#: what a file is opened from: a path, bytes, a seekable binary file object, or a RangeReader
-Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader
+Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader  #: path, URL, bytes, file, reader
 
 
 class FileReader:
@@ -79,7 +79,7 @@ class FileReader:
         if memory_limit is not None and memory_limit <= 0:
             raise ValueError("memory_limit must be a positive number of bytes (or None)")
         self.memory_limit = memory_limit
-        self.range_reader = source if isinstance(source, RangeReader) else RangeReader(source)
+        self.range_reader = open_source(source)  # URLs through fsspec (pqbloom.io.sources)
         self.verify_checksums = verify_checksums
         #: the file's decryption state (None: a plaintext file)
         self.decryption: ReaderDecryption | None = None
@@ -545,16 +545,7 @@ class FileReader:
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:
         """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
-        if meta.bloom_filter_offset is None:
-            return None
-        chunk = None
-        if meta.num_values:  # empty chunks may carry zero offsets
-            try:
-                start, length = self.chunk_range(meta, row_group, desc)
-                chunk = (start, start + length)
-            except CorruptFileError:
-                pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
-        return locate_bloom_filter(meta, row_group, desc, self.footer_location.footer_offset, chunk)
+        return chunk_bloom_site(self, row_group, desc, meta)
 
     def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
         """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.

@@ -20,7 +20,7 @@ from .._version import __version__
 from ..crypto import ModuleType
 from ..errors import SchemaError
 from ..format import T, encode, gc_paused
-from ..io import open_sink
+from ..io.sources import open_sink
 from ..schema import LNode, NestedField, Schema, build_tree, check_writable, leaves_from_thrift
 from ..statistics import build_column_index, build_offset_index
 from ..table import Column, NestedColumn, Table, conform
@@ -58,7 +58,7 @@ class ParquetWriter:
     writer closes without error; until then it is written beside it under a temporary name.
     """
 
-    def __init__(self, where: Destination, schema: Schema | Any, **options: Any) -> None:
+    def __init__(self, where: Destination, schema: Schema | Any, *, filesystem: Any = None, **options: Any) -> None:
         #: key-value metadata and Arrow types the data came with (pandas', pyarrow's): stored in the footer
         self._data_metadata: dict[str, str] | None = None
         self._arrow_hints: Any = None
@@ -105,7 +105,7 @@ class ParquetWriter:
         if self.options.encryption_properties is not None:
             self._crypto = WriterEncryption(self.options.encryption_properties, schema)
         # external key material (a sidecar) is committed together with the file, never before it
-        self._sink = open_sink(where, fsync=self.options.fsync,
+        self._sink = open_sink(where, fsync=self.options.fsync, filesystem=filesystem,
                                companion=getattr(self.options.encryption_properties, "key_material", None))
         self._row_groups: list[T.RowGroup] = []
         self._chunk_writer = ColumnChunkWriter(self._sink, self.options, self._crypto)

@@ -36,20 +36,28 @@ from typing import Any
 import numpy as np
 
 from ..arrays import BinaryArray
-from ..errors import SchemaError
+from ..errors import ParquetError, SchemaError
+from ..file.footer import FOOTER_TAIL_READ
 from ..file.reader import FileReader
 from ..format import PhysicalType
+from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, open_readers, prefetch_many
+from ..io.sources import RemoteLocation, list_files
 from ..schema import Field, make_field
 from ..table import Column, Table
+from .bind import BoundFilter
 from .explain import Explain
 from .expr import Const, Expr, could_be_true, substitute
 from .parse import FilterLike, to_expression
 from .plan import read_filtered
+from .prune import statistics_pass
+from .prune_row_group import bloom_probe_requests
 
-__all__ = ["Fragment", "SchemaCheck", "discover", "partition_types", "partition_value", "prune_fragments",
-           "read_dataset", "read_fragments"]
+__all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "partition_types", "partition_value",
+           "prune_fragments", "read_dataset", "read_fragments"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+#: files of a remote dataset opened (footers fetched and held) at once
+REMOTE_BATCH = 256
 _INT = re.compile(r"^[-+]?\d+$")
 
 
@@ -59,6 +67,8 @@ class Fragment:
 
     path: str
     partitions: dict[str, str | None]
+    #: the file's size when the listing gave it (remote datasets)
+    size: int | None = None
 
 
 def _hidden(name: str) -> bool:
@@ -89,6 +99,54 @@ def discover(root: str | os.PathLike[str]) -> list[Fragment]:
 
     walk(root, {})
     return out
+
+
+def discover_remote(root: RemoteLocation) -> list[Fragment]:
+    """:func:`discover` on a remote directory: one listing, the same rules (hidden names skipped, Hive
+    partitions from ``key=value`` directories)."""
+    base = root.path.rstrip("/") + "/"
+    out: list[Fragment] = []
+    for path, size in list_files(root):
+        if not path.startswith(base):
+            continue
+        *dirs, name = path[len(base):].split("/")
+        if _hidden(name) or any(_hidden(d) for d in dirs):
+            continue
+        parts: dict[str, str | None] = {}
+        for d in dirs:
+            if "=" in d:
+                k, v = (urllib.parse.unquote(x) for x in d.split("=", 1))
+                parts[k] = None if v in ("", HIVE_NULL) else v
+        out.append(Fragment(path, parts, size))
+    return out
+
+
+def _open_remote(root: RemoteLocation, frags: Sequence[Fragment], filters: Sequence[Expr | None],
+                 **kwargs: Any) -> dict[str, FileReader]:
+    """Open every file of a remote dataset in three concurrent waves: the sizes the listing did not give,
+    the footers (tail and leading magic of every file in one round trip), then the Bloom probes of every
+    file, so that reading each file afterwards finds its probes already fetched."""
+    readers = open_readers(root.fs, [(fr.path, fr.size) for fr in frags])
+    prefetch_many([(r, [(r.size - min(r.size, FOOTER_TAIL_READ), min(r.size, FOOTER_TAIL_READ))]
+                    + ([(0, 4)] if r.size > FOOTER_TAIL_READ else [])) for r in readers], what="footer")
+    opened: dict[str, FileReader] = {}
+    try:
+        for fr, r in zip(frags, readers):
+            opened[fr.path] = FileReader(r, **kwargs)
+        wants = []
+        for fr, e in zip(frags, filters):
+            pf = opened[fr.path]
+            try:
+                bound = BoundFilter(pf, to_expression(e))
+                wants.append((pf.range_reader, bloom_probe_requests(bound, statistics_pass(bound, Explain()))))
+            except (ParquetError, KeyError, TypeError, ValueError):
+                continue  # the file's own read reports it
+        prefetch_many([(r, w) for r, w in wants if w and isinstance(r, RemoteRangeReader)], what="Bloom filter")
+    except BaseException:
+        for pf in opened.values():
+            pf.close()
+        raise
+    return opened
 
 
 class SchemaCheck:
@@ -196,19 +254,26 @@ def prune_fragments(frags: Sequence[Fragment], expr: Expr | None
     return pfields, todo, pruned
 
 
-def read_dataset(root: str | os.PathLike[str], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
-                 explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
-    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each file's reader."""
-    frags = discover(root)
+def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequence[str] | None = None, *,
+                 filters: FilterLike = None, explain: Explain | None = None, max_workers: int = 8,
+                 **kwargs: Any) -> Table:
+    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each file's reader.
+    A remote directory (``root`` a :class:`~pqbloom.io.sources.RemoteLocation`) is listed once and its
+    files opened together (:func:`_open_remote`), then read by up to 64 workers."""
+    remote = root if isinstance(root, RemoteLocation) else None
+    frags = discover(root) if not isinstance(root, RemoteLocation) else discover_remote(root)
     if not frags:
-        raise FileNotFoundError(f"no data files under {os.fspath(root)!r}")
-    return read_fragments(frags, columns, filters=filters, explain=explain, max_workers=max_workers, **kwargs)
+        raise FileNotFoundError(f"no data files under {root.name if isinstance(root, RemoteLocation) else os.fspath(root)!r}")
+    return read_fragments(frags, columns, filters=filters, explain=explain, max_workers=max_workers, remote=remote,
+                          **kwargs)
 
 
 def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
-                   explain: Explain | None = None, max_workers: int = 8, **kwargs: Any) -> Table:
+                   explain: Explain | None = None, max_workers: int = 8, remote: RemoteLocation | None = None,
+                   **kwargs: Any) -> Table:
     """Read the data files ``frags`` (at least one) as one table, their partition values as columns (see
-    the module doc); ``kwargs`` go to each file's reader."""
+    the module doc); ``kwargs`` go to each file's reader. With ``remote`` the fragments are files of that
+    remote directory, opened in waves (:func:`_open_remote`)."""
     expr = to_expression(filters)
     pfields, todo, pruned = prune_fragments(frags, expr)
     ex = Explain(filter=str(expr) if expr is not None else "")
@@ -225,7 +290,7 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
                                                                                dict[str, str]]:
         fr, env, e = item
         sub = Explain()
-        with FileReader(fr.path, **kwargs) as pf:
+        with opened.pop(fr.path, None) or FileReader(fr.path, **kwargs) as pf:
             types = {f.name: f.type_name for f in pf.table_schema if f.name not in pfields}
             want = file_columns(pf)
             if any(_top(c, types) not in types for c in want):
@@ -242,18 +307,30 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
         cols.update({k: v for k, v in extra.items() if k not in cols})
         return Table([cols[nm] for nm in names], t.metadata, t.arrow_schema), sub, types
 
-    if todo:
-        workers = max(1, min(max_workers, len(todo)))
+    opened: dict[str, FileReader] = {}
+
+    def read_all(items: list[tuple[Fragment, dict[str, Any], Expr | None]]) -> list[Any]:
+        workers = max(1, min(max_workers if remote is None else MAX_CONCURRENCY, len(items)))
         if workers == 1:
-            results = [read_one(it) for it in todo]
-        else:
-            # each worker runs in a copy of this context, so a read_table memory_limit (pqbloom.limits)
-            # is one budget shared by every file of the call
-            ctx = contextvars.copy_context()
-            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pqbloom-dataset") as pool:
-                results = list(pool.map(lambda item: ctx.copy().run(read_one, item), todo))
-    else:
-        results = []
+            return [read_one(it) for it in items]
+        # each worker runs in a copy of this context, so a read_table memory_limit (pqbloom.limits)
+        # is one budget shared by every file of the call
+        ctx = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pqbloom-dataset") as pool:
+            return list(pool.map(lambda item: ctx.copy().run(read_one, item), items))
+
+    results: list[Any] = []
+    try:
+        if remote is None:
+            results = read_all(todo)
+        else:  # opened in batches: the footers held at once stay bounded
+            for i in range(0, len(todo), REMOTE_BATCH):
+                batch = todo[i:i + REMOTE_BATCH]
+                opened.update(_open_remote(remote, [fr for fr, _, _ in batch], [e for _, _, e in batch], **kwargs))
+                results += read_all(batch)
+    finally:
+        for pf in opened.values():  # left unread when another file's read failed first
+            pf.close()
     check = SchemaCheck(None if columns is None else [c for c in columns if c not in pfields])
     for (fr, _, _), (_, _, types) in zip(todo, results):
         check.add(fr.path, types)
@@ -279,7 +356,8 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
     if read:
         return read[0][0]
     # every file pruned: an empty table with the schema of the first file (footer only)
-    with FileReader(frags[0].path, **kwargs) as pf:
+    first: Any = frags[0].path if remote is None else RemoteRangeReader(remote.fs, frags[0].path, size=frags[0].size)
+    with FileReader(first, **kwargs) as pf:
         empty = pf.empty_table(file_columns(pf))
     cols = {c.field.name: c for c in empty.columns}
     cols.update({k: _constant_column(f, None, 0) for k, f in pfields.items() if k not in cols})

@@ -18,7 +18,7 @@ from .explain import Explain
 from .expr import Expr
 from .parse import FilterLike, to_expression
 from .prune import statistics_pass, statistics_verdicts
-from .prune_row_group import RowGroupPruner, page_selection
+from .prune_row_group import RowGroupPruner, page_selection, prefetch_bloom_probes
 from .read import read_columns, read_repeated, stream_scan
 from .selection import PageIndexCache, RowSelection, row_group_rows
 
@@ -58,6 +58,9 @@ def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[ColumnDescr
         ex.row_groups_pruned_dictionary += 1
         return None
     idx.kept = pruner.kept
+    if pf.range_reader.concurrent:  # remote: the page indexes of the output columns in the same round trip
+        idx.load([*(bc.desc for bc in bound.cols.values()), *(d for d in out_descs if not getattr(d, "is_nested", False))],
+                 column_index=True)
     ranges = page_selection(bound, rg, pruner, idx, ex)
     if ranges is not None and not ranges:
         ex.row_groups_pruned_page_index += 1
@@ -130,7 +133,9 @@ def read_filtered(pf: FileReader, columns: Sequence[str] | None = None, filters:
     bound, ex, r0, b0 = _start(pf, filters)
     out_descs = pf.select_columns(columns)
     tables = []
-    for rg in statistics_pass(bound, ex):
+    rgs = statistics_pass(bound, ex)
+    prefetch_bloom_probes(bound, rgs)  # remote files: every row group's probes in one round trip
+    for rg in rgs:
         t = _read_row_group(bound, rg, out_descs, ex)
         if t is not None and t.num_rows:
             tables.append(t)
@@ -148,7 +153,9 @@ def iter_filtered_batches(pf: FileReader, batch_size: int, columns: Sequence[str
     bound, ex, r0, b0 = _start(pf, filters)
     out_descs = pf.select_columns(columns)
     try:
-        for rg in statistics_pass(bound, ex):
+        rgs = statistics_pass(bound, ex)
+        prefetch_bloom_probes(bound, rgs)
+        for rg in rgs:
             t = _read_row_group(bound, rg, out_descs, ex)
             if t is None:
                 continue
@@ -212,7 +219,9 @@ class FilePlan:
         rows, may = statistics_verdicts(bound)
         ex.row_groups_total += int((rows > 0).sum())
         ex.row_groups_pruned_statistics += int(((rows > 0) & ~may).sum())
-        for rg in np.flatnonzero((rows > 0) & may).tolist():
+        candidates = np.flatnonzero((rows > 0) & may).tolist()
+        prefetch_bloom_probes(bound, candidates)
+        for rg in candidates:
             pruner = RowGroupPruner(bound, rg, ex)
             if not pruner.verdict(True, False)[0]:
                 ex.row_groups_pruned_bloom_filter += 1

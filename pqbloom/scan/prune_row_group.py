@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import struct
 import zlib
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from .. import compression as compression_mod
 from ..encodings import decode_plain
 from ..errors import BloomFilterError, ParquetError
+from ..file.bloom_reader import chunk_bloom_site, probe_ranges
 from ..file.pages import parse_page_header
 from ..format import Encoding, PageType, PhysicalType
 from ..statistics import column_index_bounds, column_index_is_usable
@@ -33,7 +35,8 @@ log = logging.getLogger(__name__)
 if TYPE_CHECKING:
     from ..file.reader import FileReader
 
-__all__ = ["RowGroupPruner", "page_selection", "MAX_DICTIONARY_BYTES", "BLOOM_WHOLE_FILTER_PROBES"]
+__all__ = ["RowGroupPruner", "page_selection", "MAX_DICTIONARY_BYTES", "BLOOM_WHOLE_FILTER_PROBES",
+           "bloom_probe_requests", "prefetch_bloom_probes"]
 
 MAX_DICTIONARY_BYTES = 1 << 20  # dictionary pages larger than this are not read just to prune
 BLOOM_WHOLE_FILTER_PROBES = 8  # with more values than this, read the filter once instead of block by block
@@ -59,6 +62,53 @@ def _bloom_probes(bc: BoundColumn, key: Any) -> list[Any]:
         assert bc.type_length is not None
         return [int(key).to_bytes(bc.type_length, "big", signed=True)]
     return [key]
+
+
+def bloom_probe_requests(bound: BoundFilter, row_groups: Sequence[int]) -> list[tuple[int, int]]:
+    """The byte ranges the Bloom probes of ``row_groups`` will read (headers and blocks of plaintext
+    filters; whole filters where a leaf has more keys than :data:`BLOOM_WHOLE_FILTER_PROBES`), so that a
+    remote reader can fetch them all at once. Ranges a pruner may end up not reading are included (a
+    row group another leaf rules out); a filter that cannot be located is left to the pruner."""
+    pf = bound.pf
+    if bound.node is None or pf.decryption is not None:
+        return []
+    out: list[tuple[int, int]] = []
+    for leaf in bound_leaves(bound.node):
+        keys = _bloom_keys(leaf)
+        if not keys:
+            continue
+        bc = leaf.col
+        for rg in row_groups:
+            try:
+                st = column_stats(pf, rg, bc)
+                probes = [p for k in keys if (st.lo is None or st.lo <= k) and (st.hi is None or k <= st.hi)
+                          for p in _bloom_probes(bc, k)]
+                if not probes:
+                    continue
+                site = chunk_bloom_site(pf, rg, bc.desc, pf.chunk_metadata(rg, bc.desc))
+                if site is None:
+                    continue
+                site.check_placement()
+                if len(probes) > BLOOM_WHOLE_FILTER_PROBES:
+                    if site.length is not None:
+                        out.append((site.offset, site.length))
+                    continue
+                for p in probes:
+                    out.extend(probe_ranges(site, p, bc.desc))
+            except (ParquetError, TypeError, ValueError, OverflowError):
+                continue  # the pruner meets the same problem and reports it
+    return out
+
+
+def prefetch_bloom_probes(bound: BoundFilter, row_groups: Sequence[int]) -> None:
+    """On a remote reader, fetch the Bloom probes of all ``row_groups`` in one concurrent round trip
+    (the pruner's reads then find them); a local reader reads them as the pruner goes."""
+    reader = bound.pf.range_reader
+    if not reader.concurrent or len(row_groups) == 0:
+        return
+    ranges = bloom_probe_requests(bound, row_groups)
+    if ranges:
+        reader.prefetch(ranges, what="Bloom filter")
 
 
 class RowGroupPruner:
@@ -188,6 +238,9 @@ def _read_dictionary(pf: FileReader, rg: int, bc: BoundColumn, keep: dict[tuple[
     if not any(s.page_type == PageType.DICTIONARY_PAGE for s in es):
         return None
     start, length = pf.chunk_range(meta, rg, bc.desc)
+    span = (meta.data_page_offset or 0) - start  # the dictionary page lies between its offset and the data's
+    if pf.range_reader.concurrent and start == meta.dictionary_page_offset and 0 < span <= MAX_DICTIONARY_BYTES + 4096:
+        pf.range_reader.prefetch([(start, min(span, length))], what="dictionary page")  # header and page: one trip
     return _dictionary_page(pf, bc, meta.codec, start, length, keep)
 
 

@@ -340,8 +340,10 @@ def stream_scan(bound: BoundFilter, rg: int, node: BoundNode, scan: RowSelection
     meta0 = pf.chunk_metadata(rg, d)
     prow = layout.page_rows()
     fr = layout.first_rows
-    # one read per page: pages are decoded one at a time, and slicing a coalesced run would copy it
-    bufs = [pf.range_reader.read(layout.offsets[q], layout.sizes[q], what="data page") for q in pages.tolist()]
+    # one read per page (concurrent on a remote reader): pages are decoded one at a time, and slicing a
+    # coalesced run would copy it
+    bufs = pf.range_reader.read_many([(int(layout.offsets[q]), int(layout.sizes[q])) for q in pages.tolist()],
+                                     what="data page")
     hits: list[np.ndarray] = []
     cols: list[Column] = []
     scanned = 0

@@ -20,15 +20,17 @@ import os
 import uuid
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ..encodings.dictionary import build_dictionary
 from ..errors import SchemaError
 from ..file.writer import ParquetWriter
+from ..io.remote import RemoteSink
+from ..io.sources import RemoteLocation, local_source, split_remote
 from ..table import NestedColumn, Table
-from .dataset import HIVE_NULL, discover
+from .dataset import HIVE_NULL, discover, discover_remote
 
 __all__ = ["LocalTarget", "EXISTING_DATA_BEHAVIORS", "escape_path_name", "partition_dir", "partition_text",
            "split_by_keys", "write_to_dataset"]
@@ -135,9 +137,42 @@ class LocalTarget:
         return path
 
 
+class RemoteTarget:
+    """A dataset's root on an fsspec filesystem (a URL, or ``filesystem=``): files are written as
+    :class:`~pqbloom.io.remote.RemoteSink` writes them (a temporary object moved into place)."""
+
+    def __init__(self, fs: Any) -> None:
+        self.fs = fs
+        if not hasattr(self.fs, "rm"):
+            raise TypeError("write_to_dataset takes an fsspec filesystem (or URL), not a pyarrow filesystem")
+
+    def makedirs(self, path: str) -> None:
+        """Create ``path`` where the filesystem has directories (object stores need none)."""
+        self.fs.makedirs(path, exist_ok=True)
+
+    def data_files(self, root: str) -> list[str]:
+        """The data files under ``root`` (hidden names left out); empty when there is nothing."""
+        try:
+            return [fr.path for fr in discover_remote(RemoteLocation(self.fs, root, root, True))]
+        except FileNotFoundError:
+            return []
+
+    def remove(self, path: str) -> None:
+        """Delete one file."""
+        self.fs.rm(path)
+
+    def join(self, *parts: str) -> str:
+        """A path under the root."""
+        return "/".join(p.strip("/") if i else p.rstrip("/") for i, p in enumerate(parts)).replace(os.sep, "/")
+
+    def destination(self, path: str) -> RemoteSink:
+        """What :class:`~pqbloom.file.writer.ParquetWriter` writes to for ``path``."""
+        return RemoteSink(self.fs, path)
+
+
 def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_cols: Sequence[str] | None = None, *,
                      basename_template: str | None = None, existing_data_behavior: str = "overwrite_or_ignore",
-                     **write_options: Any) -> list[str]:
+                     filesystem: Any = None, **write_options: Any) -> list[str]:
     """Write ``table`` (anything :func:`pqbloom.write_table` accepts) as a Hive-partitioned dataset under
     ``root_path``; returns the paths of the files written.
 
@@ -150,7 +185,8 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
     deletes the data files already in the partition directories this call writes to (after the new files
     are in place). Every other keyword is a :func:`pqbloom.write_table` option (``compression``,
     ``row_group_size``, ``bloom_filter_options``...), applied to each file. If a file fails, the files this
-    call already wrote are removed.
+    call already wrote are removed. ``root_path`` may be a URL or a path on ``filesystem`` (fsspec): the
+    files are then written as :func:`pqbloom.write_table` writes to such a destination.
     """
     if existing_data_behavior not in EXISTING_DATA_BEHAVIORS:
         raise ValueError(f"existing_data_behavior must be one of {EXISTING_DATA_BEHAVIORS}, "
@@ -158,8 +194,9 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
     template = basename_template or f"part-{uuid.uuid4().hex}-{{i}}.parquet"
     if "{i}" not in template:
         raise ValueError("basename_template must contain '{i}'")
-    fs = LocalTarget()
-    root = os.fspath(root_path)
+    remote = split_remote(root_path, filesystem)  # (fsspec filesystem, path, name) of a remote root
+    fs: LocalTarget | RemoteTarget = LocalTarget() if remote is None else RemoteTarget(remote[0])
+    root = local_source(os.fspath(root_path), filesystem) if remote is None else remote[1].rstrip("/")
     keys = list(partition_cols or [])
     schema = write_options.pop("schema", None)
     t = Table.coerce(table, schema)
@@ -190,7 +227,7 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
         for i, (directory, part) in enumerate(groups):
             fs.makedirs(directory)
             path = fs.join(directory, template.format(i=i))
-            with ParquetWriter(fs.destination(path), file_schema or part.schema, **write_options) as w:
+            with ParquetWriter(cast(Any, fs.destination(path)), file_schema or part.schema, **write_options) as w:
                 w.write_table(part)
             written.append(path)
     except BaseException:
@@ -204,6 +241,6 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
         new = set(written)
         for directory in dict.fromkeys(d for d, _ in groups):
             for old in fs.data_files(directory):
-                if old not in new and os.path.dirname(old) == directory:
+                if old not in new and (os.path.dirname(old) if remote is None else old.rsplit("/", 1)[0]) == directory:
                     fs.remove(old)
     return written

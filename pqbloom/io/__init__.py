@@ -1,4 +1,10 @@
-"""IO behind one small interface: ranged reads that are counted, and an atomic file sink."""
+"""IO behind one small interface: ranged reads that are counted, and an atomic file sink.
+
+Local paths are read with ``os.pread``; URLs and ``filesystem=`` sources (fsspec, pyarrow) go through
+:mod:`pqbloom.io.remote`, which issues explicit range requests, concurrently where asked
+(:meth:`RangeReader.read_many`, :meth:`RangeReader.prefetch`). :mod:`pqbloom.io.sources` turns what a user
+passes into a reader or a sink.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
-from .errors import CorruptFileError
+from ..errors import CorruptFileError
 
 __all__ = ["IOStats", "RangeReader", "AtomicFileSink", "CommitCompanion", "open_sink", "coalesce_ranges",
            "current_umask", "fsync_directory", "read_ranges"]
@@ -28,6 +34,10 @@ class RangeReader:
 
     Thread-safe: positioned reads (``os.pread``) on paths, a lock around seek+read on file objects.
     """
+
+    #: whether ranges asked for together are fetched concurrently (remote readers): callers then gather
+    #: the reads of one step (all Bloom probes of a lookup) into one :meth:`read_many` or :meth:`prefetch`
+    concurrent: bool = False
 
     def __init__(self, source: str | os.PathLike[str] | IO[bytes] | bytes | bytearray | memoryview) -> None:
         self.stats = IOStats()
@@ -84,6 +94,15 @@ class RangeReader:
         column chunks. False for file objects, which may be remote."""
         return self._fd is not None or self._buf is not None
 
+    def read_many(self, ranges: list[tuple[int, int]], *, what: str = "data") -> list[bytes]:
+        """Read several (offset, length) ranges (one request each): concurrently on remote readers,
+        one after another on local ones, where a read costs no round trip."""
+        return [self.read(off, n, what=what) for off, n in ranges]
+
+    def prefetch(self, ranges: list[tuple[int, int]], *, what: str = "data") -> None:
+        """Fetch ranges that later :meth:`read` calls will ask for, all at once (remote readers keep them;
+        a local reader has nothing to gain and does nothing)."""
+
     def close(self) -> None:
         if self._fd is not None:
             os.close(self._fd)
@@ -112,7 +131,7 @@ def read_ranges(reader: RangeReader, ranges: list[tuple[int, int]], *, max_gap: 
                 what: str = "data") -> list[bytes]:
     """Read several (offset, length) ranges with one request per coalesced run; bytes per input range."""
     merged = coalesce_ranges(ranges, max_gap=max_gap)
-    runs = [(off, reader.read(off, n, what=what)) for off, n in merged]
+    runs = list(zip((off for off, _ in merged), reader.read_many(merged, what=what)))
     starts = [off for off, _ in runs]
     out = []
     for off, n in ranges:
