@@ -19,8 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ..arrays import BinaryArray
-from ..bloom import BloomFilter
-from ..crypto import FileDecryptionProperties, ModuleType
+from ..crypto import FileDecryptionProperties
 from ..errors import CorruptFileError, ParquetError, SchemaError
 from ..format import PhysicalType, RowGroupList, T
 from ..io import IOStats, RangeReader
@@ -28,11 +27,9 @@ from ..limits import charge, memory_budget, run_limited
 from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
 from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
-from .bloom_reader import locate_bloom_filter, probe_bloom_filter, read_bloom_filter
-from .bloom_site import BloomFilterSite
+from .chunks import ChunkAccess
 from .column_reader import (
     DECODE_FAILURES,
-    ChunkParts,
     ColumnBuilder,
     DictIndices,
     NestedQueue,
@@ -48,7 +45,6 @@ from .encryption import ReaderDecryption
 from .footer import FooterLocation, read_footer
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
-from .pages import iter_pages, v2_flag_ignored
 from .parallel import map_ordered
 from .select import select_columns
 
@@ -61,10 +57,11 @@ __all__ = ["FileReader", "FooterLocation", "NestedSelection", "Source"]
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader
 
 
-class FileReader:
+class FileReader(ChunkAccess):
     """A Parquet file opened for reading (path, bytes, or seekable binary file object), without filters:
     footer, schema, column lookup, chunk metadata and byte ranges, pages, Bloom filters, whole-column
-    and row-group reads. :class:`pqbloom.ParquetFile` is the user's subclass (filtered reads).
+    and row-group reads (chunk metadata, ranges, pages and Bloom filters: :class:`~pqbloom.file.chunks.ChunkAccess`).
+    :class:`pqbloom.ParquetFile` is the user's subclass (filtered reads).
 
     ``verify_checksums`` checks page CRCs where the writer stored them. ``memory_limit`` (bytes) caps
     what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
@@ -132,11 +129,6 @@ class FileReader:
     def io_stats(self) -> IOStats:
         """What the file's reads have fetched so far (reads and bytes; see :class:`pqbloom.io.IOStats`)."""
         return self.range_reader.stats
-
-    @property
-    def created_by(self) -> str | None:
-        """The writer the footer names (``created_by``), if any."""
-        return self.thrift_metadata.created_by
 
     @property
     def key_value_metadata(self) -> dict[str, str | None]:
@@ -437,164 +429,3 @@ class FileReader:
             raise CorruptFileError(f"column has {len(col)} rows but the row group has {expected}",
                                    row_group=rg, column=sel.dotted_path)
         return col
-
-    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
-        """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
-        is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
-        rgs = self.thrift_metadata.row_groups
-        if not 0 <= rg_index < len(rgs):
-            raise IndexError(f"row group {rg_index} out of range")
-        chunks = rgs[rg_index].columns
-        if len(chunks) != len(self._leaves):
-            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(self._leaves)} columns",
-                                   row_group=rg_index)
-        cc = chunks[desc.index]
-        if self.decryption is not None:
-            return self.decryption.column_metadata(cc, rg_index, desc)
-        if cc.meta_data is None:
-            raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
-        return cc.meta_data
-
-    def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
-                    page: int = -1) -> bytes:
-        """Stored module bytes (a page index, a page) -> plaintext: decrypted with the column's key when the
-        file is encrypted, ``data`` itself otherwise."""
-        if self.decryption is None:
-            return data
-        return self.decryption.decrypt(module_type, data, rg, desc, page)
-
-    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
-        """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer."""
-        data_off = meta.data_page_offset
-        dict_off = meta.dictionary_page_offset
-        if data_off is None:
-            raise CorruptFileError("column chunk has no data page offset", row_group=rg, column=desc.dotted_path)
-        start = dict_off if dict_off is not None and 4 <= dict_off < data_off else data_off
-        length = meta.total_compressed_size
-        if start is None or length is None or start < 4 or length < 0:
-            raise CorruptFileError("column chunk has invalid offsets", row_group=rg, column=desc.dotted_path)
-        end_limit = self.footer_location.footer_offset
-        if start + length > end_limit:
-            raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
-                                   row_group=rg, column=desc.dotted_path, offset=start)
-        return start, length
-
-    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
-        """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
-        parts = self._read_chunk_unchecked(rg, desc)
-        expected = self.thrift_metadata.row_groups[rg].num_rows
-        if expected is None or expected < 0:
-            raise CorruptFileError("negative row count", row_group=rg)
-        if parts.num_rows != expected:
-            raise CorruptFileError(f"column has {parts.num_rows} rows but the row group has {expected}",
-                                   row_group=rg, column=desc.dotted_path)
-        return parts
-
-    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
-        meta = self.chunk_metadata(rg, desc)
-        if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
-            return ChunkParts([], None, 0)
-        start, length = self.chunk_range(meta, rg, desc)
-        buf = self.range_reader.read(start, length, what="column chunk")
-        try:
-            return self.decode_chunk(buf, start, meta, rg, desc)
-        except (ParquetError, *DECODE_FAILURES) as exc:
-            raise located_error(exc, rg, desc) from None
-
-    def _next_chunk_start(self, start: int) -> int:
-        bound = self.footer_location.footer_offset
-        for rg in self.thrift_metadata.row_groups:
-            for cc in rg.columns:
-                m = cc.meta_data
-                if m is None:
-                    continue
-                for off in (m.dictionary_page_offset, m.data_page_offset):
-                    if off is not None and start < off < bound:
-                        bound = off
-        return bound
-
-    def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
-                     desc: ColumnDescriptor) -> ChunkParts:
-        """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``) into value pieces and
-        presence flags (errors unlocated: :meth:`read_chunk_parts` adds row group and column)."""
-        parts: list[tuple[str, Any]] = []
-        levels: list[np.ndarray] = []
-        dictionary = None
-        for kind, values, present, page_dictionary in self.iter_pages(buf, base, meta, rg, desc):
-            dictionary = page_dictionary
-            parts.append((kind, values))
-            if present is not None:
-                levels.append(present)
-        return assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
-                         meta.num_values)
-
-    def _extend_chunk(self, buf: bytes, base: int) -> bytes:
-        """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
-        bound = self._next_chunk_start(base)
-        if bound <= base + len(buf):
-            raise CorruptFileError("pages run past the end of the column chunk", offset=base)
-        return self.range_reader.read(base, bound - base, what="column chunk")
-
-    def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
-                   levels: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
-        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
-        bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`).
-
-        With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
-        each None when its maximum is 0 (nested leaves are read that way).
-        """
-        return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
-                          decryption=self.decryption, verify_checksums=self.verify_checksums,
-                          v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels)
-
-    # -- Bloom filters ------------------------------------------------------------------
-    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:
-        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
-        if meta.bloom_filter_offset is None:
-            return None
-        chunk = None
-        if meta.num_values:  # empty chunks may carry zero offsets
-            try:
-                start, length = self.chunk_range(meta, row_group, desc)
-                chunk = (start, start + length)
-            except CorruptFileError:
-                pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
-        return locate_bloom_filter(meta, row_group, desc, self.footer_location.footer_offset, chunk)
-
-    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
-        """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
-
-        For a plaintext filter this reads the header and the single 32-byte block the value maps to
-        (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
-        GCM module can only be authenticated in full. A filter whose header disagrees with the
-        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.file.bloom_site`).
-        """
-        desc = self.column_descriptor(column)
-        meta = self.chunk_metadata(row_group, desc)
-        site = self._bloom_site(row_group, desc, meta)
-        if site is None:
-            return None
-        if self.decryption is not None and self.decryption.column_encrypted(desc):
-            bf = self.bloom_filter(row_group, column)
-            return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
-        return probe_bloom_filter(self.range_reader, site, value, desc)
-
-    def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
-        """The column chunk's Bloom filter, or None when it has none. It is bound to the column's
-        physical type, so ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type.
-
-        Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
-        footer or the spec (see :mod:`pqbloom.file.bloom_site`): such a filter can report present values absent.
-        """
-        desc = self.column_descriptor(column)
-        meta = self.chunk_metadata(row_group, desc)
-        site = self._bloom_site(row_group, desc, meta)
-        if site is None:
-            return None
-        if self.decryption is not None and self.decryption.column_encrypted(desc):
-            bf = self.decryption.read_bloom_filter(self.range_reader, site, desc)
-        else:
-            bf = read_bloom_filter(self.range_reader, site)
-        return bf.for_column(desc.physical_type, desc.type_length)
-
