@@ -19,6 +19,7 @@ import numpy as np
 from ..crypto import FileDecryptionProperties
 from ..errors import KeyNotFoundError, ParquetError
 from ..format import T
+from ..schema.literals import parse_literal
 from ..table import Table
 from .errors import UsageError
 
@@ -205,30 +206,23 @@ def _read_kwargs(args: argparse.Namespace, path: str | None = None) -> dict[str,
     return {} if props is None else {"decryption_properties": props}
 
 
-def _parse_probe_value(text: str, field: Any) -> Any:
-    p = field.physical_type
-    if p in (T.Type.INT32, T.Type.INT64):
-        return int(text)
-    if p in (T.Type.FLOAT, T.Type.DOUBLE):
-        return float(text)
-    return text
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
     """``pqbloom probe FILE COLUMN VALUE...``: each row group's Bloom filter verdict for each value."""
     from ..api import ParquetFile
 
     with ParquetFile(args.file, **_read_kwargs(args, args.file)) as pf:
         desc = pf.column_descriptor(args.column)
-        values = [_parse_probe_value(v, desc.field) for v in args.values]
+        try:  # each value as the column's logical type says (timestamps, dates, decimals, UUIDs...)
+            values = [parse_literal(v, desc) for v in args.values]
+        except ValueError as exc:
+            raise UsageError(f"column {args.column!r} ({desc.field.type_name}): {exc}") from None
         for i in range(pf.num_row_groups):
             bf = pf.bloom_filter(i, args.column)
             for v in values:
                 if bf is None:
                     verdict = "no Bloom filter"
                 else:
-                    verdict = "may be present" if bf.might_contain(v, desc.physical_type, desc.type_length) \
-                        else "absent"
+                    verdict = "may be present" if bf.might_contain(v) else "absent"
                 print(f"row group {i}: {args.column} = {v!r}: {verdict}")
     return 0
 

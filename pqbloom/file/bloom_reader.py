@@ -14,6 +14,7 @@ from ..bloom import BloomFilter, hash_scalar
 from ..format import T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
+from ..schema.literals import physical_candidates
 from .bloom_site import BloomFilterSite
 
 __all__ = ["locate_bloom_filter", "probe_bloom_filter", "read_bloom_filter"]
@@ -40,14 +41,24 @@ def _read_header(io: RangeReader, site: BloomFilterSite, probe: int) -> tuple[in
     return num_bytes, hlen
 
 
-def probe_bloom_filter(io: RangeReader, site: BloomFilterSite, value: Any, desc: ColumnDescriptor) -> bool:
-    """Probe one value against a plaintext filter: the header, then the single block the value maps to."""
+def probe_bloom_filter(io: RangeReader, site: BloomFilterSite, value: Any, desc: ColumnDescriptor, *,
+                       physical: bool = False) -> bool:
+    """Probe one logical value (see :func:`pqbloom.schema.literals.physical_candidates`) against a
+    plaintext filter: the header, then the single block each of its physical forms maps to (one,
+    but for zeros of floats and BYTE_ARRAY decimals). A value the column cannot hold is absent
+    without a read. ``physical=True``: ``value`` is already the stored value (hashed as it is)."""
+    candidates = [value] if physical else physical_candidates(value, desc.field)
+    if not candidates:
+        return False
+    hashes = [hash_scalar(c, desc.physical_type, desc.type_length) for c in candidates]
     site.check_placement()
     num_bytes, hlen = _read_header(io, site, 64)
-    h = hash_scalar(value, desc.physical_type, desc.type_length)
-    block = int(BloomFilter.block_index(h, num_bytes // 32))
-    words = io.read(site.offset + hlen + 32 * block, 32, what="Bloom filter block")
-    return BloomFilter.check_block(words, h)
+    for h in hashes:
+        block = int(BloomFilter.block_index(h, num_bytes // 32))
+        words = io.read(site.offset + hlen + 32 * block, 32, what="Bloom filter block")
+        if BloomFilter.check_block(words, h):
+            return True
+    return False
 
 
 def read_bloom_filter(io: RangeReader, site: BloomFilterSite) -> BloomFilter:

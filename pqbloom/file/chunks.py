@@ -8,6 +8,7 @@ a (row group, column) into checked offsets, decoded pages and probed filters.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from ..errors import CorruptFileError, ParquetError
 from ..format import T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
+from ..schema.literals import physical_candidates
 from .bloom_reader import locate_bloom_filter, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
 from .column_reader import DECODE_FAILURES, ChunkParts, assemble_values, located_error
@@ -171,8 +173,13 @@ class ChunkAccess:
                 pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check
         return locate_bloom_filter(meta, row_group, desc, self.footer_location.footer_offset, chunk)
 
-    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
+    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any, *,
+                                   physical: bool = False) -> bool | None:
         """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
+        The value is a logical one, as :meth:`bloom_filter`'s ``might_contain`` takes it; one the
+        column cannot hold (out of range, not whole at the column's scale or unit) gives False.
+        ``physical=True``: ``value`` is already what the column stores (an unscaled decimal, ticks of
+        the timestamp's unit: what the scan layer binds a filter's literals to).
 
         For a plaintext filter this reads the header and the single 32-byte block the value maps to
         (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
@@ -186,12 +193,16 @@ class ChunkAccess:
             return None
         if self.decryption is not None and self.decryption.column_encrypted(desc):
             bf = self.bloom_filter(row_group, column)
-            return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
-        return probe_bloom_filter(self.range_reader, site, value, desc)
+            if bf is None:
+                return None
+            return bf.might_contain(value, desc.physical_type, desc.type_length) if physical else bf.might_contain(value)
+        return probe_bloom_filter(self.range_reader, site, value, desc, physical=physical)
 
     def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
-        """The column chunk's Bloom filter, or None when it has none. It is bound to the column's
-        physical type, so ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type.
+        """The column chunk's Bloom filter, or None when it has none. It is bound to the column, so
+        ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type and takes the column's
+        logical values (``datetime``, ``date``, ``time``, ``Decimal``, ``uuid.UUID``...: see
+        :meth:`pqbloom.bloom.BloomFilter.might_contain`).
 
         Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
         footer or the spec (see :mod:`pqbloom.file.bloom_site`): such a filter can report present values absent.
@@ -205,5 +216,5 @@ class ChunkAccess:
             bf = self.decryption.read_bloom_filter(self.range_reader, site, desc)
         else:
             bf = read_bloom_filter(self.range_reader, site)
-        return bf.for_column(desc.physical_type, desc.type_length)
+        return bf.for_column(desc.physical_type, desc.type_length, partial(physical_candidates, f=desc.field))
 
