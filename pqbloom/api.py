@@ -21,6 +21,7 @@ from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
 from .schema import Schema
 from .table import Table
+from .table.arrow_file_schema import cast_to_schema
 
 __all__ = ["ParquetFile", "ParquetWriter", "Filters", "read_table", "read_metadata", "read_schema", "write_table"]
 
@@ -54,6 +55,7 @@ class ParquetFile(FileReader):
             return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain), [])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *,
+                     row_groups: Sequence[int] | None = None, use_threads: bool = True,
                      filters: Filters | None = None, explain: Explain | None = None) -> Iterator[Table]:
         """Yield Tables of at most ``batch_size`` rows, decoding page by page.
 
@@ -61,10 +63,13 @@ class ParquetFile(FileReader):
         current column chunks; batches never span row groups.
 
         ``filters`` / ``explain`` as in :meth:`read`: then one row group's matching rows are decoded at a
-        time (see :mod:`pqbloom.scan`) and ``explain`` is complete once iteration ends.
+        time (see :mod:`pqbloom.scan`) and ``explain`` is complete once iteration ends. ``row_groups``
+        (as pyarrow's) reads only those row groups, in that order (not with ``filters``).
         """
         if filters is None and explain is None:
-            return super().iter_batches(batch_size, columns)
+            return super().iter_batches(batch_size, columns, row_groups=row_groups, use_threads=use_threads)
+        if row_groups is not None:
+            raise ValueError("iter_batches takes row_groups or filters, not both: the filter chooses the row groups")
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
         return run_limited(self.memory_limit, self._iter_filtered(batch_size, columns, filters, explain))
@@ -75,7 +80,8 @@ class ParquetFile(FileReader):
 
 
 def read_table(source: Source, columns: Sequence[str] | None = None, *, filters: Filters | None = None,
-               explain: Explain | None = None, use_threads: bool = True, **kwargs: Any) -> Table:
+               explain: Explain | None = None, use_threads: bool = True, schema: Any = None,
+               **kwargs: Any) -> Table:
     """Read a Parquet file, or a directory of them (:mod:`pqbloom.dataset`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
@@ -83,8 +89,14 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
     (``field("tags.list.element") == 5``) keeps the rows where some element satisfies it. Other keyword
     arguments go to :class:`ParquetFile` (``decryption_properties``, ``verify_checksums``,
     ``memory_limit``; one ceiling for the whole call). ``use_threads`` as in :meth:`ParquetFile.read`
-    (a directory's files are read by the dataset reader's own workers).
+    (a directory's files are read by the dataset reader's own workers). ``schema`` (a pyarrow or
+    pqbloom schema) reads as pyarrow's ``schema=`` does: its fields in its order, cast to its types,
+    missing ones null (see :func:`pqbloom.table.arrow_file_schema.cast_to_schema`; needs pyarrow).
     """
+    if schema is not None:
+        table = read_table(source, schema_columns(source, schema, columns, kwargs), filters=filters,
+                           explain=explain, use_threads=use_threads, **kwargs)
+        return cast_to_schema(table, schema, columns)
     if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
         from .scan.dataset import read_dataset  # the dataset reader opens ParquetFiles itself
 
@@ -94,6 +106,20 @@ def read_table(source: Source, columns: Sequence[str] | None = None, *, filters:
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
+
+
+def schema_columns(source: Source, schema: Any, columns: Sequence[str] | None, kwargs: dict[str, Any]
+                   ) -> list[str] | None:
+    """What to read of ``source`` for ``read_table(schema=)``: the wanted names the file has (a
+    directory: all columns, chosen after reading)."""
+    names = list(columns) if columns is not None else list(schema.names)
+    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+        return None
+    if not isinstance(source, (str, os.PathLike, bytes, bytearray, memoryview)):
+        return None  # a file object is opened once, by the read itself
+    with ParquetFile(source, **kwargs) as pf:
+        have = set(pf.table_schema.names)
+    return [n for n in names if n in have]
 
 
 def read_metadata(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,

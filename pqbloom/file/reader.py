@@ -103,6 +103,13 @@ class FileReader(ChunkAccess):
         return Schema([n.to_field() for n in self._tree])
 
     @property
+    def schema_arrow(self) -> Any:
+        """The ``pyarrow.Schema`` pyarrow reads for this file (``pq.ParquetFile(f).schema_arrow``):
+        the Parquet types, refined by the footer's ``ARROW:schema``, with the footer's key-value
+        metadata. Needs pyarrow (ImportError otherwise)."""
+        return self.table_schema.to_arrow(self.key_value_metadata)
+
+    @property
     def _tree(self) -> list[LNode]:
         if self._tree_cache is None:
             self._tree_cache = build_tree(self.thrift_metadata.schema, self._leaves)
@@ -169,13 +176,17 @@ class FileReader(ChunkAccess):
         with memory_budget(self.memory_limit):
             return self.with_file_metadata(self._read(columns, use_threads))
 
-    def _read(self, columns: Sequence[str] | None, use_threads: bool = False) -> Table:
-        descs, n = self.select_columns(columns), self.num_row_groups
+    def _read(self, columns: Sequence[str] | None, use_threads: bool = False,
+              row_groups: Sequence[int] | None = None) -> Table:
+        descs = self.select_columns(columns)
+        rgs = list(range(self.num_row_groups)) if row_groups is None else list(row_groups)
+        n = len(rgs)
         if not n:
             return self.empty_table(columns)
+        num_rows = self.num_rows if row_groups is None else sum(self.thrift_metadata.row_groups[i].num_rows for i in rgs)
         # chunks come in column order, each folded at once into its preallocated column: peak memory
         # stays near the result's size (plus the pool's window of chunks)
-        results = self._decode_all([(i, d) for d in descs for i in range(n)], use_threads)
+        results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads)
         with closing(results):
             cols: list[Column] = []
             for d in descs:
@@ -183,11 +194,26 @@ class FileReader(ChunkAccess):
                     parts = [next(results) for _ in range(n)]
                     cols.append(parts[0] if n == 1 else NestedColumn.concat(parts))
                     continue
-                builder = ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
+                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs))
                 for _ in range(n):
                     builder.add(next(results))
                 cols.append(builder.finish())
-        return Table(cols, num_rows=self.num_rows)
+        return Table(cols, num_rows=num_rows)
+
+    def read_row_groups(self, row_groups: Sequence[int], columns: Sequence[str] | None = None, *,
+                        use_threads: bool = True) -> Table:
+        """Read the row groups ``row_groups`` (in that order; all columns, or the named ones) into one
+        Table, as pyarrow's ``ParquetFile.read_row_groups`` (``use_threads``: see :meth:`read`)."""
+        rgs = [self._row_group_index(i) for i in row_groups]
+        with memory_budget(self.memory_limit):
+            return self.with_file_metadata(self._read(columns, use_threads, rgs), rgs)
+
+    def _row_group_index(self, i: Any) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"a row group is given by its index, not {type(i).__name__} {i!r}")
+        if not 0 <= i < self.num_row_groups:
+            raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
+        return int(i)
 
     def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool) -> Generator[Any, None, None]:
         """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code)."""
@@ -195,12 +221,12 @@ class FileReader(ChunkAccess):
                  for i, d in chunks]
         return map_ordered(tasks, use_threads=use_threads and self.decryption is None and len(chunks) > 1)
 
-    def _byte_array_size_hint(self, desc: ColumnDescriptor) -> int | None:
+    def _byte_array_size_hint(self, desc: ColumnDescriptor, row_groups: Sequence[int]) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
         if desc.physical_type != PhysicalType.BYTE_ARRAY:
             return None
         total = 0
-        for i in range(self.num_row_groups):
+        for i in row_groups:
             try:
                 m = self.chunk_metadata(i, desc)
             except ParquetError:
@@ -223,19 +249,23 @@ class FileReader(ChunkAccess):
                         for d in descs]
             return self.with_file_metadata(Table(cols, num_rows=self.thrift_metadata.row_groups[i].num_rows), [i])
 
-    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
-        """Yield Tables of at most ``batch_size`` rows, decoding page by page.
+    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *,
+                     row_groups: Sequence[int] | None = None, use_threads: bool = True) -> Iterator[Table]:
+        """Yield Tables of at most ``batch_size`` rows, decoding page by page (of the row groups
+        ``row_groups`` in that order, or all; ``use_threads`` is accepted for pyarrow's signature:
+        batches decode in the calling thread).
 
         Memory stays bounded by the batch, one decoded page per column and the compressed bytes of the
         current column chunks; batches never span row groups.
         """
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
-        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns))
+        rgs = range(self.num_row_groups) if row_groups is None else [self._row_group_index(i) for i in row_groups]
+        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns, rgs))
 
-    def _iter_batches(self, batch_size: int, columns: Sequence[str] | None) -> Iterator[Table]:
+    def _iter_batches(self, batch_size: int, columns: Sequence[str] | None, row_groups: Sequence[int]) -> Iterator[Table]:
         descs = self.select_columns(columns)
-        for i in range(self.num_row_groups):
+        for i in row_groups:
             expected = self.thrift_metadata.row_groups[i].num_rows
             if not descs:  # no columns: batches of rows only
                 for start in range(0, expected, batch_size):
