@@ -175,8 +175,11 @@ def int_bounds(f: Field) -> tuple[int | None, int | None]:
     if p in (PhysicalType.INT32, PhysicalType.INT64):
         bits = 32 if p == PhysicalType.INT32 else 64
         lt = f.logical_type
-        if lt is not None and lt.kind == "INTEGER" and not lt.signed:
-            return 0, (1 << bits) - 1
+        if lt is not None and lt.kind == "INTEGER":
+            if lt.bit_width in (8, 16, 32, 64) and lt.bit_width <= bits:
+                bits = lt.bit_width  # an INT(8) column holds -128..127 (INT(8, false): 0..255)
+            if not lt.signed:
+                return 0, (1 << bits) - 1
         return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
     if p == PhysicalType.FIXED_LEN_BYTE_ARRAY and f.type_length:
         return -(1 << (8 * f.type_length - 1)), (1 << (8 * f.type_length - 1)) - 1

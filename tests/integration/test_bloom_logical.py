@@ -48,6 +48,8 @@ def _columns() -> dict[str, pa.Array]:
         "i64": pa.array(rng.integers(-2**62, 2**62, N), pa.int64()),
         "f32": pa.array(rng.standard_normal(N).astype(np.float32), pa.float32()),
         "f64": pa.array(rng.standard_normal(N), pa.float64()),
+        "f16": pa.array(rng.standard_normal(N).astype(np.float16), pa.float16()),
+        "u8": pa.array(rng.integers(0, 256, N, dtype=np.uint8), pa.uint8()),
     }
 
 
@@ -127,6 +129,8 @@ def test_unrepresentable_values_are_absent(files):
         "i64": [2**63, float("inf")],
         "u": [b"short", uuid.UUID(int=1).bytes + b"x"],
         "f32": [0.1],  # no float32 equals 0.1
+        "f16": [0.1, 70000.0],  # no float16 equals either
+        "u8": [-1, 256],
     }
     for layout in ("flba", "ints"):
         with pqbloom.ParquetFile(paths[layout]) as pf:
