@@ -112,6 +112,19 @@ def test_other_spellings_of_present_values(files):
         assert pf.bloom_filter(0, "f32").might_contain(np.float32(f32))
 
 
+def test_a_logical_probe_reads_two_small_ranges(files):
+    paths, table = files
+    with pqbloom.ParquetFile(paths["flba"]) as pf:
+        for col in ("ts_utc", "dec30", "u", "d"):
+            v = _present(table, col, 1)[0]
+            r0, b0 = pf.io_stats.requests, pf.io_stats.bytes_read
+            assert pf.bloom_filter_might_contain(1, col, v) is True
+            assert pf.io_stats.requests - r0 == 2 and pf.io_stats.bytes_read - b0 <= 64 + 32, col
+        r0 = pf.io_stats.requests
+        assert pf.bloom_filter_might_contain(1, "i8", 1000) is False  # cannot be in an int8 column: no read
+        assert pf.io_stats.requests == r0
+
+
 def test_unrepresentable_values_are_absent(files):
     paths, table = files
     cases = {
