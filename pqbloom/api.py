@@ -23,6 +23,7 @@ from .scan import Explain, Expr, iter_filtered_batches, read_filtered
 from .scan.sources import Dataset, is_dataset_source, read_source
 from .schema import Schema
 from .table import Table
+from .table.arrow_file_schema import cast_to_schema
 
 __all__ = ["ParquetFile", "ParquetWriter", "Filters", "read_table", "read_metadata", "read_schema", "write_table"]
 
@@ -63,6 +64,7 @@ class ParquetFile(FileReader):
             return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain), [])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *,
+                     row_groups: Sequence[int] | None = None, use_threads: bool = True,
                      filters: Filters | None = None, explain: Explain | None = None) -> Iterator[Table]:
         """Yield Tables of at most ``batch_size`` rows, decoding page by page.
 
@@ -70,10 +72,13 @@ class ParquetFile(FileReader):
         current column chunks; batches never span row groups.
 
         ``filters`` / ``explain`` as in :meth:`read`: then one row group's matching rows are decoded at a
-        time (see :mod:`pqbloom.scan`) and ``explain`` is complete once iteration ends.
+        time (see :mod:`pqbloom.scan`) and ``explain`` is complete once iteration ends. ``row_groups``
+        (as pyarrow's) reads only those row groups, in that order (not with ``filters``).
         """
         if filters is None and explain is None:
-            return super().iter_batches(batch_size, columns)
+            return super().iter_batches(batch_size, columns, row_groups=row_groups, use_threads=use_threads)
+        if row_groups is not None:
+            raise ValueError("iter_batches takes row_groups or filters, not both: the filter chooses the row groups")
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
         return run_limited(self.memory_limit, self._iter_filtered(batch_size, columns, filters, explain))
@@ -85,7 +90,7 @@ class ParquetFile(FileReader):
 
 def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, columns: Sequence[str] | None = None,
                *, filters: Filters | None = None, explain: Explain | None = None, use_threads: bool = True,
-               filesystem: Any = None, **kwargs: Any) -> Table:
+               schema: Any = None, filesystem: Any = None, **kwargs: Any) -> Table:
     """Read a Parquet file, or many (a directory, a list of files, a glob pattern or a
     :class:`~pqbloom.scan.sources.Dataset`: see :mod:`pqbloom.scan.sources`), into a Table.
 
@@ -94,12 +99,19 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
     (``field("tags.list.element") == 5``) keeps the rows where some element satisfies it. Other keyword
     arguments go to :class:`ParquetFile` (``decryption_properties``, ``verify_checksums``,
     ``memory_limit``; one ceiling for the whole call). ``use_threads`` as in :meth:`ParquetFile.read`
-    (a directory's files are read by the dataset reader's own workers).
+    (a directory's files are read by the dataset reader's own workers). ``schema`` (a pyarrow or
+    pqbloom schema) reads as pyarrow's ``schema=`` does: its fields in its order, cast to its types,
+    missing ones null (see :func:`pqbloom.table.arrow_file_schema.cast_to_schema`; needs pyarrow).
 
     ``source`` may be a URL or a path on ``filesystem`` (see :class:`ParquetFile`); a remote directory (a
     URL ending in ``/``, or one the filesystem says is a directory) is listed once, its footers fetched
     together and the Bloom probes of all its files sent at once.
     """
+    if schema is not None:
+        wanted = schema_columns(source, schema, columns, kwargs) if filesystem is None else None
+        table = read_table(source, wanted, filters=filters,
+                           explain=explain, use_threads=use_threads, filesystem=filesystem, **kwargs)
+        return cast_to_schema(table, schema, columns)
     loc = locate(source, filesystem)  # a remote file or directory (None: a local source)
     if loc is not None and loc.is_dir:
         from .scan.dataset import read_dataset  # the dataset reader opens the files itself
@@ -116,6 +128,20 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
+
+
+def schema_columns(source: Any, schema: Any, columns: Sequence[str] | None, kwargs: dict[str, Any]
+                   ) -> list[str] | None:
+    """What to read of ``source`` for ``read_table(schema=)``: the wanted names the file has (a
+    directory: all columns, chosen after reading)."""
+    names = list(columns) if columns is not None else list(schema.names)
+    if isinstance(source, (str, os.PathLike)) and not os.path.isfile(source):
+        return None  # a directory, glob or URL: all columns, chosen after reading
+    if not isinstance(source, (str, os.PathLike, bytes, bytearray, memoryview)):
+        return None  # a file object or a list of files: read whole, chosen after reading
+    with ParquetFile(source, **kwargs) as pf:
+        have = set(pf.table_schema.names)
+    return [n for n in names if n in have]
 
 
 def read_metadata(source: Source, *, decryption_properties: FileDecryptionProperties | None = None,

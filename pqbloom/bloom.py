@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -299,7 +299,7 @@ class BloomFilter:
     words are little-endian and block ``i`` covers bytes ``[32*i, 32*i+32)``.
     """
 
-    __slots__ = ("_words", "_physical")
+    __slots__ = ("_words", "_physical", "_convert")
 
     def __init__(self, num_bytes: int) -> None:
         """An empty filter; ``num_bytes`` must be a positive multiple of 32 (a power of two is not required)."""
@@ -310,11 +310,18 @@ class BloomFilter:
             )
         self._words = np.zeros((num_bytes // BLOCK_BYTES, WORDS_PER_BLOCK), np.uint32)
         self._physical: tuple[int, int | None] | None = None
+        self._convert: Callable[[Any], list[Any]] | None = None
 
-    def for_column(self, ptype: int, type_length: int | None = None) -> BloomFilter:
+    def for_column(self, ptype: int, type_length: int | None = None,
+                   convert: Callable[[Any], list[Any]] | None = None) -> BloomFilter:
         """Bind the filter to the physical type of the column it was read from, so that
-        :meth:`might_contain` and :meth:`insert` need only the values (returns ``self``)."""
+        :meth:`might_contain` and :meth:`insert` need only the values (returns ``self``).
+
+        ``convert`` maps a value a user probes for (a ``datetime``, a ``Decimal``...) to the physical
+        values it may be stored as (none: it cannot be in the column); a filter read from a file gets
+        the column's (:func:`pqbloom.schema.literals.physical_candidates`)."""
         self._physical = (ptype, type_length)
+        self._convert = convert
         return self
 
     def _type(self, ptype: int | None, type_length: int | None) -> tuple[int, int | None]:
@@ -338,6 +345,7 @@ class BloomFilter:
         bf = cls.__new__(cls)
         bf._words = raw.reshape(-1).view("<u4").astype(np.uint32).reshape(-1, WORDS_PER_BLOCK)
         bf._physical = None
+        bf._convert = None
         return bf
 
     @staticmethod
@@ -509,7 +517,15 @@ class BloomFilter:
 
     def might_contain(self, value: Any, ptype: int | None = None, type_length: int | None = None) -> bool:
         """Whether one Python value might be in the filter (see :func:`hash_scalar`); ``ptype``
-        defaults to the type of the column the filter was read from."""
+        defaults to the type of the column the filter was read from.
+
+        A filter read from a column (without ``ptype``) takes the column's logical values: ``str``,
+        ``bytes``, ``int``, ``float``, ``datetime`` (aware: its UTC instant; naive: wall-clock time in
+        UTC), ``date``, ``time``, ``Decimal``, ``uuid.UUID``, numpy scalars. A value the column cannot
+        hold (out of range, not whole at the decimal's scale or the timestamp's unit) is absent: False."""
+        if ptype is None and self._convert is not None:
+            phys = self._type(None, None)
+            return any(self.check_hash(hash_scalar(c, *phys)) for c in self._convert(value))
         return self.check_hash(hash_scalar(value, *self._type(ptype, type_length)))
 
     def might_contain_many(self, values: Any, ptype: int | None = None, type_length: int | None = None) -> np.ndarray:

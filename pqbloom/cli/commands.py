@@ -17,7 +17,7 @@ from typing import Any
 
 from ..crypto import FileDecryptionProperties
 from ..errors import ParquetError
-from ..format import T
+from ..schema.literals import parse_literal
 from .errors import QueryError, UsageError
 from .report import inspect_dataset, inspect_file, print_dataset, print_inspect
 
@@ -51,29 +51,22 @@ def _dataset_files(path: str) -> list[Any] | None:
     return frags
 
 
-def _parse_probe_value(text: str, field: Any) -> Any:
-    p = field.physical_type
-    if p in (T.Type.INT32, T.Type.INT64):
-        return int(text)
-    if p in (T.Type.FLOAT, T.Type.DOUBLE):
-        return float(text)
-    return text
-
-
 def _probe_file(path: str, args: argparse.Namespace, label: str = "") -> None:
     from ..api import ParquetFile
 
     with ParquetFile(path, **_read_kwargs(args, path)) as pf:
         desc = pf.column_descriptor(args.column)
-        values = [_parse_probe_value(v, desc.field) for v in args.values]
+        try:  # each value as the column's logical type says (timestamps, dates, decimals, UUIDs...)
+            values = [parse_literal(v, desc) for v in args.values]
+        except ValueError as exc:
+            raise UsageError(f"column {args.column!r} ({desc.field.type_name}): {exc}") from None
         for i in range(pf.num_row_groups):
             bf = pf.bloom_filter(i, args.column)
             for v in values:
                 if bf is None:
                     verdict = "no Bloom filter"
                 else:
-                    verdict = "may be present" if bf.might_contain(v, desc.physical_type, desc.type_length) \
-                        else "absent"
+                    verdict = "may be present" if bf.might_contain(v) else "absent"
                 print(f"{label}row group {i}: {args.column} = {v!r}: {verdict}")
 
 

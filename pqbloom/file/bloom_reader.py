@@ -15,6 +15,7 @@ from ..errors import CorruptFileError
 from ..format import T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
+from ..schema.literals import physical_candidates
 from .bloom_site import BloomFilterSite
 
 __all__ = ["chunk_bloom_site", "locate_bloom_filter", "probe_bloom_filter", "probe_ranges", "read_bloom_filter"]
@@ -85,23 +86,45 @@ def probe_ranges(site: BloomFilterSite, value: Any, desc: ColumnDescriptor) -> l
     guess = _guess_layout(site)
     if guess is None:
         return [head]
+    return _ranges_for_hashes(site, [hash_scalar(value, desc.physical_type, desc.type_length)])
+
+
+def _ranges_for_hashes(site: BloomFilterSite, hashes: list[int]) -> list[tuple[int, int]]:
+    """The header's range, and the block of each hash where the footer's length implies the layout."""
+    head = _header_range(site, 64)
+    guess = _guess_layout(site)
+    if guess is None:
+        return [head]
     hlen, num_bytes = guess
-    block = int(BloomFilter.block_index(hash_scalar(value, desc.physical_type, desc.type_length), num_bytes // 32))
-    return [head, (site.offset + hlen + 32 * block, 32)]
+    blocks = dict.fromkeys(site.offset + hlen + 32 * int(BloomFilter.block_index(h, num_bytes // 32)) for h in hashes)
+    return [head, *((off, 32) for off in blocks)]
 
 
-def probe_bloom_filter(io: RangeReader, site: BloomFilterSite, value: Any, desc: ColumnDescriptor) -> bool:
-    """Probe one value against a plaintext filter: the header and the single block the value maps to,
-    read together when the footer's ``bloom_filter_length`` tells where the block is (one round trip on
-    a remote reader), else one after the other."""
+def probe_bloom_filter(io: RangeReader, site: BloomFilterSite, value: Any, desc: ColumnDescriptor, *,
+                       physical: bool = False) -> bool:
+    """Probe one logical value (see :func:`pqbloom.schema.literals.physical_candidates`) against a
+    plaintext filter: the header and the block each of its physical forms maps to (one, but for zeros
+    of floats and BYTE_ARRAY decimals), read together when the footer's ``bloom_filter_length`` tells
+    where the blocks are (one round trip on a remote reader), else one after the other. A value the
+    column cannot hold is absent without a read. ``physical=True``: ``value`` is already the stored
+    value (hashed as it is)."""
+    candidates = [value] if physical else physical_candidates(value, desc.field)
+    if not candidates:
+        return False
+    hashes = [hash_scalar(c, desc.physical_type, desc.type_length) for c in candidates]
     site.check_placement()
-    ranges = probe_ranges(site, value, desc)
+    ranges = _ranges_for_hashes(site, hashes)
     bufs = io.read_many(ranges, what="Bloom filter")
     num_bytes, hlen = _parse_header(site, bufs[0])
-    h = hash_scalar(value, desc.physical_type, desc.type_length)
-    block = (site.offset + hlen + 32 * int(BloomFilter.block_index(h, num_bytes // 32)), 32)
-    words = bufs[1] if len(ranges) > 1 and ranges[1] == block else io.read(*block, what="Bloom filter block")
-    return BloomFilter.check_block(words, h)
+    fetched = dict(zip(ranges[1:], bufs[1:]))
+    for h in hashes:
+        block = (site.offset + hlen + 32 * int(BloomFilter.block_index(h, num_bytes // 32)), 32)
+        words = fetched.get(block)
+        if words is None:  # the footer's length did not tell the layout (or told it wrong): read it now
+            words = io.read(*block, what="Bloom filter block")
+        if BloomFilter.check_block(words, h):
+            return True
+    return False
 
 
 def read_bloom_filter(io: RangeReader, site: BloomFilterSite) -> BloomFilter:

@@ -14,16 +14,21 @@ That differs from pyarrow, which shows such bounds; a pruning decision made on t
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..format.enums import CompressionCodec, Encoding, PhysicalType, name_of
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..format.enums import NUMERIC_DTYPES, CompressionCodec, Encoding, PhysicalType, name_of
 from ..schema import ColumnDescriptor, Schema
 from ..statistics import ChunkStats, sort_order_for
+from ..table import Column
 from .sorting import SortingColumn, sorting_columns_from_thrift
 
-__all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnStatistics"]
+__all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnStatistics", "SortingColumn"]
 
 #: (row group, leaf) -> the chunk's ColumnMetaData, decrypted when it is encrypted
 ChunkMetadataSource = Callable[[int, ColumnDescriptor], Any]
@@ -44,25 +49,32 @@ def _stat_kind(desc: ColumnDescriptor) -> str | None:
 class ColumnStatistics:
     """A column chunk's statistics, as far as they can be trusted.
 
-    ``min`` and ``max`` are in the column's physical domain (int, float, bool, bytes), except that
-    text columns (STRING, ENUM, JSON) give ``str`` when the bound is valid UTF-8 (a truncated bound
-    may not be), unsigned integer columns give non-negative ints, FLOAT16 gives float and DECIMAL
-    gives the unscaled int. ``is_min_value_exact``/``is_max_value_exact`` are None when the writer
-    did not say (a truncated bound is not exact).
+    ``min`` and ``max`` are Python values of the column's logical type, as pyarrow's ``Statistics``
+    gives them: ``datetime`` (aware for UTC-adjusted timestamps; pandas ``Timestamp`` for nanoseconds,
+    as pyarrow), ``date``, ``time``, ``Decimal``, ``str`` for text (bytes when a truncated bound is not
+    valid UTF-8), ``uuid.UUID``, non-negative ints for unsigned columns; FLOAT16 gives a float (pyarrow:
+    the two raw bytes) and UUID a ``uuid.UUID`` (pyarrow: the 16 bytes). ``min_raw``/``max_raw`` are the same bounds in the physical domain (int, float,
+    bool, bytes; unscaled decimals; unsigned ints non-negative). ``num_values``: the chunk's values
+    less its nulls (its values when the null count is unknown), as pyarrow counts them. ``is_min_value_exact``/``is_max_value_exact`` are None when
+    the writer did not say (a truncated bound is not exact).
     """
 
-    min: Any
-    max: Any
+    min_raw: Any
+    max_raw: Any
     null_count: int | None
     distinct_count: int | None
     nan_count: int | None
     is_min_value_exact: bool | None
     is_max_value_exact: bool | None
+    min: Any = None
+    max: Any = None
+    num_values: int = 0
+    physical_type: str | None = None
 
     @property
     def has_min_max(self) -> bool:
         """Whether both bounds are known and trusted."""
-        return self.min is not None and self.max is not None
+        return self.min_raw is not None and self.max_raw is not None
 
     @property
     def has_null_count(self) -> bool:
@@ -73,6 +85,38 @@ class ColumnStatistics:
     def has_distinct_count(self) -> bool:
         """Whether the writer recorded how many distinct values the chunk holds."""
         return self.distinct_count is not None
+
+
+def _logical(desc: ColumnDescriptor, v: Any) -> Any:
+    """A physical bound as the Python value of the column's logical type (what reading a column
+    holding it gives: the same conversion as :meth:`pqbloom.Table.to_pylist`)."""
+    if v is None:
+        return None
+    p = desc.physical_type
+    lt = desc.logical_type
+    if lt is not None and lt.kind == "DECIMAL" and isinstance(v, int) and p not in (PhysicalType.INT32,
+                                                                                      PhysicalType.INT64):
+        return decimal.Decimal(f"{v}E-{lt.scale or 0}")  # exact (binary decimals come unscaled from ChunkStats)
+    if lt is not None and lt.kind in _TEXT_KINDS:
+        return _text(v)  # bytes when a (truncated) bound is not valid UTF-8
+    vals: Any
+    if p in (PhysicalType.INT32, PhysicalType.INT64) and isinstance(v, int):
+        bits = 32 if p == PhysicalType.INT32 else 64
+        vals = np.array([v & ((1 << bits) - 1)], np.uint64 if bits == 64 else np.uint32).view(NUMERIC_DTYPES[p])
+    elif p == PhysicalType.BOOLEAN:
+        return bool(v)
+    elif p in (PhysicalType.FLOAT, PhysicalType.DOUBLE):
+        vals = np.array([v], NUMERIC_DTYPES[p])
+    elif p == PhysicalType.FIXED_LEN_BYTE_ARRAY and isinstance(v, bytes) and len(v) == desc.type_length:
+        vals = np.frombuffer(v, np.uint8).reshape(1, len(v))
+    elif p == PhysicalType.BYTE_ARRAY and isinstance(v, (bytes, str)):
+        vals = BinaryArray.from_pylist([v])
+    else:
+        return v
+    try:
+        return Column(desc.field, vals, None).to_pylist()[0]
+    except (ValueError, TypeError, ArithmeticError, OverflowError):
+        return v
 
 
 def _text(v: Any) -> Any:
@@ -121,6 +165,17 @@ class ColumnChunkMetadata:
     def column_index(self) -> int:
         """The leaf's ordinal in the file schema."""
         return self._desc.index
+
+    @property
+    def file_path(self) -> str:
+        """``ColumnChunk.file_path``: the file holding the chunk when not this one ("" here, as pyarrow)."""
+        return self._chunk.file_path or ""
+
+    @property
+    def is_stats_set(self) -> bool:
+        """Whether the footer holds statistics for the chunk (see :attr:`statistics`; pyarrow also
+        says False for some writers' nested columns, whose statistics pqbloom still reads)."""
+        return self._metadata().statistics is not None
 
     @property
     def is_encrypted(self) -> bool:
@@ -229,9 +284,11 @@ class ColumnChunkMetadata:
         cs = ChunkStats.from_thrift(raw, desc.physical_type, order, column_order=self._column_order,
                                     created_by=self._created_by, type_length=desc.type_length, logical_kind=kind)
         lo, hi = cs.min, cs.max
-        if kind in _TEXT_KINDS:
-            lo, hi = _text(lo), _text(hi)
-        return ColumnStatistics(lo, hi, cs.null_count, cs.distinct_count, cs.nan_count, cs.min_exact, cs.max_exact)
+        nulls = cs.null_count
+        # as pyarrow: the chunk's values less its nulls (all of them when the null count is unknown)
+        num_values = max(self.num_values - (nulls or 0), 0)
+        return ColumnStatistics(lo, hi, nulls, cs.distinct_count, cs.nan_count, cs.min_exact, cs.max_exact,
+                                _logical(desc, lo), _logical(desc, hi), num_values, self.physical_type)
 
 
 class RowGroupMetadata:
@@ -340,6 +397,14 @@ class FileMetadata:
     def key_value_metadata(self) -> dict[str, str | None]:
         """The footer's key-value metadata (the last value wins when a key repeats)."""
         return {kv.key: kv.value for kv in self._md.key_value_metadata or ()}
+
+    @property
+    def metadata(self) -> dict[bytes, bytes] | None:
+        """The key-value metadata as pyarrow's ``FileMetaData.metadata`` gives it: bytes to bytes (a
+        key without a value maps to b""), None when the footer has no list of them."""
+        if self._md.key_value_metadata is None:
+            return None
+        return {k.encode(): (v or "").encode() for k, v in self.key_value_metadata.items()}
 
     @property
     def schema(self) -> Schema:

@@ -19,8 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from ..arrays import BinaryArray
-from ..bloom import BloomFilter
-from ..crypto import FileDecryptionProperties, ModuleType
+from ..crypto import FileDecryptionProperties
 from ..errors import CorruptFileError, ParquetError, SchemaError
 from ..format import PhysicalType, RowGroupList, T
 from ..io import IOStats, RangeReader
@@ -29,12 +28,9 @@ from ..limits import charge, memory_budget, run_limited
 from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
 from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
-from .binary_sink import BinarySink
-from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
-from .bloom_site import BloomFilterSite
+from .chunks import ChunkAccess
 from .column_reader import (
     DECODE_FAILURES,
-    ChunkParts,
     ColumnBuilder,
     DictIndices,
     NestedQueue,
@@ -43,7 +39,6 @@ from .column_reader import (
     Values,
     assemble_values,
     build_column,
-    collect_chunk,
     concat_values,
     located_error,
 )
@@ -51,7 +46,6 @@ from .encryption import ReaderDecryption
 from .footer import FooterLocation, read_footer
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
-from .pages import iter_pages, v2_flag_ignored
 from .parallel import map_ordered
 from .select import select_columns
 
@@ -63,10 +57,11 @@ __all__ = ["FileReader", "FooterLocation", "NestedSelection", "Source"]
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader  #: path, URL, bytes, file, reader
 
 
-class FileReader:
+class FileReader(ChunkAccess):
     """A Parquet file opened for reading (path, bytes, or seekable binary file object), without filters:
     footer, schema, column lookup, chunk metadata and byte ranges, pages, Bloom filters, whole-column
-    and row-group reads. :class:`pqbloom.ParquetFile` is the user's subclass (filtered reads).
+    and row-group reads (chunk metadata, ranges, pages and Bloom filters: :class:`~pqbloom.file.chunks.ChunkAccess`).
+    :class:`pqbloom.ParquetFile` is the user's subclass (filtered reads).
 
     ``verify_checksums`` checks page CRCs where the writer stored them. ``memory_limit`` (bytes) caps
     what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
@@ -108,6 +103,13 @@ class FileReader:
         return Schema([n.to_field() for n in self._tree])
 
     @property
+    def schema_arrow(self) -> Any:
+        """The ``pyarrow.Schema`` pyarrow reads for this file (``pq.ParquetFile(f).schema_arrow``):
+        the Parquet types, refined by the footer's ``ARROW:schema``, with the footer's key-value
+        metadata. Needs pyarrow (ImportError otherwise)."""
+        return self.table_schema.to_arrow(self.key_value_metadata)
+
+    @property
     def _tree(self) -> list[LNode]:
         if self._tree_cache is None:
             self._tree_cache = build_tree(self.thrift_metadata.schema, self._leaves)
@@ -134,11 +136,6 @@ class FileReader:
     def io_stats(self) -> IOStats:
         """What the file's reads have fetched so far (reads and bytes; see :class:`pqbloom.io.IOStats`)."""
         return self.range_reader.stats
-
-    @property
-    def created_by(self) -> str | None:
-        """The writer the footer names (``created_by``), if any."""
-        return self.thrift_metadata.created_by
 
     @property
     def key_value_metadata(self) -> dict[str, str | None]:
@@ -179,13 +176,17 @@ class FileReader:
         with memory_budget(self.memory_limit):
             return self.with_file_metadata(self._read(columns, use_threads))
 
-    def _read(self, columns: Sequence[str] | None, use_threads: bool = False) -> Table:
-        descs, n = self.select_columns(columns), self.num_row_groups
+    def _read(self, columns: Sequence[str] | None, use_threads: bool = False,
+              row_groups: Sequence[int] | None = None) -> Table:
+        descs = self.select_columns(columns)
+        rgs = list(range(self.num_row_groups)) if row_groups is None else list(row_groups)
+        n = len(rgs)
         if not n:
             return self.empty_table(columns)
+        num_rows = self.num_rows if row_groups is None else sum(self.thrift_metadata.row_groups[i].num_rows for i in rgs)
         # chunks come in column order, each folded at once into its preallocated column: peak memory
         # stays near the result's size (plus the pool's window of chunks)
-        results = self._decode_all([(i, d) for d in descs for i in range(n)], use_threads)
+        results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads)
         with closing(results):
             cols: list[Column] = []
             for d in descs:
@@ -193,11 +194,26 @@ class FileReader:
                     parts = [next(results) for _ in range(n)]
                     cols.append(parts[0] if n == 1 else NestedColumn.concat(parts))
                     continue
-                builder = ColumnBuilder(d.field, self.num_rows, self._byte_array_size_hint(d))
+                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs))
                 for _ in range(n):
                     builder.add(next(results))
                 cols.append(builder.finish())
-        return Table(cols, num_rows=self.num_rows)
+        return Table(cols, num_rows=num_rows)
+
+    def read_row_groups(self, row_groups: Sequence[int], columns: Sequence[str] | None = None, *,
+                        use_threads: bool = True) -> Table:
+        """Read the row groups ``row_groups`` (in that order; all columns, or the named ones) into one
+        Table, as pyarrow's ``ParquetFile.read_row_groups`` (``use_threads``: see :meth:`read`)."""
+        rgs = [self._row_group_index(i) for i in row_groups]
+        with memory_budget(self.memory_limit):
+            return self.with_file_metadata(self._read(columns, use_threads, rgs), rgs)
+
+    def _row_group_index(self, i: Any) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"a row group is given by its index, not {type(i).__name__} {i!r}")
+        if not 0 <= i < self.num_row_groups:
+            raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
+        return int(i)
 
     def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool) -> Generator[Any, None, None]:
         """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code)."""
@@ -205,12 +221,12 @@ class FileReader:
                  for i, d in chunks]
         return map_ordered(tasks, use_threads=use_threads and self.decryption is None and len(chunks) > 1)
 
-    def _byte_array_size_hint(self, desc: ColumnDescriptor) -> int | None:
+    def _byte_array_size_hint(self, desc: ColumnDescriptor, row_groups: Sequence[int]) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
         if desc.physical_type != PhysicalType.BYTE_ARRAY:
             return None
         total = 0
-        for i in range(self.num_row_groups):
+        for i in row_groups:
             try:
                 m = self.chunk_metadata(i, desc)
             except ParquetError:
@@ -233,19 +249,23 @@ class FileReader:
                         for d in descs]
             return self.with_file_metadata(Table(cols, num_rows=self.thrift_metadata.row_groups[i].num_rows), [i])
 
-    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None) -> Iterator[Table]:
-        """Yield Tables of at most ``batch_size`` rows, decoding page by page.
+    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *,
+                     row_groups: Sequence[int] | None = None, use_threads: bool = True) -> Iterator[Table]:
+        """Yield Tables of at most ``batch_size`` rows, decoding page by page (of the row groups
+        ``row_groups`` in that order, or all; ``use_threads`` is accepted for pyarrow's signature:
+        batches decode in the calling thread).
 
         Memory stays bounded by the batch, one decoded page per column and the compressed bytes of the
         current column chunks; batches never span row groups.
         """
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
-        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns))
+        rgs = range(self.num_row_groups) if row_groups is None else [self._row_group_index(i) for i in row_groups]
+        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns, rgs))
 
-    def _iter_batches(self, batch_size: int, columns: Sequence[str] | None) -> Iterator[Table]:
+    def _iter_batches(self, batch_size: int, columns: Sequence[str] | None, row_groups: Sequence[int]) -> Iterator[Table]:
         descs = self.select_columns(columns)
-        for i in range(self.num_row_groups):
+        for i in row_groups:
             expected = self.thrift_metadata.row_groups[i].num_rows
             if not descs:  # no columns: batches of rows only
                 for start in range(0, expected, batch_size):
@@ -439,147 +459,3 @@ class FileReader:
             raise CorruptFileError(f"column has {len(col)} rows but the row group has {expected}",
                                    row_group=rg, column=sel.dotted_path)
         return col
-
-    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
-        """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
-        is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
-        rgs = self.thrift_metadata.row_groups
-        if not 0 <= rg_index < len(rgs):
-            raise IndexError(f"row group {rg_index} out of range")
-        chunks = rgs[rg_index].columns
-        if len(chunks) != len(self._leaves):
-            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(self._leaves)} columns",
-                                   row_group=rg_index)
-        cc = chunks[desc.index]
-        if self.decryption is not None:
-            return self.decryption.column_metadata(cc, rg_index, desc)
-        if cc.meta_data is None:
-            raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
-        return cc.meta_data
-
-    def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
-                    page: int = -1) -> bytes:
-        """Stored module bytes (a page index, a page) -> plaintext: decrypted with the column's key when the
-        file is encrypted, ``data`` itself otherwise."""
-        if self.decryption is None:
-            return data
-        return self.decryption.decrypt(module_type, data, rg, desc, page)
-
-    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
-        """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer."""
-        data_off = meta.data_page_offset
-        dict_off = meta.dictionary_page_offset
-        if data_off is None:
-            raise CorruptFileError("column chunk has no data page offset", row_group=rg, column=desc.dotted_path)
-        start = dict_off if dict_off is not None and 4 <= dict_off < data_off else data_off
-        length = meta.total_compressed_size
-        if start is None or length is None or start < 4 or length < 0:
-            raise CorruptFileError("column chunk has invalid offsets", row_group=rg, column=desc.dotted_path)
-        end_limit = self.footer_location.footer_offset
-        if start + length > end_limit:
-            raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
-                                   row_group=rg, column=desc.dotted_path, offset=start)
-        return start, length
-
-    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
-        """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
-        parts = self._read_chunk_unchecked(rg, desc)
-        expected = self.thrift_metadata.row_groups[rg].num_rows
-        if expected is None or expected < 0:
-            raise CorruptFileError("negative row count", row_group=rg)
-        if parts.num_rows != expected:
-            raise CorruptFileError(f"column has {parts.num_rows} rows but the row group has {expected}",
-                                   row_group=rg, column=desc.dotted_path)
-        return parts
-
-    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
-        meta = self.chunk_metadata(rg, desc)
-        if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
-            return ChunkParts([], None, 0)
-        start, length = self.chunk_range(meta, rg, desc)
-        buf = self.range_reader.read(start, length, what="column chunk")
-        try:
-            return self.decode_chunk(buf, start, meta, rg, desc)
-        except (ParquetError, *DECODE_FAILURES) as exc:
-            raise located_error(exc, rg, desc) from None
-
-    def _next_chunk_start(self, start: int) -> int:
-        bound = self.footer_location.footer_offset
-        for rg in self.thrift_metadata.row_groups:
-            for cc in rg.columns:
-                m = cc.meta_data
-                if m is None:
-                    continue
-                for off in (m.dictionary_page_offset, m.data_page_offset):
-                    if off is not None and start < off < bound:
-                        bound = off
-        return bound
-
-    def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
-                     desc: ColumnDescriptor) -> ChunkParts:
-        """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``) into value pieces and
-        presence flags (errors unlocated: :meth:`read_chunk_parts` adds row group and column)."""
-        sink = BinarySink.for_chunk(meta, desc, len(buf))
-        return collect_chunk(self.iter_pages(buf, base, meta, rg, desc, sink=sink), desc, meta.num_values, sink)
-
-    def _extend_chunk(self, buf: bytes, base: int) -> bytes:
-        """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
-        bound = self._next_chunk_start(base)
-        if bound <= base + len(buf):
-            raise CorruptFileError("pages run past the end of the column chunk", offset=base)
-        return self.range_reader.read(base, bound - base, what="column chunk")
-
-    def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
-                   levels: bool = False, sink: BinarySink | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
-        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
-        bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`).
-
-        With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
-        each None when its maximum is 0 (nested leaves are read that way).
-        """
-        return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
-                          decryption=self.decryption, verify_checksums=self.verify_checksums,
-                          v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels, sink=sink)
-
-    # -- Bloom filters ------------------------------------------------------------------
-    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:
-        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
-        return chunk_bloom_site(self, row_group, desc, meta)
-
-    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any) -> bool | None:
-        """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
-
-        For a plaintext filter this reads the header and the single 32-byte block the value maps to
-        (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
-        GCM module can only be authenticated in full. A filter whose header disagrees with the
-        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.file.bloom_site`).
-        """
-        desc = self.column_descriptor(column)
-        meta = self.chunk_metadata(row_group, desc)
-        site = self._bloom_site(row_group, desc, meta)
-        if site is None:
-            return None
-        if self.decryption is not None and self.decryption.column_encrypted(desc):
-            bf = self.bloom_filter(row_group, column)
-            return None if bf is None else bf.might_contain(value, desc.physical_type, desc.type_length)
-        return probe_bloom_filter(self.range_reader, site, value, desc)
-
-    def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
-        """The column chunk's Bloom filter, or None when it has none. It is bound to the column's
-        physical type, so ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type.
-
-        Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
-        footer or the spec (see :mod:`pqbloom.file.bloom_site`): such a filter can report present values absent.
-        """
-        desc = self.column_descriptor(column)
-        meta = self.chunk_metadata(row_group, desc)
-        site = self._bloom_site(row_group, desc, meta)
-        if site is None:
-            return None
-        if self.decryption is not None and self.decryption.column_encrypted(desc):
-            bf = self.decryption.read_bloom_filter(self.range_reader, site, desc)
-        else:
-            bf = read_bloom_filter(self.range_reader, site)
-        return bf.for_column(desc.physical_type, desc.type_length)
-

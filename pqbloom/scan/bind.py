@@ -8,18 +8,14 @@ that domain, and comparisons with literals that cannot occur in the column are a
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal
 import math
-import uuid
 from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ..format import PhysicalType
 from ..schema import repeated_def_levels
+from ..schema.literals import NaNLiteral, bytes_literal, float_literal, float_representable, int_bounds, int_literal
 from ..statistics import sort_order_for
 from .expr import And, Compare, Const, Expr, IsIn, IsNull, Not, Or
 
@@ -29,11 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BoundColumn", "BoundNode", "BoundLeaf", "BoundCompare", "BoundNonNull", "BoundIsNull", "BoundIsIn",
            "BoundAnd", "BoundOr", "BoundNot", "BoundAny", "BoundConst", "BoundFilter", "bind", "bound_leaves"]
-
-_UNIT_PER_S = {"ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
-_EPOCH = _dt.datetime(1970, 1, 1)
-_EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
 
 # ---------------------------------------------------------------------------
 # Binding: literals -> the column's physical domain
@@ -68,27 +59,18 @@ class BoundColumn:
         self.sort_order = sort_order_for(self.ptype, self.stat_kind, desc.element.converted_type)
         self.column_order = column_order
         p = self.ptype
-        self.lo: int | None = None
-        self.hi: int | None = None
-        if p == PhysicalType.BOOLEAN:
-            self.dom, self.lo, self.hi = "int", 0, 1
-        elif p == PhysicalType.INT96:
-            self.dom, self.lo, self.hi = "int", -(1 << 63), (1 << 63) - 1
+        if p in (PhysicalType.BOOLEAN, PhysicalType.INT96):
+            self.dom = "int"
         elif p in (PhysicalType.INT32, PhysicalType.INT64):
-            bits = 32 if p == PhysicalType.INT32 else 64
-            if self.stat_kind == "INTEGER_UNSIGNED":
-                self.dom, self.lo, self.hi = "uint", 0, (1 << bits) - 1
-            else:
-                self.dom, self.lo, self.hi = "int", -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+            self.dom = "uint" if self.stat_kind == "INTEGER_UNSIGNED" else "int"
         elif p in (PhysicalType.FLOAT, PhysicalType.DOUBLE) \
                 or (p == PhysicalType.FIXED_LEN_BYTE_ARRAY and self.kind == "FLOAT16"):
             self.dom = "float"
         elif self.kind == "DECIMAL":
             self.dom = "decimal"
-            if p == PhysicalType.FIXED_LEN_BYTE_ARRAY and self.type_length:
-                self.lo, self.hi = -(1 << (8 * self.type_length - 1)), (1 << (8 * self.type_length - 1)) - 1
         else:
             self.dom = "bytes"
+        self.lo, self.hi = int_bounds(f) if self.intlike else (None, None)
         # Bloom filters hash the physical bytes; only where a value has exactly one representation
         self.bloom_ok = p not in (PhysicalType.BOOLEAN, PhysicalType.INT96) \
             and not (self.dom == "decimal" and p == PhysicalType.BYTE_ARRAY)
@@ -194,152 +176,12 @@ class BoundConst(BoundNode):
         self.value = value
 
 
-class _NaN:
-    """Marker for a NaN literal."""
-
-
-_NAN = _NaN()
-
-
-def _parse_temporal(s: str, kind: str) -> Any:
-    s = s.strip()
-    try:
-        if kind == "TIME":
-            return _dt.time.fromisoformat(s)
-        if kind == "DATE" and len(s) <= 10:
-            return _dt.date.fromisoformat(s)
-        return _dt.datetime.fromisoformat(s.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(f"cannot read {s!r} as a {kind.lower()}") from None
-
-
-def _datetime_seconds(v: _dt.datetime) -> Fraction:
-    if v.tzinfo is not None:
-        d = v - _EPOCH_UTC
-    else:
-        d = v - _EPOCH
-    # a pandas Timestamp (what to_pydict gives for nanosecond columns) carries nanoseconds beyond microsecond
-    return (Fraction(d.days * 86400 + d.seconds) + Fraction(d.microseconds, 1_000_000)
-            + Fraction(getattr(v, "nanosecond", 0), 1_000_000_000))
-
-
-def _numpy_datetime_seconds(v: np.datetime64) -> Fraction:
-    unit, count = np.datetime_data(v.dtype)
-    per = {"D": Fraction(86400), "h": Fraction(3600), "m": Fraction(60), "s": Fraction(1),
-           "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9)}.get(unit)
-    if per is None:
-        raise ValueError(f"unsupported datetime64 unit {unit}")
-    return int(v.astype(np.int64)) * count * per
-
-
-def _number_fraction(v: Any, what: str) -> Fraction | float | _NaN:
-    """Exact value of a numeric literal; ±inf stay floats, NaN is _NAN."""
-    if isinstance(v, (bool, np.bool_)):
-        return Fraction(int(v))
-    if isinstance(v, (int, np.integer)):
-        return Fraction(int(v))
-    if isinstance(v, (float, np.floating)):
-        f = float(v)
-        if f != f:
-            return _NAN
-        if math.isinf(f):
-            return f
-        return Fraction(f)
-    if isinstance(v, decimal.Decimal):
-        if v.is_nan():
-            return _NAN
-        if v.is_infinite():
-            return float(v)
-        return Fraction(v)
-    if isinstance(v, Fraction):
-        return v
-    raise TypeError(f"cannot compare a {what} column with {type(v).__name__} {v!r}")
-
-
-def _int_literal(v: Any, bc: BoundColumn) -> Fraction | float | _NaN:
-    """A literal as an exact number in the column's integer domain (ticks, days, unscaled units...)."""
-    kind = bc.kind
-    name = bc.field.type_name
-    if bc.ptype == PhysicalType.INT96 or kind == "TIMESTAMP":
-        unit = "ns" if bc.ptype == PhysicalType.INT96 \
-            else (bc.field.logical_type.unit or "us")  # type: ignore[union-attr]
-        if isinstance(v, str):
-            v = _parse_temporal(v, "TIMESTAMP")
-        if isinstance(v, _dt.datetime):
-            return _datetime_seconds(v) * _UNIT_PER_S[unit]
-        if isinstance(v, _dt.date):
-            return Fraction((v - _dt.date(1970, 1, 1)).days * 86400 * _UNIT_PER_S[unit])
-        if isinstance(v, np.datetime64):
-            return _numpy_datetime_seconds(v) * _UNIT_PER_S[unit]
-        return _number_fraction(v, name)
-    if kind == "DATE":
-        if isinstance(v, str):
-            v = _parse_temporal(v, "DATE")
-        if isinstance(v, _dt.datetime):
-            return _datetime_seconds(v) / 86400
-        if isinstance(v, _dt.date):
-            return Fraction((v - _dt.date(1970, 1, 1)).days)
-        if isinstance(v, np.datetime64):
-            return _numpy_datetime_seconds(v) / 86400
-        return _number_fraction(v, name)
-    if kind == "TIME":
-        unit = bc.field.logical_type.unit or "us"  # type: ignore[union-attr]
-        if isinstance(v, str):
-            v = _parse_temporal(v, "TIME")
-        if isinstance(v, _dt.time):
-            secs = Fraction((v.hour * 60 + v.minute) * 60 + v.second) + Fraction(v.microsecond, 1_000_000)
-            return secs * _UNIT_PER_S[unit]
-        if isinstance(v, np.timedelta64):
-            return Fraction(int(v.astype(f"timedelta64[{unit}]").astype(np.int64)))
-        return _number_fraction(v, name)
-    if kind == "DECIMAL":
-        scale = bc.field.logical_type.scale or 0  # type: ignore[union-attr]
-        if isinstance(v, str):
-            try:
-                v = decimal.Decimal(v.strip())
-            except decimal.InvalidOperation:
-                raise ValueError(f"cannot read {v!r} as a decimal") from None
-        elif isinstance(v, (float, np.floating)) and math.isfinite(float(v)):
-            v = decimal.Decimal(repr(float(v)))  # 1.1 means 1.1, not its binary approximation
-        q = _number_fraction(v, name)
-        return q * 10**scale if isinstance(q, Fraction) else q
-    if isinstance(v, str):
-        raise TypeError(f"cannot compare a {name} column with the string {v!r}")
-    return _number_fraction(v, name)
-
-
-def _float_literal(v: Any, bc: BoundColumn) -> float:
-    if isinstance(v, str):
-        raise TypeError(f"cannot compare a {bc.field.type_name} column with the string {v!r}")
-    if isinstance(v, (bool, int, float, np.integer, np.floating, decimal.Decimal, Fraction)):
-        return float(v)
-    raise TypeError(f"cannot compare a {bc.field.type_name} column with {type(v).__name__} {v!r}")
-
-
-def _float_representable(f: float, bc: BoundColumn) -> bool:
-    if bc.ptype == PhysicalType.DOUBLE or f != f or math.isinf(f):
-        return True
-    with np.errstate(over="ignore"):
-        narrow = np.float32(f) if bc.ptype == PhysicalType.FLOAT else np.float16(f)
-    return float(narrow) == f
-
-
-def _bytes_literal(v: Any, bc: BoundColumn) -> bytes:
-    if isinstance(v, str):
-        return v.encode("utf-8")
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return bytes(v)
-    if isinstance(v, uuid.UUID):
-        return v.bytes
-    raise TypeError(f"cannot compare a {bc.field.type_name} column with {type(v).__name__} {v!r}")
-
-
 def _bind_compare(bc: BoundColumn, op: str, v: Any) -> BoundNode:
     if v is None:
         return BoundConst(None)  # comparing with null is null for every row
     if bc.intlike:
-        q = _int_literal(v, bc)
-        if isinstance(q, _NaN):
+        q = int_literal(v, bc.field)
+        if isinstance(q, NaNLiteral):
             return BoundNonNull(bc, op == "!=")
         lo, hi = bc.lo, bc.hi
         above = (isinstance(q, float) and q > 0) or (hi is not None and q > hi)
@@ -362,13 +204,13 @@ def _bind_compare(bc: BoundColumn, op: str, v: Any) -> BoundNode:
             return BoundCompare(bc, ">", math.floor(q))
         return BoundCompare(bc, ">=", math.ceil(q))
     if bc.dom == "float":
-        f = _float_literal(v, bc)
+        f = float_literal(v, bc.field)
         if f != f:
             return BoundNonNull(bc, op == "!=")
-        if op in ("==", "!=") and not _float_representable(f, bc):
+        if op in ("==", "!=") and not float_representable(f, bc.field):
             return BoundNonNull(bc, op == "!=")
         return BoundCompare(bc, op, f)
-    b = _bytes_literal(v, bc)
+    b = bytes_literal(v, bc.field)
     if op in ("==", "!=") and bc.ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY and len(b) != bc.type_length:
         return BoundNonNull(bc, op == "!=")
     return BoundCompare(bc, op, b)
@@ -382,20 +224,20 @@ def _bind_isin(bc: BoundColumn, values: tuple[Any, ...]) -> BoundNode:
             has_null = True
             continue
         if bc.intlike:
-            q = _int_literal(v, bc)
-            if isinstance(q, _NaN):
+            q = int_literal(v, bc.field)
+            if isinstance(q, NaNLiteral):
                 has_nan = True  # an integer column holds no NaN
             elif isinstance(q, Fraction) and q.denominator == 1 and (bc.lo is None or q >= bc.lo) \
                     and (bc.hi is None or q <= bc.hi):
                 keys.append(int(q))
         elif bc.dom == "float":
-            f = _float_literal(v, bc)
+            f = float_literal(v, bc.field)
             if f != f:
                 has_nan = True
-            elif _float_representable(f, bc):
+            elif float_representable(f, bc.field):
                 keys.append(0.0 if f == 0 else f)
         else:
-            b = _bytes_literal(v, bc)
+            b = bytes_literal(v, bc.field)
             if bc.ptype != PhysicalType.FIXED_LEN_BYTE_ARRAY or len(b) == bc.type_length:
                 keys.append(b)
     keys = sorted(set(keys))

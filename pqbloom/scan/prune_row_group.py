@@ -179,7 +179,7 @@ class RowGroupPruner:
                 ck = (bc.desc.index, struct.pack("<d", p) if isinstance(p, float) else p)
                 hit = self.bloom_cache.get(ck)
                 if hit is None:
-                    r = pf.bloom_filter_might_contain(rg, bc.desc.index, p)
+                    r = pf.bloom_filter_might_contain(rg, bc.desc.index, p, physical=True)
                     if r is not None:
                         self.ex.bloom_filter_probes += 1
                     hit = self.bloom_cache[ck] = r is None or bool(r)  # None: no filter on this chunk

@@ -22,8 +22,9 @@ from .tree import (
     has_leaves,
     leaves_from_thrift,
     repeated_def_levels,
+    set_arrow_conversion,
 )
 
 __all__ = ["LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
            "nested_field", "decimal_flba_width", "MAX_SCHEMA_DEPTH", "GROUP_ANNOTATIONS", "check_field_depth",
-           "leaves_from_thrift", "LNode", "build_tree", "repeated_def_levels", "has_leaves", "check_writable"]
+           "leaves_from_thrift", "LNode", "build_tree", "repeated_def_levels", "has_leaves", "check_writable", "set_arrow_conversion"]

@@ -15,6 +15,7 @@ elements, the leaf columns read back from them (:class:`ColumnDescriptor`), and 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from typing import Any
@@ -34,12 +35,22 @@ from .fields import (
     too_deep_message,
 )
 
-__all__ = ["Schema", "ColumnDescriptor", "leaves_from_thrift", "malformed_annotation", "annotation_applies", "LNode",
+__all__ = ["Schema", "set_arrow_conversion", "ColumnDescriptor", "leaves_from_thrift", "malformed_annotation", "annotation_applies", "LNode",
            "build_tree", "repeated_def_levels", "has_leaves", "check_writable"]
 
 # the valid values of the enumerations a schema element holds (this module's loops run once per column)
 _REPETITIONS = frozenset(m.value for m in FieldRepetitionType)
 _PHYSICAL_TYPES = frozenset(m.value for m in PhysicalType)
+
+#: Schema -> pyarrow.Schema; the Arrow conversions live a layer up (:mod:`pqbloom.table.arrow_file_schema`
+#: registers itself when :mod:`pqbloom.table` is imported, which ``import pqbloom`` does)
+_arrow_conversion: Callable[[Schema, Mapping[str, str | None] | None], Any] | None = None
+
+
+def set_arrow_conversion(fn: Callable[[Schema, Mapping[str, str | None] | None], Any]) -> None:
+    """Install the function :meth:`Schema.to_arrow` calls (pqbloom.table does, on import)."""
+    global _arrow_conversion
+    _arrow_conversion = fn
 
 
 class Schema:
@@ -80,6 +91,15 @@ class Schema:
 
     def __repr__(self) -> str:
         return "Schema(\n" + "".join(f"  {f}\n" for f in self.fields) + ")"
+
+    def to_arrow(self, metadata: Mapping[str, str | None] | None = None) -> Any:
+        """The ``pyarrow.Schema`` pyarrow reads for a file of this schema (needs pyarrow: ImportError
+        otherwise). ``metadata``: the file's key-value metadata; its ``ARROW:schema``, when present,
+        refines the types as pyarrow's reader does (time zones, durations, dictionaries), and the
+        rest becomes the schema's metadata. ``ParquetFile.schema_arrow`` passes the footer's."""
+        if _arrow_conversion is None:
+            raise ImportError("Schema.to_arrow needs pqbloom.table (import pqbloom) and pyarrow")
+        return _arrow_conversion(self, metadata)
 
     def to_thrift(self) -> list[Any]:
         """Flatten into FileMetaData.schema elements: a root group, then each field depth first.

@@ -6,12 +6,15 @@
 * :mod:`~pqbloom.table.outputs`: a column's values as numpy, Python objects and pyarrow arrays.
 * :mod:`~pqbloom.table.arrow`: columns from pyarrow arrays; Arrow types applied on the way out.
 * :mod:`~pqbloom.table.arrow_schema`: the footer's ``ARROW:schema`` (Arrow IPC schema codec, no pyarrow).
+* :mod:`~pqbloom.table.arrow_file_schema`: a Parquet schema as the ``pyarrow.Schema`` pyarrow reads
+  (``Schema.to_arrow``, ``ParquetFile.schema_arrow``).
 * :mod:`~pqbloom.table.pandas` / :mod:`~pqbloom.table.pandas_meta`: DataFrames and pandas' metadata, as
   pyarrow converts them.
 * :mod:`~pqbloom.table.decimals`: decimal encodings to and from Arrow's.
 * :mod:`~pqbloom.table.nulls`: dense values spread to full length around the nulls.
 """
 
+from .arrow_file_schema import arrow_schema_of
 from .build import column_from_pylist, column_from_values, conform, empty_column, null_column, timestamps_to_int96
 from .column import Column, DictionaryColumn, NestedColumn, dictionary_codes, with_dictionary
 from .nulls import place_nulls
@@ -20,4 +23,4 @@ from .table import Table
 
 __all__ = ["Column", "DictionaryColumn", "NestedColumn", "Table", "column_from_values", "column_from_pylist",
            "conform", "empty_column", "null_column", "with_dictionary", "dictionary_codes", "int96_to_ns",
-           "timestamps_to_int96", "place_nulls"]
+           "timestamps_to_int96", "place_nulls", "arrow_schema_of"]

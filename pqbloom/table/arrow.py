@@ -248,6 +248,10 @@ def apply_arrow_type(col: Column, arr: Any, hints: ArrowSchema) -> Any:
         if dictionary is not None:
             dict_arr = Column(col.field.with_nullable(True), dictionary).to_arrow()
             codes = pa.array(dictionary_codes(col, dictionary), type=pa.int32(), mask=col.mask)
+            try:  # the stored index type, as pyarrow reads it (int32 when the codes do not fit it)
+                codes = codes.cast(target.index_type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                target = pa.dictionary(pa.int32(), target.value_type, target.ordered)
             return pa.DictionaryArray.from_arrays(codes, dict_arr.cast(target.value_type), ordered=target.ordered)
     try:
         return arr.cast(target)

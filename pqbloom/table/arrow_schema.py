@@ -385,8 +385,8 @@ def effective_field(natural: ArrowField, hint: ArrowField | None) -> ArrowField:
         typ = h
     if hint.dictionary is not None and t.kind in ("binary", "utf8", "large_binary", "large_utf8") \
             and not natural.children:
-        # pyarrow reads dictionaries only for binary-like values, with int32 indices
-        dictionary = Dictionary(hint.dictionary.id, 32, True, hint.dictionary.ordered)
+        # pyarrow reads dictionaries only for binary-like values, with the stored index type (pyarrow 26)
+        dictionary = replace(hint.dictionary)
         typ = t
     children = natural.children
     if children and len(hint.children) == len(children) and (

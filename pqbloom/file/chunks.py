@@ -1,0 +1,202 @@
+"""Column chunks of a :class:`~pqbloom.file.reader.FileReader`: their metadata (decrypted when needed),
+byte ranges, pages, and Bloom filters.
+
+:class:`ChunkAccess` is a mixin: the reader owns the footer, the leaves and the IO; these methods turn
+a (row group, column) into checked offsets, decoded pages and probed filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+from ..bloom import BloomFilter
+from ..crypto import ModuleType
+from ..errors import CorruptFileError, ParquetError
+from ..format import T
+from ..io import RangeReader
+from ..schema import ColumnDescriptor
+from ..schema.literals import physical_candidates
+from .binary_sink import BinarySink
+from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
+from .bloom_site import BloomFilterSite
+from .column_reader import DECODE_FAILURES, ChunkParts, collect_chunk, located_error
+from .encryption import ReaderDecryption
+from .footer import FooterLocation
+from .pages import iter_pages, v2_flag_ignored
+
+__all__ = ["ChunkAccess"]
+
+
+class ChunkAccess:
+    """Column-chunk access for :class:`~pqbloom.file.reader.FileReader` (a mixin: the reader sets the
+    attributes below and provides :meth:`column_descriptor`)."""
+
+    thrift_metadata: T.FileMetaData
+    footer_location: FooterLocation
+    range_reader: RangeReader
+    decryption: ReaderDecryption | None
+    verify_checksums: bool
+    _leaves: list[ColumnDescriptor]
+
+    @property
+    def created_by(self) -> str | None:
+        """The writer the footer names (``created_by``), if any."""
+        return self.thrift_metadata.created_by
+
+    def column_descriptor(self, column: int | str) -> ColumnDescriptor:  # pragma: no cover - the reader's
+        raise NotImplementedError
+
+    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
+        """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
+        is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
+        rgs = self.thrift_metadata.row_groups
+        if not 0 <= rg_index < len(rgs):
+            raise IndexError(f"row group {rg_index} out of range")
+        chunks = rgs[rg_index].columns
+        if len(chunks) != len(self._leaves):
+            raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(self._leaves)} columns",
+                                   row_group=rg_index)
+        cc = chunks[desc.index]
+        if self.decryption is not None:
+            return self.decryption.column_metadata(cc, rg_index, desc)
+        if cc.meta_data is None:
+            raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
+        return cc.meta_data
+
+    def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
+                    page: int = -1) -> bytes:
+        """Stored module bytes (a page index, a page) -> plaintext: decrypted with the column's key when the
+        file is encrypted, ``data`` itself otherwise."""
+        if self.decryption is None:
+            return data
+        return self.decryption.decrypt(module_type, data, rg, desc, page)
+
+    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
+        """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer."""
+        data_off = meta.data_page_offset
+        dict_off = meta.dictionary_page_offset
+        if data_off is None:
+            raise CorruptFileError("column chunk has no data page offset", row_group=rg, column=desc.dotted_path)
+        start = dict_off if dict_off is not None and 4 <= dict_off < data_off else data_off
+        length = meta.total_compressed_size
+        if start is None or length is None or start < 4 or length < 0:
+            raise CorruptFileError("column chunk has invalid offsets", row_group=rg, column=desc.dotted_path)
+        end_limit = self.footer_location.footer_offset
+        if start + length > end_limit:
+            raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
+                                   row_group=rg, column=desc.dotted_path, offset=start)
+        return start, length
+
+    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
+        """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
+        parts = self._read_chunk_unchecked(rg, desc)
+        expected = self.thrift_metadata.row_groups[rg].num_rows
+        if expected is None or expected < 0:
+            raise CorruptFileError("negative row count", row_group=rg)
+        if parts.num_rows != expected:
+            raise CorruptFileError(f"column has {parts.num_rows} rows but the row group has {expected}",
+                                   row_group=rg, column=desc.dotted_path)
+        return parts
+
+    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
+        meta = self.chunk_metadata(rg, desc)
+        if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
+            return ChunkParts([], None, 0)
+        start, length = self.chunk_range(meta, rg, desc)
+        buf = self.range_reader.read(start, length, what="column chunk")
+        try:
+            return self.decode_chunk(buf, start, meta, rg, desc)
+        except (ParquetError, *DECODE_FAILURES) as exc:
+            raise located_error(exc, rg, desc) from None
+
+    def _next_chunk_start(self, start: int) -> int:
+        bound = self.footer_location.footer_offset
+        for rg in self.thrift_metadata.row_groups:
+            for cc in rg.columns:
+                m = cc.meta_data
+                if m is None:
+                    continue
+                for off in (m.dictionary_page_offset, m.data_page_offset):
+                    if off is not None and start < off < bound:
+                        bound = off
+        return bound
+
+    def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
+                     desc: ColumnDescriptor) -> ChunkParts:
+        """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``) into value pieces and
+        presence flags (errors unlocated: :meth:`read_chunk_parts` adds row group and column)."""
+        sink = BinarySink.for_chunk(meta, desc, len(buf))
+        return collect_chunk(self.iter_pages(buf, base, meta, rg, desc, sink=sink), desc, meta.num_values, sink)
+
+    def _extend_chunk(self, buf: bytes, base: int) -> bytes:
+        """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
+        bound = self._next_chunk_start(base)
+        if bound <= base + len(buf):
+            raise CorruptFileError("pages run past the end of the column chunk", offset=base)
+        return self.range_reader.read(base, bound - base, what="column chunk")
+
+    def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+                   levels: bool = False, sink: BinarySink | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+        """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
+        bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`).
+
+        With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
+        each None when its maximum is 0 (nested leaves are read that way).
+        """
+        return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
+                          decryption=self.decryption, verify_checksums=self.verify_checksums,
+                          v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
+                          levels=levels, sink=sink)
+
+    # -- Bloom filters ------------------------------------------------------------------
+    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:
+        """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
+        return chunk_bloom_site(self, row_group, desc, meta)
+
+    def bloom_filter_might_contain(self, row_group: int, column: int | str, value: Any, *,
+                                   physical: bool = False) -> bool | None:
+        """Probe one value against a chunk's Bloom filter with minimal IO; None when there is no filter.
+        The value is a logical one, as :meth:`bloom_filter`'s ``might_contain`` takes it; one the
+        column cannot hold (out of range, not whole at the column's scale or unit) gives False.
+        ``physical=True``: ``value`` is already what the column stores (an unscaled decimal, ticks of
+        the timestamp's unit: what the scan layer binds a filter's literals to).
+
+        For a plaintext filter this reads the header and the single 32-byte block the value maps to
+        (two small reads instead of the whole bitset). Encrypted filters are read whole, since a
+        GCM module can only be authenticated in full. A filter whose header disagrees with the
+        footer or the spec raises :class:`~pqbloom.errors.BloomFilterError` (see :mod:`pqbloom.file.bloom_site`).
+        """
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
+        site = self._bloom_site(row_group, desc, meta)
+        if site is None:
+            return None
+        if self.decryption is not None and self.decryption.column_encrypted(desc):
+            bf = self.bloom_filter(row_group, column)
+            if bf is None:
+                return None
+            return bf.might_contain(value, desc.physical_type, desc.type_length) if physical else bf.might_contain(value)
+        return probe_bloom_filter(self.range_reader, site, value, desc, physical=physical)
+
+    def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
+        """The column chunk's Bloom filter, or None when it has none. It is bound to the column, so
+        ``bloom_filter(0, "email").might_contain("a@x.org")`` needs no type and takes the column's
+        logical values (``datetime``, ``date``, ``time``, ``Decimal``, ``uuid.UUID``...: see
+        :meth:`pqbloom.bloom.BloomFilter.might_contain`).
+
+        Raises :class:`~pqbloom.errors.BloomFilterError` when the filter's header disagrees with the
+        footer or the spec (see :mod:`pqbloom.file.bloom_site`): such a filter can report present values absent.
+        """
+        desc = self.column_descriptor(column)
+        meta = self.chunk_metadata(row_group, desc)
+        site = self._bloom_site(row_group, desc, meta)
+        if site is None:
+            return None
+        if self.decryption is not None and self.decryption.column_encrypted(desc):
+            bf = self.decryption.read_bloom_filter(self.range_reader, site, desc)
+        else:
+            bf = read_bloom_filter(self.range_reader, site)
+        return bf.for_column(desc.physical_type, desc.type_length, partial(physical_candidates, f=desc.field))
+
