@@ -71,6 +71,11 @@ class SchemaError(ParquetError, ValueError):
     """Input data does not match the schema, or a schema is invalid."""
 
 
+class LiteralTypeError(ParquetError, TypeError):
+    """A value of a filter or a Bloom probe cannot be compared with its column's type (a string for an
+    integer column, a date for a decimal...): the caller's mistake, not the file's."""
+
+
 class CryptoError(ParquetError):
     """Base class of encryption and decryption failures."""
 

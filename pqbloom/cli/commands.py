@@ -12,11 +12,10 @@ import json
 import os
 import sys
 import time
-import traceback
 from typing import Any
 
 from ..crypto import FileDecryptionProperties
-from ..errors import ParquetError
+from ..errors import LiteralTypeError, ParquetError
 from ..schema.literals import parse_literal
 from .errors import QueryError, UsageError
 from .report import inspect_dataset, inspect_file, print_dataset, print_inspect
@@ -107,12 +106,6 @@ def cmd_head(args: argparse.Namespace) -> int:
     return 0
 
 
-def _from_filter_binding(exc: TypeError) -> bool:
-    """Whether the TypeError was raised binding the filter's literals to the columns (a user error)."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return bool(frames) and frames[-1].filename.replace(os.sep, "/").endswith("pqbloom/scan/bind.py")
-
-
 def cmd_query(args: argparse.Namespace) -> int:
     """Rows matching ``--filter`` as JSON lines (file or dataset directory); ``--explain`` tells how."""
     from ..api import read_table
@@ -123,9 +116,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         t = read_table(args.path, cols, filters=args.filter, explain=ex, **_read_kwargs(args))
-    except TypeError as exc:
-        if not _from_filter_binding(exc):
-            raise
+    except LiteralTypeError as exc:
         raise QueryError(f"--filter {args.filter!r}: {exc}") from exc
     elapsed = time.perf_counter() - t0
     shown = t.slice(0, args.limit) if args.limit >= 0 else t

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import LiteralTypeError
 from ..format import PhysicalType
 from .fields import Field, decimal_flba_width
 from .tree import ColumnDescriptor
@@ -109,7 +110,7 @@ def exact_number(v: Any, what: str) -> Fraction | float | NaNLiteral:
         return float(v) if v.is_infinite() else Fraction(v)
     if isinstance(v, Fraction):
         return v
-    raise TypeError(f"cannot compare a {what} column with {type(v).__name__} {v!r}")
+    raise LiteralTypeError(f"cannot compare a {what} column with {type(v).__name__} {v!r}")
 
 
 def int_literal(v: Any, f: Field) -> Fraction | float | NaNLiteral:
@@ -161,7 +162,7 @@ def int_literal(v: Any, f: Field) -> Fraction | float | NaNLiteral:
         q = exact_number(v, name)
         return q * 10**scale if isinstance(q, Fraction) else q
     if isinstance(v, str):
-        raise TypeError(f"cannot compare a {name} column with the string {v!r}")
+        raise LiteralTypeError(f"cannot compare a {name} column with the string {v!r}")
     return exact_number(v, name)
 
 
@@ -189,10 +190,10 @@ def int_bounds(f: Field) -> tuple[int | None, int | None]:
 def float_literal(v: Any, f: Field) -> float:
     """A literal for a FLOAT/DOUBLE/FLOAT16 column, as a Python float (TypeError for others)."""
     if isinstance(v, str):
-        raise TypeError(f"cannot compare a {f.type_name} column with the string {v!r}")
+        raise LiteralTypeError(f"cannot compare a {f.type_name} column with the string {v!r}")
     if isinstance(v, (bool, int, float, np.integer, np.floating, decimal.Decimal, Fraction)):
         return float(v)
-    raise TypeError(f"cannot compare a {f.type_name} column with {type(v).__name__} {v!r}")
+    raise LiteralTypeError(f"cannot compare a {f.type_name} column with {type(v).__name__} {v!r}")
 
 
 def float_representable(x: float, f: Field) -> bool:
@@ -217,7 +218,7 @@ def bytes_literal(v: Any, f: Field) -> bytes:
         return bytes(v)
     if isinstance(v, uuid.UUID):
         return v.bytes
-    raise TypeError(f"cannot compare a {f.type_name} column with {type(v).__name__} {v!r}")
+    raise LiteralTypeError(f"cannot compare a {f.type_name} column with {type(v).__name__} {v!r}")
 
 
 def _is_intlike(f: Field) -> bool:
@@ -247,7 +248,7 @@ def physical_candidates(v: Any, f: Field) -> list[Any]:
     if p == PhysicalType.BOOLEAN:
         if isinstance(v, (bool, np.bool_)):
             return [bool(v)]
-        raise TypeError(f"cannot compare a {f.type_name} column with {type(v).__name__} {v!r}")
+        raise LiteralTypeError(f"cannot compare a {f.type_name} column with {type(v).__name__} {v!r}")
     if p == PhysicalType.INT96:  # nanoseconds of the day, then the Julian day (as writers normalize them)
         q = int_literal(v, f)
         if not isinstance(q, Fraction) or q.denominator != 1:

@@ -17,7 +17,8 @@ the file exactly as the oracle does):
 * **Bloom filters**: for every column chunk whose footer (as pyarrow reads it) has a Bloom filter,
   every value pyarrow reads from that chunk, converted to the physical value the filter hashes
   without pqbloom, must test present with ``ParquetFile.bloom_filter(...).might_contain_many`` and a
-  sample of them with ``ParquetFile.bloom_filter_might_contain``.
+  sample of them with ``ParquetFile.bloom_filter_might_contain``, both as stored (``physical=True``) and
+  as the logical value pyarrow reads (``datetime``, ``Decimal``...).
 * **write-back**: ``pqbloom.write_table`` of pqbloom's reading; pyarrow reads the result equal to its
   reading of the original, and DuckDB reads it as it reads the original (types and values).
 """
@@ -482,7 +483,10 @@ def _check_bloom(path: Path, out: Outcome) -> list[str]:
                                             f"test absent, first {leaf[k].as_py()!r}")
                             continue
                         for k in range(min(3, len(leaf))):
-                            if not ours.bloom_filter_might_contain(i, col.path, _scalar(values, k)):
+                            # the stored value, and the logical value pyarrow reads (datetime, Decimal...)
+                            if not ours.bloom_filter_might_contain(i, col.path, _scalar(values, k), physical=True):
+                                problems.append(f"Bloom filter {where}: probe of stored {leaf[k].as_py()!r} says absent")
+                            if not ours.bloom_filter_might_contain(i, col.path, leaf[k].as_py()):
                                 problems.append(f"Bloom filter {where}: probe of {leaf[k].as_py()!r} says absent")
                     except Exception as exc:  # noqa: BLE001
                         problems.append(f"Bloom filter {where}: {type(exc).__name__}: {exc}")

@@ -789,3 +789,16 @@ def test_dataset_schema_mismatch_names_both_files(tmp_path):
         pqbloom.read_table(str(root), columns=["x", "id"])
     with pytest.raises(KeyError, match="no column 'nope'"):
         pqbloom.read_table(str(root), columns=["nope"])
+
+
+def test_literal_of_the_wrong_type_is_a_typed_error(tmp_path):
+    # the caller's mistake, told apart from a bug by its type (the CLI reports it as a user error)
+    from pqbloom.errors import LiteralTypeError, ParquetError
+
+    p = tmp_path / "t.parquet"
+    pqbloom.write_table({"id": np.arange(10, dtype=np.int64)}, p, bloom_filter_options={"id": True})
+    with pytest.raises(LiteralTypeError, match="int64 column with the string 'abc'") as info:
+        pqbloom.read_table(p, filters=[("id", "=", "abc")])
+    assert isinstance(info.value, ParquetError) and isinstance(info.value, TypeError)
+    with pqbloom.ParquetFile(p) as pf, pytest.raises(LiteralTypeError):
+        pf.bloom_filter_might_contain(0, "id", "abc")
