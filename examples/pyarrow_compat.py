@@ -7,7 +7,9 @@ Both runs print the same lines (tests/integration/test_example_pyarrow_compat.py
 is built with pyarrow, as such a user has it; each run writes its own file with its ``pq`` and reads it
 back: ``write_table``, ``ParquetFile`` (``metadata`` down to a column chunk's statistics,
 ``schema_arrow``, ``read_row_groups``, ``iter_batches(row_groups=)``) and
-``read_table(columns=, filters=, use_threads=)``. Only what both libraries answer alike is printed
+``read_table(columns=, filters=, use_threads=)``, writer options (``compression_level``,
+``version``, ``sorting_columns``), ``write_to_dataset(partition_cols=)`` and reading a directory or
+a list of files back. Only what both libraries answer alike is printed
 (not the writer's name, physical types, byte sizes or encodings, which differ between writers).
 """
 
@@ -80,6 +82,22 @@ def main() -> None:
         everything = pq.read_table(path, use_threads=True)
         print("read_table():", everything.num_rows, "rows,", everything.num_columns, "columns,",
               everything.column_names)
+
+        # writer options as pyarrow names them, and what the footer says back
+        sorted_path = os.path.join(tmp, "sorted.parquet")
+        pq.write_table(make_table(), sorted_path, compression="zstd", compression_level=9, version="2.6",
+                       sorting_columns=[pq.SortingColumn(0)])
+        keys = pq.read_metadata(sorted_path).row_group(0).sorting_columns
+        print("sorting_columns:", [(k.column_index, k.descending, k.nulls_first) for k in keys])
+
+        # a Hive-partitioned dataset, read back whole and filtered, and a list of files
+        root = os.path.join(tmp, "by_day")
+        pq.write_to_dataset(make_table(), root, partition_cols=["day"])
+        print("partition directories:", sorted(os.listdir(root))[:3], len(os.listdir(root)))
+        back = pq.read_table(root, columns=["id", "price"], filters=[("id", "<", 120)])
+        print("dataset read:", back.num_rows, "rows,", sorted(back.column("id").to_pylist())[-3:])
+        both = pq.read_table([path, sorted_path], columns=["id"])
+        print("two files:", both.num_rows, "rows")
 
 
 if __name__ == "__main__":

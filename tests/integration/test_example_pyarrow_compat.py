@@ -28,5 +28,7 @@ def test_same_output_with_pyarrow_and_pqbloom():
     assert ours == theirs
     for expected in ("min=2024-01-01 00:00:00+00:00", "(Decimal)", "(date)", "ts: timestamp[us, tz=UTC]",
                      "read_row_groups([1, 3]): 500 rows", "iter_batches(row_groups=[2]): [100, 100, 50]",
-                     "read_table(filters=...): 4 rows"):
+                     "read_table(filters=...): 4 rows",
+                     "sorting_columns: [(0, False, False)]", "'day=2024-01-01', 'day=2024-01-02'",
+                     "dataset read: 120 rows", "two files: 2000 rows"):
         assert expected in ours, expected
