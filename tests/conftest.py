@@ -19,6 +19,10 @@ import pytest
 
 from interop.spark_support import MASTER_KEYS as SPARK_MASTER_KEYS_BASE64
 from tests.paths import FIXTURES, FIXTURES_DATA, GOLDEN, REAL_WORLD, ROOT
+from tests.tracemalloc_guard import install as _guard_tracemalloc
+
+# before any test traces: tracemalloc.stop() can crash the interpreter on CPython < 3.12.9 (see the module)
+_guard_tracemalloc()
 
 __all__ = [
     "ALL_KEYS", "COL_KEY", "FIXTURES", "FIXTURES_DATA", "GOLDEN", "K16", "K32", "KEY", "MASTER", "OTHER_KEY",
