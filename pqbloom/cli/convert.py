@@ -317,6 +317,40 @@ def _open_input(input_path: str) -> tuple[IO[bytes], CountingReader, IO[bytes], 
     return raw, counter, binary, total
 
 
+class _RowGroupCutter:
+    """Tables in, row groups of exactly ``size`` rows out (the last one shorter), written as they fill:
+    both parsing paths cut a conversion into the same row groups, whatever their chunk sizes."""
+
+    def __init__(self, writer: ParquetWriter, size: int, result: ConvertResult) -> None:
+        self.writer, self.size, self.result = writer, size, result
+        self.pending: list[Table] = []
+        self.pending_rows = 0
+
+    def add(self, t: Table) -> None:
+        self.pending.append(t)
+        self.pending_rows += t.num_rows
+        self.result.rows += t.num_rows
+        while self.pending_rows >= self.size:
+            whole = self._joined()
+            self._write(whole.slice(0, self.size))
+            rest = whole.slice(self.size, whole.num_rows)
+            self.pending, self.pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+
+    def finish(self) -> None:
+        """Write what is left as the last row group and close the file."""
+        if self.pending_rows:
+            self._write(self._joined())
+        self.pending = []
+        self.writer.close()
+
+    def _joined(self) -> Table:
+        return Table.concat(self.pending) if len(self.pending) > 1 else self.pending[0]
+
+    def _write(self, t: Table) -> None:
+        self.writer.write_table(t, row_group_size=self.size)
+        self.result.row_groups += 1
+
+
 def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: list[Field], chunk_rows: int,
                    row_group_size: int, delimiter: str | None, header: bool, null_values: Sequence[str],
                    progress: bool | None, encoding: str, on_progress: ProgressCallback | None,
@@ -342,22 +376,21 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
     fields: list[Field] | None = None
     first: list[list[Any]] = []
     first_rows = 0
-    pending: list[Table] = []
-    pending_rows = 0
+    cutter: _RowGroupCutter | None = None
+
+    def start(batches: list[list[Any]]) -> list[Any]:
+        """Infer the fields from the first rows (as the pure path does), open the writer; the rows' columns."""
+        nonlocal fields, writer, cutter
+        cols = [pa.concat_arrays([b[i] for b in batches], memory_pool=fastcsv.pool()) for i in range(len(names))]
+        fields = [by_name.get(n) or inferred for n, inferred in zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
+        result.schema = Schema(fields)
+        writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
+        cutter = _RowGroupCutter(writer, row_group_size, result)
+        return cols
 
     def add(cols: list[Any]) -> None:
-        nonlocal pending, pending_rows
-        assert writer is not None and fields is not None
-        t = Table([fastcsv.typed_column(f, c) for f, c in zip(fields, cols)])
-        pending.append(t)
-        pending_rows += t.num_rows
-        result.rows += t.num_rows
-        while pending_rows >= row_group_size:
-            t = Table.concat(pending) if len(pending) > 1 else pending[0]
-            writer.write_table(t.slice(0, row_group_size), row_group_size=row_group_size)
-            result.row_groups += 1
-            rest = t.slice(row_group_size, t.num_rows)
-            pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+        assert cutter is not None and fields is not None
+        cutter.add(Table([fastcsv.typed_column(f, c) for f, c in zip(fields, cols)]))
 
     try:
         batches = fastcsv.arrow_csv_batches(source, len(names), encoding=encoding, delimiter=delim, header=header,
@@ -369,31 +402,16 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
                 if first_rows < chunk_rows:
                     continue
             if fields is None:
-                cols = [pa.concat_arrays([b[i] for b in first], memory_pool=fastcsv.pool()) for i in range(len(names))]
-                first = []
-                fields = [by_name.get(n) or inferred for n, inferred in
-                          zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
-                result.schema = Schema(fields)
-                writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
+                cols, first = start(first), []
             add(cols)
             bar.update(source.tell(), result.rows)
         if fields is None:
             if not first_rows:
                 raise fastcsv.Fallback("no rows")  # the pure path's empty-input behaviour
-            cols = [pa.concat_arrays([b[i] for b in first], memory_pool=fastcsv.pool()) for i in range(len(names))]
-            fields = [by_name.get(n) or inferred for n, inferred in
-                      zip(names, fastcsv.infer_fields(names, cols, chunk_rows))]
-            result.schema = Schema(fields)
-            writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size, **writer_options)
-            add(cols)
+            add(start(first))
             bar.update(source.tell(), result.rows)
-        assert writer is not None
-        if pending_rows:
-            t = Table.concat(pending) if len(pending) > 1 else pending[0]
-            writer.write_table(t, row_group_size=row_group_size)
-            result.row_groups += 1
-        pending = []
-        writer.close()
+        assert cutter is not None
+        cutter.finish()
     except BaseException:
         if writer is not None:
             writer.abort()
@@ -431,8 +449,7 @@ def _convert_pure(input_path: str, output_path: str, *, fmt: str, explicit: list
                 raise ConvertError("--delimiter must be one character")
             chunks = csv_chunks(fh, delimiter=delim, header=header, names=names, chunk_rows=chunk_rows)
         typers: list[ColumnTyper] = []
-        pending: list[Table] = []
-        pending_rows = 0
+        cutter: _RowGroupCutter | None = None
         for chunk in chunks:
             if writer is None:
                 if not chunk.names:
@@ -460,29 +477,18 @@ def _convert_pure(input_path: str, output_path: str, *, fmt: str, explicit: list
                 result.schema = Schema([t.field for t in typers])
                 writer = ParquetWriter(output_path, result.schema, row_group_size=row_group_size,
                                        **writer_options)
+                cutter = _RowGroupCutter(writer, row_group_size, result)
             if len(chunk.names) != len(typers):  # JSON: keys seen first in a later chunk
                 raise ConvertError("columns changed between chunks")
             if chunk.lines:
                 cols = [t.column(v, chunk.lines, chunk.text) for t, v in zip(typers, chunk.columns)]
                 del chunk
-                pending.append(Table(cols))
-                pending_rows += len(cols[0]) if cols else 0
-                result.rows += len(cols[0]) if cols else 0
-            while pending_rows >= row_group_size:
-                t = Table.concat(pending) if len(pending) > 1 else pending[0]
-                writer.write_table(t.slice(0, row_group_size), row_group_size=row_group_size)
-                result.row_groups += 1
-                rest = t.slice(row_group_size, t.num_rows)
-                pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+                assert cutter is not None
+                cutter.add(Table(cols))
             bar.update(counter.count, result.rows)
-        if writer is None:
+        if cutter is None:
             raise ConvertError("the input is empty")
-        if pending_rows:
-            t = Table.concat(pending) if len(pending) > 1 else pending[0]
-            writer.write_table(t, row_group_size=row_group_size)
-            result.row_groups += 1
-        pending = []
-        writer.close()
+        cutter.finish()
     except BaseException:
         if writer is not None:
             writer.abort()
