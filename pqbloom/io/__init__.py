@@ -19,7 +19,7 @@ from typing import IO, Any, Protocol
 
 from ..errors import CorruptFileError
 
-__all__ = ["IOStats", "RangeReader", "AtomicFileSink", "CommitCompanion", "open_sink", "coalesce_ranges",
+__all__ = ["IOStats", "RangeReader", "CountingWriter", "AtomicFileSink", "CommitCompanion", "open_sink", "coalesce_ranges",
            "current_umask", "fsync_directory", "read_ranges"]
 
 
@@ -157,7 +157,24 @@ class CommitCompanion(Protocol):
         """
 
 
-class AtomicFileSink:
+class CountingWriter:
+    """The write side every sink shares: bytes go to ``self._f`` and are counted, so that ``tell()``
+    gives the file offsets the Parquet writer records, whatever the underlying stream can tell."""
+
+    _f: Any
+    _pos: int = 0
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:
+        self._f.write(data)
+        n = len(data)
+        self._pos += n
+        return n
+
+    def tell(self) -> int:
+        return self._pos
+
+
+class AtomicFileSink(CountingWriter):
     """Writes to a temporary file beside ``path``; ``commit`` renames it into place, ``abort`` deletes it.
 
     Until commit nothing exists at ``path`` (and an older file there stays intact). The committed
@@ -181,17 +198,7 @@ class AtomicFileSink:
         fd, self.tmp_path = _create_temporary(self.path, 0o600 if self._private else 0o666)
         self._f: Any = os.fdopen(fd, "wb", buffering=1 << 20)
         self._fsync = fsync
-        self._pos = 0
         self.closed = False
-
-    def write(self, data: bytes | bytearray | memoryview) -> int:
-        self._f.write(data)
-        n = len(data)
-        self._pos += n
-        return n
-
-    def tell(self) -> int:
-        return self._pos
 
     def commit(self) -> None:
         if self.closed:
@@ -311,21 +318,12 @@ def fsync_directory(directory: str) -> None:
         os.close(dfd)
 
 
-class _StreamSink:
+class _StreamSink(CountingWriter):
     """Sink over a caller's writable file object (no atomicity: the caller owns the stream)."""
 
     def __init__(self, f: Any) -> None:
         self._f = f
-        self._pos = 0
         self.closed = False
-
-    def write(self, data: bytes | bytearray | memoryview) -> int:
-        self._f.write(data)
-        self._pos += len(data)
-        return len(data)
-
-    def tell(self) -> int:
-        return self._pos
 
     def commit(self) -> None:
         if hasattr(self._f, "flush"):

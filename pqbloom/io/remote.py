@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from ..errors import CorruptFileError
-from . import IOStats, RangeReader
+from . import CountingWriter, IOStats, RangeReader
 
 __all__ = ["RemoteRangeReader", "RemoteSink", "is_http", "open_readers", "prefetch_many", "HTTP_TAIL_READ", "run_concurrently", "MAX_PREFETCH_BYTES",
            "MAX_CONCURRENCY"]
@@ -287,7 +287,7 @@ def prefetch_many(wants: Sequence[tuple[RemoteRangeReader, list[tuple[int, int]]
     run_concurrently(tasks)
 
 
-class RemoteSink:
+class RemoteSink(CountingWriter):
     """Writes to a temporary object beside ``path`` on ``fs``; ``commit`` moves it into place.
 
     Nothing appears at ``path`` before commit, and ``abort`` deletes the temporary object. On a
@@ -308,17 +308,7 @@ class RemoteSink:
             f".{base}.{secrets.token_hex(4)}.pqbloom-tmp"
         self._arrow = not hasattr(fs, "open") and hasattr(fs, "open_output_stream")
         self._f: Any = fs.open_output_stream(self.tmp_path) if self._arrow else fs.open(self.tmp_path, "wb")
-        self._pos = 0
         self.closed = False
-
-    def write(self, data: bytes | bytearray | memoryview) -> int:
-        self._f.write(data)
-        n = len(data)
-        self._pos += n
-        return n
-
-    def tell(self) -> int:
-        return self._pos
 
     def commit(self) -> None:
         if self.closed:
