@@ -111,14 +111,8 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
 
 # -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
 
-def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
-    """``count`` values of 4-byte little-endian length + bytes: (BinaryArray, bytes used).
-
-    One pass over the input; the data is allocated once (its size is bounded by the input less
-    the length prefixes). CorruptFileError for a length prefix or a value past the end.
-    """
-    if not COMPILED:
-        return reference.decode_plain_byte_array(buf, count)
+def _plain_byte_array_input(buf: Buffer, count: int) -> tuple[np.ndarray, int, int]:
+    """The page as uint8, the checked value count and the page size (the reference's checks)."""
     u8 = _bytes(buf)
     count = int(count)
     if count < 0 or count > (1 << 31) - 1:
@@ -127,15 +121,32 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     if 4 * count > size:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
                                f"only {size} available")
-    offsets = np.empty(count + 1, np.int64)
-    data = np.empty(size - 4 * count, np.uint8)
-    info = _info()
-    rc = int(_binary.plain_decode(u8, count, offsets, data, info))
+    return u8, count, size
+
+
+def _check_plain_decode(rc: int, info: np.ndarray, size: int) -> None:
+    """The reference's CorruptFileError for the kernel's two input errors."""
     if rc == _binary.PREFIX_PAST_END:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
                                f"(value {info[0]})")
     if rc == _binary.LAST_PAST_END:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {info[0]} bytes past the end of the page")
+
+
+def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
+    """``count`` values of 4-byte little-endian length + bytes: (BinaryArray, bytes used).
+
+    One pass over the input; the data is allocated once (its size is bounded by the input less
+    the length prefixes). CorruptFileError for a length prefix or a value past the end.
+    """
+    if not COMPILED:
+        return reference.decode_plain_byte_array(buf, count)
+    u8, count, size = _plain_byte_array_input(buf, count)
+    offsets = np.empty(count + 1, np.int64)
+    data = np.empty(size - 4 * count, np.uint8)
+    info = _info()
+    rc = int(_binary.plain_decode(u8, count, offsets, data, info))
+    _check_plain_decode(rc, info, size)
     if rc < 0:  # pragma: no cover - the data buffer is sized so that it cannot overflow
         raise AssertionError(f"binary.plain_decode returned {rc}")
     total = int(offsets[-1])
@@ -153,23 +164,12 @@ def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, d
     ``offsets[:count + 1]`` holds garbage). Errors as :func:`decode_plain_byte_array`."""
     if not COMPILED:
         return reference.decode_plain_byte_array_into(buf, count, offsets, data, base)
-    u8 = _bytes(buf)
-    count = int(count)
-    if count < 0 or count > (1 << 31) - 1:
-        raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")
-    size = len(u8)
-    if 4 * count > size:
-        raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
-                               f"only {size} available")
+    u8, count, size = _plain_byte_array_input(buf, count)
     if not reference.into_buffers_usable(count, offsets, data):
         return None
     info = _info()
     rc = int(_binary.plain_decode(u8, count, offsets[:count + 1], data, info))
-    if rc == _binary.PREFIX_PAST_END:
-        raise CorruptFileError(f"PLAIN BYTE_ARRAY: value length prefix past the end of the {size}-byte page "
-                               f"(value {info[0]})")
-    if rc == _binary.LAST_PAST_END:
-        raise CorruptFileError(f"PLAIN BYTE_ARRAY: last value runs {info[0]} bytes past the end of the page")
+    _check_plain_decode(rc, info, size)
     if rc == _binary.TOO_LARGE:
         return None
     if rc < 0:  # pragma: no cover - no other error is reported
