@@ -20,6 +20,7 @@ import pytest
 from interop.spark_support import MASTER_KEYS as SPARK_MASTER_KEYS_BASE64
 from tests.paths import FIXTURES, FIXTURES_DATA, GOLDEN, REAL_WORLD, ROOT
 from tests.tracemalloc_guard import install as _guard_tracemalloc
+from tests.tracemalloc_guard import starts as _tracemalloc_starts
 
 # before any test traces: tracemalloc.stop() can crash the interpreter on CPython < 3.12.9 (see the module)
 _guard_tracemalloc()
@@ -176,3 +177,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.integration)
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+    # tracing stays on once a test has traced (tests/tracemalloc_guard.py): those tests go last, in order
+    items.sort(key=lambda item: item.get_closest_marker("traces_memory") is not None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    before = _tracemalloc_starts()
+    result = yield
+    if _tracemalloc_starts() != before and item.get_closest_marker("traces_memory") is None:
+        pytest.fail("this test starts tracemalloc: mark it @pytest.mark.traces_memory so that it runs with "
+                    "the other tracing tests at the end of the session (see tests/tracemalloc_guard.py)")
+    return result

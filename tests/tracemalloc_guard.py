@@ -10,7 +10,10 @@ The process dies with "Fatal Python error: Segmentation fault", current thread "
 
 The guard starts tracing once and never stops it: ``stop()`` only clears the traces, and ``start()``
 clears them too, so ``get_traced_memory()`` inside a start/stop block still counts (and peaks) only
-what was allocated inside it. Tracing then stays on for the rest of the session.
+what was allocated inside it. Tracing then stays on for the rest of the session, which slows every later
+test by about a third; so the tests that trace carry the ``traces_memory`` marker and tests/conftest.py
+runs them last. ``starts`` counts the start() calls, so that conftest can fail a test that traces
+without the marker.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from __future__ import annotations
 import sys
 import tracemalloc
 
-__all__ = ["AFFECTED", "install"]
+__all__ = ["AFFECTED", "install", "starts"]
 
 #: this interpreter has the tracemalloc.stop() race
 AFFECTED = sys.implementation.name == "cpython" and (
@@ -26,9 +29,16 @@ AFFECTED = sys.implementation.name == "cpython" and (
 
 _real_start = tracemalloc.start
 _real_stop = tracemalloc.stop
+_starts = [0]
+
+
+def starts() -> int:
+    """How many times a test called tracemalloc.start() since install() (counted only where patched)."""
+    return _starts[0]
 
 
 def _start(nframe: int = 1) -> None:
+    _starts[0] += 1
     if tracemalloc.is_tracing() and tracemalloc.get_traceback_limit() != nframe:
         _real_stop()  # another traceback depth: a real restart (no test asks for one)
     if not tracemalloc.is_tracing():

@@ -404,6 +404,9 @@ def check_file(rel: str) -> dict[str, Any]:
 
     import pqbloom
     from pqbloom.errors import ParquetError
+    from tests.tracemalloc_guard import install
+
+    install()  # a spawned worker does not load tests/conftest.py; pyarrow's pool threads race stop() here too
 
     path = CORPUS / rel
     tmp = Path(_WORKER["tmp"])

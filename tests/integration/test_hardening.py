@@ -302,6 +302,7 @@ def test_fuzz_harness_short_deterministic_run():
 CODECS = ["uncompressed", "snappy", "gzip", "zstd", "brotli", "lz4_raw"]
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize("codec", CODECS)
 def test_lying_uncompressed_page_size(codec):
     pages, md = single_chunk({"x": np.arange(1000, dtype=np.int64)}, compression=codec, use_dictionary=False)
@@ -319,6 +320,7 @@ def test_uncompressed_size_slightly_too_large_is_caught(codec):
         _read_everything(rebuild(pages, md))
 
 
+@pytest.mark.traces_memory
 def test_decompressors_refuse_huge_claims_without_allocating():
     payload = b"abc" * 1000
     for codec in compression._CODECS:
@@ -334,6 +336,7 @@ def test_decompressors_refuse_huge_claims_without_allocating():
         assert mem.peak < 16 * MB, (codec.name, mem.peak)
 
 
+@pytest.mark.traces_memory
 def test_lz4_legacy_frame_bomb_is_bounded():
     import cramjam
 
@@ -344,12 +347,14 @@ def test_lz4_legacy_frame_bomb_is_bounded():
     assert mem.peak < 8 * MB
 
 
+@pytest.mark.traces_memory
 def test_lying_compressed_page_size():
     pages, md = single_chunk({"x": np.arange(1000, dtype=np.int64)}, compression="snappy", use_dictionary=False)
     pages[0][0].compressed_page_size = LIE
     assert_typed_and_bounded(rebuild(pages, md))
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
 def test_lying_num_values(version):
     pages, md = single_chunk({"x": np.arange(1000, dtype=np.int64)}, compression="uncompressed",
@@ -364,6 +369,7 @@ def test_lying_num_values(version):
     assert_typed_and_bounded(rebuild(pages, md))
 
 
+@pytest.mark.traces_memory
 def test_lying_dictionary_num_values():
     pages, md = single_chunk({"s": [f"v{i % 7}" for i in range(500)]}, compression="uncompressed")
     assert pages[0][0].type == T.PageType.DICTIONARY_PAGE
@@ -371,6 +377,7 @@ def test_lying_dictionary_num_values():
     assert_typed_and_bounded(rebuild(pages, md))
 
 
+@pytest.mark.traces_memory
 def test_lying_bloom_num_bytes():
     data = _write({"id": np.arange(100, dtype=np.int64)}, bloom_filter_options={"id": True})
     foff, md = _split(data)
@@ -415,6 +422,7 @@ def _uvarint(n: int) -> bytes:
     bytes([0x19, 0xFC]) + _uvarint(1 << 40) + b"\0" * 8,  # beyond the container limit
     bytes([0x68]) + _uvarint(1 << 40) + b"abc",  # beyond the string limit
 ], ids=["string", "schema-list", "kv-list", "huge-list", "huge-string"])
+@pytest.mark.traces_memory
 def test_lying_thrift_lengths(raw):
     with traced() as mem:
         with pytest.raises(CorruptFileError):
@@ -432,6 +440,7 @@ def test_lying_footer_length():
             pqbloom.ParquetFile(bad)
 
 
+@pytest.mark.traces_memory
 def test_lying_size_statistics_hint_is_distrusted():
     data = _write({"s": ["a", "b", "c"]}, use_dictionary=False)
 
@@ -697,6 +706,7 @@ def _dictionary_bomb() -> tuple[bytes, str]:
     return data, value
 
 
+@pytest.mark.traces_memory
 def test_memory_limit_stops_dictionary_expansion_before_allocating(tmp_path):
     data, _ = _dictionary_bomb()
     with traced() as mem:
@@ -716,6 +726,7 @@ def test_memory_limit_stops_dictionary_expansion_before_allocating(tmp_path):
         pqbloom.read_table(str(path), filters=pqbloom.field("id") >= 0, memory_limit=64 * MB)
 
 
+@pytest.mark.traces_memory
 def test_memory_limit_lets_small_batches_through_a_bomb():
     """Batches expand dictionary indices lazily, so a batch costs what it holds, not the whole page."""
     data, value = _dictionary_bomb()
@@ -731,6 +742,7 @@ def test_memory_limit_lets_small_batches_through_a_bomb():
         next(pf.iter_batches(batch_size=1000, columns=["s"]))
 
 
+@pytest.mark.traces_memory
 def test_memory_limit_stops_decompression_bombs():
     import pyarrow as pa
 
@@ -807,6 +819,7 @@ def test_binary_take_mixed_short_and_long_values(values, data):
     assert got.offsets[0] == 0 and len(got.data) == got.offsets[-1]
 
 
+@pytest.mark.traces_memory
 def test_take_of_long_values_needs_no_per_byte_index():
     arr = BinaryArray.from_pylist([b"a" * (4 * MB), b"b" * 10])
     idx = np.array([0, 1, 0, 0, 1])
@@ -892,6 +905,7 @@ def test_file_over_4gib_written_by_pyarrow_read_by_us(tmp_path):
         os.unlink(path)
 
 
+@pytest.mark.traces_memory
 def test_memory_limit_on_large_string_map_fixture(fixtures_dir):
     """4 KB of brotli holding two 1 GiB map keys (pyarrow cannot read it): a ceiling stops it early."""
     path = str(fixtures_dir / "data" / "large_string_map.brotli.parquet")
@@ -901,6 +915,7 @@ def test_memory_limit_on_large_string_map_fixture(fixtures_dir):
     assert mem.peak < 16 * MB, mem.peak  # stopped at the first page header's 1 GiB claim, before decompressing
 
 
+@pytest.mark.traces_memory
 def test_memory_limit_counts_levels_of_an_all_null_page():
     """Three bytes of RLE honestly encode 50M null levels: the ceiling counts them before decoding."""
     import pyarrow as pa

@@ -262,6 +262,7 @@ def test_legacy_lz4_layouts_read(layout):
     assert pqbloom.ParquetFile(data).read().column("v").to_pylist() == values.tolist()
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize("layout", ["hadoop", "raw", "frame"])
 def test_legacy_lz4_huge_claim_allocates_nothing_without_a_limit(layout):
     # before the fix a ~100-byte page claiming 2 GiB made the frame fallback allocate 2 GiB + 1
@@ -273,6 +274,7 @@ def test_legacy_lz4_huge_claim_allocates_nothing_without_a_limit(layout):
     assert mem.peak < 4 * MB, mem.peak
 
 
+@pytest.mark.traces_memory
 def test_legacy_lz4_bound_direct():
     # the codec itself: an input of n bytes cannot hold more than ~255 n bytes in any LZ4 layout
     body = _hadoop_frame(bytes(64))
@@ -417,6 +419,7 @@ def _reads(data: bytes, kind: str, nested: bool):
             ("filtered", lambda: pf.read(filters=pqbloom.field(leaf) == _EXPECTED[kind]))]
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
 @pytest.mark.parametrize("kind,nullable,nested", _HOSTILE)
 def test_memory_limit_bounds_every_allocation_of_hostile_pages(kind, nullable, nested, version):
@@ -532,6 +535,7 @@ def test_v2_page_overstating_num_values_otherwise_is_refused(num_values, num_row
         pqbloom.ParquetFile(data).read()
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize("kind", ["dict", "dict0", "bool"])
 def test_impossible_value_counts_allocate_nothing_without_a_limit(kind):
     # no memory_limit: an RLE run of 2**31 - 1 values is legitimate in a row group that has that many

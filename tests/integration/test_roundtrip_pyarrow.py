@@ -308,6 +308,7 @@ def test_iter_batches_streams_pages_with_nulls_and_dictionary(tmp_path):
         assert values_equal(seen[n], t.column(n).to_pylist()), n
 
 
+@pytest.mark.traces_memory
 def test_iter_batches_memory_is_bounded_by_the_batch(tmp_path):
     import tracemalloc
 

@@ -456,6 +456,7 @@ def _assert_corrupt_without_allocation(buf: bytes) -> None:
     assert peak < 256 * 1024, peak
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize(
     "buf",
     [

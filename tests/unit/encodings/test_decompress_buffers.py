@@ -14,6 +14,7 @@ from pqbloom.errors import CorruptFileError
 MB = 1 << 20
 
 
+@pytest.mark.traces_memory
 def test_zstd_page_decompresses_in_one_buffer_of_its_size() -> None:
     # 48 MiB of compressible data in one frame that states its size (as writers emit it): one buffer
     # of that size, not 1 MiB reads joined into a growing bytearray and then copied into bytes

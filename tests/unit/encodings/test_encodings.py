@@ -1071,6 +1071,7 @@ def test_garbage_raises_only_corrupt_file_error(which, data, count) -> None:  # 
         pass
 
 
+@pytest.mark.traces_memory
 @pytest.mark.parametrize("which", sorted(DECODERS))
 def test_lying_counts_fail_fast_without_big_allocations(which: str) -> None:
     samples = [

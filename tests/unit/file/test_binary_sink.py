@@ -66,6 +66,7 @@ def test_byte_array_chunks_read_as_pyarrow_reads_them(compression: str, nulls: b
     assert got.column("s").to_pylist() == want.column("s").to_pylist()
 
 
+@pytest.mark.traces_memory
 def test_plain_string_column_is_decoded_without_a_second_copy(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # 200,000 distinct strings in one row group, PLAIN pages (as after pyarrow's dictionary
     # fallback): the compiled PLAIN kernel decodes the pages into the column's own buffer, so the
