@@ -313,10 +313,16 @@ class ColumnChunkWriter:
         chunk_stats = None
         def_width, rep_width = bit_width_of(plan.max_def), bit_width_of(plan.max_rep)
         threaded = opts.use_threads and len(bounds) > 1
+        # byte-array chunks of several pages: the chunk's min and max are among its pages' (raw, untruncated)
+        # bounds, so its statistics come from those rather than from a second pass over every value
+        raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
+            f.physical_type in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) else None
+        pages_with_values = 0
 
         def encoded_pages() -> Iterator[Callable[[], EncodedPage]]:
             """Levels, values and statistics of each page, encoded here in the calling thread; each
             yields the job that compresses it (run on a worker with ``threaded``)."""
+            nonlocal pages_with_values
             for page_no, (r0, r1) in enumerate(bounds):
                 if self.encryption is not None:
                     self.encryption.check_ordinal("page", page_no)
@@ -335,7 +341,9 @@ class ColumnChunkWriter:
                     page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
                                                     sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                                     type_length=f.type_length,
-                                                    max_binary_length=opts.statistics_truncate_length)
+                                                    max_binary_length=opts.statistics_truncate_length,
+                                                    raw_bounds=raw_bounds)
+                    pages_with_values += d1 > d0
                 rep_bytes = def_bytes = b""
                 encode_lv = encode_rle_bitpacked if v2 else encode_levels_v1
                 # levels: RLE for runs of 64 or more, bit-packing between: fewer runs to decode, and as
@@ -405,7 +413,10 @@ class ColumnChunkWriter:
         if plan.statistics and len(bounds) == 1 and pi_stats[0] is not None:
             chunk_stats = pi_stats[0]  # one page: its statistics are the chunk's (same values, same nulls)
         elif plan.statistics:
-            chunk_stats = compute_statistics(dense, f.physical_type, null_count=n - n_dense,
+            chunk_values = dense
+            if raw_bounds is not None and len(raw_bounds) == 2 * pages_with_values:  # else some page had none
+                chunk_values = _as_values(raw_bounds, f.physical_type)
+            chunk_stats = compute_statistics(chunk_values, f.physical_type, null_count=n - n_dense,
                                              sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                              type_length=f.type_length,
                                              max_binary_length=opts.statistics_truncate_length)
@@ -525,6 +536,13 @@ def distinct_count(hashes: np.ndarray) -> int:
         return 0
     s = np.sort(hashes)
     return 1 + int(np.count_nonzero(s[1:] != s[:-1]))
+
+
+def _as_values(raw: list[bytes], ptype: int) -> Any:
+    """Byte strings as the dense values of ``ptype`` (a BinaryArray, or FIXED_LEN_BYTE_ARRAY rows)."""
+    if ptype == PhysicalType.BYTE_ARRAY:
+        return BinaryArray.from_pylist(raw)
+    return np.frombuffer(b"".join(raw), np.uint8).reshape(len(raw), -1) if raw else np.zeros((0, 1), np.uint8)
 
 
 def _crc(data: bytes) -> int:
