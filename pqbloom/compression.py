@@ -29,7 +29,7 @@ Buffer = bytes | bytearray | memoryview
 class Codec:
     name: str
     thrift_id: int
-    compress: Callable[[Buffer], bytes] | None
+    compress: Callable[[Buffer], Buffer] | None  # bytes-like: bytes or a memoryview
     decompress: Callable[[Buffer, int], Buffer]
 
 
@@ -45,8 +45,9 @@ def _fresh(size: int) -> memoryview:
 
 
 # -- snappy -------------------------------------------------------------------
-def _snappy_compress(data: Buffer) -> bytes:
-    return bytes(cramjam.snappy.compress_raw(data))
+def _snappy_compress(data: Buffer) -> Buffer:
+    # a view of cramjam's buffer: bytes(...) copied every page once more
+    return memoryview(cramjam.snappy.compress_raw(data))
 
 
 def _snappy_decompress(data: Buffer, size: int) -> Buffer:
@@ -288,8 +289,9 @@ def check_level(codec: Codec, level: int | None) -> None:
         raise ValueError(f"compression_level {level} is out of range for {codec.name}: {lo} to {hi}")
 
 
-def compress(codec: Codec, data: Buffer, level: int | None = None) -> bytes:
-    """Compress ``data``; ``level`` (checked by :func:`check_level`) when not None."""
+def compress(codec: Codec, data: Buffer, level: int | None = None) -> Buffer:
+    """Compress ``data``; ``level`` (checked by :func:`check_level`) when not None. The result is
+    bytes-like (bytes, or a memoryview of the compressor's own buffer)."""
     if level is not None:
         return LEVELS[codec.name][2](data, level)
     assert codec.compress is not None

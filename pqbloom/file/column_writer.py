@@ -20,6 +20,7 @@ import numpy as np
 from .. import compression as compression_mod
 from ..arrays import BinaryArray
 from ..bloom import BloomFilter, hash_values, optimal_num_bytes
+from ..compression import Buffer
 from ..crypto import ModuleType
 from ..encodings import (
     bit_width_of,
@@ -194,7 +195,7 @@ def page_bounds(num_rows: int, bytes_per_row: float, page_size: int) -> list[tup
 class ByteSink(Protocol):
     """Where chunks are written: :func:`pqbloom.io.open_sink`'s sinks."""
 
-    def write(self, data: bytes) -> Any: ...
+    def write(self, data: Buffer) -> Any: ...
 
     def tell(self) -> int: ...
 
@@ -488,11 +489,11 @@ def compress_page(page: EncodedPage, codec: compression_mod.Codec, level: int | 
 _SMALL_WRITE = 1 << 16
 
 
-def write_pair(sink: ByteSink, head: bytes, body: bytes) -> None:
+def write_pair(sink: ByteSink, head: Buffer, body: Buffer) -> None:
     """Write a header and its body; one sink call when the body is small enough that joining
     them costs less than a second call (many small column chunks)."""
     if len(body) <= _SMALL_WRITE:
-        sink.write(head + body)
+        sink.write(b"".join((head, body)))
     else:
         sink.write(head)
         sink.write(body)
@@ -545,6 +546,6 @@ def _as_values(raw: list[bytes], ptype: int) -> Any:
     return np.frombuffer(b"".join(raw), np.uint8).reshape(len(raw), -1) if raw else np.zeros((0, 1), np.uint8)
 
 
-def _crc(data: bytes) -> int:
+def _crc(data: Buffer) -> int:
     c = zlib.crc32(data)
     return c - (1 << 32) if c >= 1 << 31 else c  # thrift i32 is signed
