@@ -130,8 +130,8 @@ def _zstd_decompress(data: Buffer, size: int) -> Buffer:
 
 
 # -- lz4 ----------------------------------------------------------------------
-def _lz4_raw_compress(data: Buffer) -> bytes:
-    return bytes(cramjam.lz4.compress_block(data, store_size=False))
+def _lz4_raw_compress(data: Buffer) -> Buffer:
+    return memoryview(cramjam.lz4.compress_block(data, store_size=False))  # as snappy: no copy
 
 
 # an LZ4 block cannot expand by more than 255x (each length byte adds at most 255 bytes)
