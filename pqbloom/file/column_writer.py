@@ -44,7 +44,7 @@ from .parallel import map_ordered
 log = logging.getLogger(__name__)
 
 __all__ = ["ByteSink", "ColumnChunkWriter", "ColumnPlan", "EncodedPage", "LeafData", "PendingChunk",
-           "PageIndexEntry", "bytes_per_value", "compress_page", "check_encoding", "page_bounds", "level_histogram", "sum_histograms",
+           "PageIndexEntry", "THREADED_MIN_BYTES", "bytes_per_value", "compress_page", "check_encoding", "page_bounds", "level_histogram", "sum_histograms",
            "distinct_count", "write_pair"]
 
 
@@ -313,7 +313,8 @@ class ColumnChunkWriter:
         pi_def_hist: list[np.ndarray] = []
         chunk_stats = None
         def_width, rep_width = bit_width_of(plan.max_def), bit_width_of(plan.max_rep)
-        threaded = opts.use_threads and len(bounds) > 1
+        # pages compressed on workers: where there are several and enough bytes to repay the hand-offs
+        threaded = opts.use_threads and len(bounds) > 1 and per_row * n_dense >= THREADED_MIN_BYTES
         # byte-array chunks of several pages: the chunk's min and max are among its pages' (raw, untruncated)
         # bounds, so its statistics come from those rather than from a second pass over every value
         raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
@@ -487,6 +488,9 @@ def compress_page(page: EncodedPage, codec: compression_mod.Codec, level: int | 
 
 
 _SMALL_WRITE = 1 << 16
+#: the least (estimated, encoded) bytes of a column chunk whose pages are compressed on worker threads:
+#: below it the hand-off to a worker costs more than compressing in place
+THREADED_MIN_BYTES = 1 << 17
 
 
 def write_pair(sink: ByteSink, head: Buffer, body: Buffer) -> None:

@@ -146,3 +146,12 @@ def test_encrypted_threaded_write_is_read_by_pyarrow_and_by_pqbloom(tmp_path):
         str(tmp_path), key.hex(),
     )
     assert out.strip() == "ok"
+
+
+def test_small_chunks_are_compressed_in_the_calling_thread(tmp_path, monkeypatch):
+    # many tiny pages: a hand-off to a worker per page would cost more than the compression
+    calls, _ = _recording_compress(monkeypatch)
+    pqbloom.write_table({"a": np.arange(2_000, dtype=np.int64)}, tmp_path / "s.parquet", data_page_size=256,
+                        use_dictionary=False)
+    assert len(calls) > 10 and set(calls) == {threading.get_ident()}
+    assert pq.read_table(tmp_path / "s.parquet").column("a").to_pylist() == list(range(2_000))
