@@ -171,7 +171,7 @@ def write_table(table: Any, where: Destination, **options: Any) -> None:
     always has), ``row_group_size``, ``data_page_size``,
     ``data_page_version``, ``use_dictionary``, ``column_encoding``, ``write_statistics``,
     ``write_page_index``, ``write_page_checksum``, ``bloom_filter_options``, ``bloom_filter_position``,
-    ``key_value_metadata``, ``encryption_properties`` (all of :class:`pqbloom.WriterOptions`), and
+    ``key_value_metadata``, ``encryption_properties``, ``use_threads`` (all of :class:`pqbloom.WriterOptions`), and
     ``schema`` (the file's schema when it is not the table's own), and ``progress``, a callable
     ``progress(rows_written, total_rows)`` called after each row group.
 

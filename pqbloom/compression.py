@@ -29,7 +29,7 @@ Buffer = bytes | bytearray | memoryview
 class Codec:
     name: str
     thrift_id: int
-    compress: Callable[[Buffer], bytes] | None
+    compress: Callable[[Buffer], Buffer] | None  # bytes-like: bytes or a memoryview
     decompress: Callable[[Buffer, int], Buffer]
 
 
@@ -45,8 +45,9 @@ def _fresh(size: int) -> memoryview:
 
 
 # -- snappy -------------------------------------------------------------------
-def _snappy_compress(data: Buffer) -> bytes:
-    return bytes(cramjam.snappy.compress_raw(data))
+def _snappy_compress(data: Buffer) -> Buffer:
+    # a view of cramjam's buffer: bytes(...) copied every page once more
+    return memoryview(cramjam.snappy.compress_raw(data))
 
 
 def _snappy_decompress(data: Buffer, size: int) -> Buffer:
@@ -129,8 +130,8 @@ def _zstd_decompress(data: Buffer, size: int) -> Buffer:
 
 
 # -- lz4 ----------------------------------------------------------------------
-def _lz4_raw_compress(data: Buffer) -> bytes:
-    return bytes(cramjam.lz4.compress_block(data, store_size=False))
+def _lz4_raw_compress(data: Buffer) -> Buffer:
+    return memoryview(cramjam.lz4.compress_block(data, store_size=False))  # as snappy: no copy
 
 
 # an LZ4 block cannot expand by more than 255x (each length byte adds at most 255 bytes)
@@ -288,8 +289,9 @@ def check_level(codec: Codec, level: int | None) -> None:
         raise ValueError(f"compression_level {level} is out of range for {codec.name}: {lo} to {hi}")
 
 
-def compress(codec: Codec, data: Buffer, level: int | None = None) -> bytes:
-    """Compress ``data``; ``level`` (checked by :func:`check_level`) when not None."""
+def compress(codec: Codec, data: Buffer, level: int | None = None) -> Buffer:
+    """Compress ``data``; ``level`` (checked by :func:`check_level`) when not None. The result is
+    bytes-like (bytes, or a memoryview of the compressor's own buffer)."""
     if level is not None:
         return LEVELS[codec.name][2](data, level)
     assert codec.compress is not None

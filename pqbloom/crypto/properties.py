@@ -27,6 +27,7 @@ from .ciphers import (
     ALGORITHMS,
     GCM_INVOCATION_LIMIT,
     SIGNATURE_LENGTH,
+    Buffer,
     InvocationCounter,
     ModuleCipher,
     ModuleType,
@@ -261,7 +262,7 @@ class FileEncryptionContext:
         meta = T.EncryptionWithColumnKey(path_in_schema=list(parts), key_metadata=props.column_key_metadata.get(name))
         return key, T.ColumnCryptoMetaData(ENCRYPTION_WITH_COLUMN_KEY=meta)
 
-    def encrypt(self, key: bytes, module_type: int, plaintext: bytes, row_group: int = -1, column: int = -1,
+    def encrypt(self, key: bytes, module_type: int, plaintext: Buffer, row_group: int = -1, column: int = -1,
                 page: int = -1) -> bytes:
         """One whole module (length field included); see :class:`ModuleCipher`."""
         return self.cipher.encrypt(key, module_type, plaintext, row_group, column, page)

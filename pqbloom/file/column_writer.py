@@ -7,9 +7,11 @@ its encryption (:class:`pqbloom.file.encryption.WriterEncryption`) as an argumen
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -18,6 +20,7 @@ import numpy as np
 from .. import compression as compression_mod
 from ..arrays import BinaryArray
 from ..bloom import BloomFilter, hash_values, optimal_num_bytes
+from ..compression import Buffer
 from ..crypto import ModuleType
 from ..encodings import (
     bit_width_of,
@@ -36,11 +39,12 @@ from ..schema import ColumnDescriptor, Field, LogicalType
 from ..statistics import compute_statistics, sort_order_for
 from .encryption import WriterEncryption, encrypt_module
 from .options import ENCODINGS_BY_NAME, BloomFilterOptions, WriterOptions
+from .parallel import map_ordered
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ByteSink", "ColumnChunkWriter", "ColumnPlan", "LeafData", "PendingChunk", "PageIndexEntry",
-           "bytes_per_value", "check_encoding", "page_bounds", "level_histogram", "sum_histograms",
+__all__ = ["ByteSink", "ColumnChunkWriter", "ColumnPlan", "EncodedPage", "LeafData", "PendingChunk",
+           "PageIndexEntry", "THREADED_MIN_BYTES", "bytes_per_value", "compress_page", "check_encoding", "page_bounds", "level_histogram", "sum_histograms",
            "distinct_count", "write_pair"]
 
 
@@ -191,7 +195,7 @@ def page_bounds(num_rows: int, bytes_per_row: float, page_size: int) -> list[tup
 class ByteSink(Protocol):
     """Where chunks are written: :func:`pqbloom.io.open_sink`'s sinks."""
 
-    def write(self, data: bytes) -> Any: ...
+    def write(self, data: Buffer) -> Any: ...
 
     def tell(self) -> int: ...
 
@@ -309,92 +313,112 @@ class ColumnChunkWriter:
         pi_def_hist: list[np.ndarray] = []
         chunk_stats = None
         def_width, rep_width = bit_width_of(plan.max_def), bit_width_of(plan.max_rep)
-        for page_no, (r0, r1) in enumerate(bounds):
-            if self.encryption is not None:
-                self.encryption.check_ordinal("page", page_no)
-            e0, e1 = (r0, r1) if row_start is None else (int(row_start[r0]), int(row_start[r1]))
-            d0, d1 = (e0, e1) if dense_start is None else (int(dense_start[e0]), int(dense_start[e1]))
-            pv = dense.slice(d0, d1) if isinstance(dense, BinaryArray) else dense[d0:d1]
-            if dict_values is not None:
-                assert indices is not None
-                vbytes = encode_dictionary_indices(indices[d0:d1], len(dict_values))
-            else:
-                vbytes = encode_values(pv, value_encoding, f.physical_type, f.type_length)
-            num_values = e1 - e0
-            num_nulls = num_values - (d1 - d0)
-            page_stats = None
-            if plan.statistics:
-                page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
-                                                sort_order=plan.sort_order, logical_kind=plan.logical_kind,
-                                                type_length=f.type_length,
-                                                max_binary_length=opts.statistics_truncate_length)
-            rep_bytes = def_bytes = b""
-            encode_lv = encode_rle_bitpacked if v2 else encode_levels_v1
-            # levels: RLE for runs of 64 or more, bit-packing between: fewer runs to decode, and as
-            # small once compressed
-            if rep_levels is not None:
-                rep_bytes = encode_lv(rep_levels[e0:e1], rep_width, 64)
-            if def_levels is not None:
-                if data.all_defined:  # the same bytes for every page of this length: encode them once
-                    key = (e1 - e0, def_width, v2)
-                    def_bytes = self.full_levels.get(key, b"")
-                    if not def_bytes:
-                        if len(self.full_levels) >= 64:
-                            self.full_levels.clear()
-                        def_bytes = self.full_levels[key] = encode_lv(def_levels[e0:e1], def_width, 64)
+        # pages compressed on workers: where there are several and enough bytes to repay the hand-offs
+        threaded = opts.use_threads and len(bounds) > 1 and per_row * n_dense >= THREADED_MIN_BYTES
+        # byte-array chunks of several pages: the chunk's min and max are among its pages' (raw, untruncated)
+        # bounds, so its statistics come from those rather than from a second pass over every value
+        raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
+            f.physical_type in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) else None
+        pages_with_values = 0
+
+        def encoded_pages() -> Iterator[Callable[[], EncodedPage]]:
+            """Levels, values and statistics of each page, encoded here in the calling thread; each
+            yields the job that compresses it (run on a worker with ``threaded``)."""
+            nonlocal pages_with_values
+            for page_no, (r0, r1) in enumerate(bounds):
+                if self.encryption is not None:
+                    self.encryption.check_ordinal("page", page_no)
+                e0, e1 = (r0, r1) if row_start is None else (int(row_start[r0]), int(row_start[r1]))
+                d0, d1 = (e0, e1) if dense_start is None else (int(dense_start[e0]), int(dense_start[e1]))
+                pv = dense.slice(d0, d1) if isinstance(dense, BinaryArray) else dense[d0:d1]
+                if dict_values is not None:
+                    assert indices is not None
+                    vbytes = encode_dictionary_indices(indices[d0:d1], len(dict_values))
                 else:
-                    def_bytes = encode_lv(def_levels[e0:e1], def_width, 64)
-            levels = rep_bytes + def_bytes
-            if v2:
-                comp = compression_mod.compress(codec, vbytes, plan.level)
-                is_compressed = True
-                if len(comp) >= len(vbytes) and codec.name != "UNCOMPRESSED":
-                    comp, is_compressed = vbytes, False
-                raw_body = levels + comp
-                uncompressed_size = len(levels) + len(vbytes)
-                page_header = T.PageHeader(
-                    type=PageType.DATA_PAGE_V2, uncompressed_page_size=uncompressed_size,
-                    data_page_header_v2=T.DataPageHeaderV2(
-                        num_values=num_values, num_nulls=num_nulls, num_rows=r1 - r0, encoding=value_encoding,
-                        definition_levels_byte_length=len(def_bytes), repetition_levels_byte_length=len(rep_bytes),
-                        is_compressed=is_compressed))
-                ptype = PageType.DATA_PAGE_V2
-            else:
-                plain_body = levels + vbytes
-                raw_body = compression_mod.compress(codec, plain_body, plan.level)
-                uncompressed_size = len(plain_body)
-                page_header = T.PageHeader(
-                    type=PageType.DATA_PAGE, uncompressed_page_size=uncompressed_size,
-                    data_page_header=T.DataPageHeader(
-                        num_values=num_values, encoding=value_encoding,
-                        definition_level_encoding=Encoding.RLE, repetition_level_encoding=Encoding.RLE))
-                ptype = PageType.DATA_PAGE
-            body = encrypt_module(self.encryption, ModuleType.DATA_PAGE, raw_body, rg, col, page_no)
-            page_header.compressed_page_size = len(body)
-            if opts.write_page_checksum:
-                page_header.crc = _crc(body)
-            hbytes = encrypt_module(self.encryption, ModuleType.DATA_PAGE_HEADER, encode(page_header), rg, col, page_no)
-            offset = self.sink.tell()
-            write_pair(self.sink, hbytes, body)
-            total_uncompressed += len(hbytes) + uncompressed_size
-            encodings.add(value_encoding)
-            encoding_stats[(ptype, value_encoding)] = encoding_stats.get((ptype, value_encoding), 0) + 1
-            pi_locations.append((offset, len(hbytes) + len(body), r0))
-            pi_stats.append(page_stats)
-            pi_null_pages.append(num_nulls == num_values)
-            if isinstance(pv, BinaryArray):
-                pi_unencoded.append(pv.nbytes)
-            if rep_levels is not None:  # level 0 starts each of the page's rows
-                pi_rep_hist.append(level_histogram(rep_levels[e0:e1], plan.max_rep, 0, r1 - r0))
-            if plan.max_def > 0:  # the top level marks each value
-                pi_def_hist.append(level_histogram(def_levels[e0:e1] if def_levels is not None else None,
-                                                    plan.max_def, plan.max_def, num_values - num_nulls))
+                    vbytes = encode_values(pv, value_encoding, f.physical_type, f.type_length)
+                num_values = e1 - e0
+                num_nulls = num_values - (d1 - d0)
+                page_stats = None
+                if plan.statistics:
+                    page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
+                                                    sort_order=plan.sort_order, logical_kind=plan.logical_kind,
+                                                    type_length=f.type_length,
+                                                    max_binary_length=opts.statistics_truncate_length,
+                                                    raw_bounds=raw_bounds)
+                    pages_with_values += d1 > d0
+                rep_bytes = def_bytes = b""
+                encode_lv = encode_rle_bitpacked if v2 else encode_levels_v1
+                # levels: RLE for runs of 64 or more, bit-packing between: fewer runs to decode, and as
+                # small once compressed
+                if rep_levels is not None:
+                    rep_bytes = encode_lv(rep_levels[e0:e1], rep_width, 64)
+                if def_levels is not None:
+                    if data.all_defined:  # the same bytes for every page of this length: encode them once
+                        key = (e1 - e0, def_width, v2)
+                        def_bytes = self.full_levels.get(key, b"")
+                        if not def_bytes:
+                            if len(self.full_levels) >= 64:
+                                self.full_levels.clear()
+                            def_bytes = self.full_levels[key] = encode_lv(def_levels[e0:e1], def_width, 64)
+                    else:
+                        def_bytes = encode_lv(def_levels[e0:e1], def_width, 64)
+                page = EncodedPage(page_no, r0, r1, e0, e1, num_nulls, page_stats, rep_bytes, def_bytes, vbytes,
+                                   pv.nbytes if isinstance(pv, BinaryArray) else None)
+                yield functools.partial(compress_page, page, codec, plan.level, v2)
+
+        # pages are written in order by this thread whether or not they were compressed on workers,
+        # so the file's bytes do not depend on ``use_threads``; closing stops the workers on an error
+        with contextlib.closing(map_ordered(encoded_pages(), use_threads=threaded)) as compressed:
+            for page in compressed:
+                num_values = page.e1 - page.e0
+                if v2:
+                    page_header = T.PageHeader(
+                        type=PageType.DATA_PAGE_V2, uncompressed_page_size=page.uncompressed_size,
+                        data_page_header_v2=T.DataPageHeaderV2(
+                            num_values=num_values, num_nulls=page.num_nulls, num_rows=page.r1 - page.r0,
+                            encoding=value_encoding, definition_levels_byte_length=len(page.def_bytes),
+                            repetition_levels_byte_length=len(page.rep_bytes), is_compressed=page.is_compressed))
+                    ptype = PageType.DATA_PAGE_V2
+                else:
+                    page_header = T.PageHeader(
+                        type=PageType.DATA_PAGE, uncompressed_page_size=page.uncompressed_size,
+                        data_page_header=T.DataPageHeader(
+                            num_values=num_values, encoding=value_encoding,
+                            definition_level_encoding=Encoding.RLE, repetition_level_encoding=Encoding.RLE))
+                    ptype = PageType.DATA_PAGE
+                page_no = page.page_no
+                body = encrypt_module(self.encryption, ModuleType.DATA_PAGE, page.body, rg, col, page_no)
+                page_header.compressed_page_size = len(body)
+                if opts.write_page_checksum:
+                    page_header.crc = _crc(body)
+                hbytes = encrypt_module(self.encryption, ModuleType.DATA_PAGE_HEADER, encode(page_header), rg, col,
+                                        page_no)
+                offset = self.sink.tell()
+                write_pair(self.sink, hbytes, body)
+                total_uncompressed += len(hbytes) + page.uncompressed_size
+                encodings.add(value_encoding)
+                encoding_stats[(ptype, value_encoding)] = encoding_stats.get((ptype, value_encoding), 0) + 1
+                pi_locations.append((offset, len(hbytes) + len(body), page.r0))
+                pi_stats.append(page.stats)
+                pi_null_pages.append(page.num_nulls == num_values)
+                if page.unencoded is not None:
+                    pi_unencoded.append(page.unencoded)
+                if rep_levels is not None:  # level 0 starts each of the page's rows
+                    pi_rep_hist.append(level_histogram(rep_levels[page.e0:page.e1], plan.max_rep, 0,
+                                                       page.r1 - page.r0))
+                if plan.max_def > 0:  # the top level marks each value
+                    pi_def_hist.append(level_histogram(
+                        def_levels[page.e0:page.e1] if def_levels is not None else None,
+                        plan.max_def, plan.max_def, num_values - page.num_nulls))
         if def_levels is not None or rep_levels is not None or v2:
             encodings.add(Encoding.RLE)
         if plan.statistics and len(bounds) == 1 and pi_stats[0] is not None:
             chunk_stats = pi_stats[0]  # one page: its statistics are the chunk's (same values, same nulls)
         elif plan.statistics:
-            chunk_stats = compute_statistics(dense, f.physical_type, null_count=n - n_dense,
+            chunk_values = dense
+            if raw_bounds is not None and len(raw_bounds) == 2 * pages_with_values:  # else some page had none
+                chunk_values = _as_values(raw_bounds, f.physical_type)
+            chunk_stats = compute_statistics(chunk_values, f.physical_type, null_count=n - n_dense,
                                              sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                              type_length=f.type_length,
                                              max_binary_length=opts.statistics_truncate_length)
@@ -423,14 +447,57 @@ class ColumnChunkWriter:
         return PendingChunk(chunk, meta, bloom, page_index, col, rg)
 
 
+@dataclass
+class EncodedPage:
+    """One data page between encoding and writing: rows ``r0:r1``, level entries ``e0:e1``, its
+    statistics, the encoded levels and values; :func:`compress_page` fills in the body."""
+
+    page_no: int
+    r0: int
+    r1: int
+    e0: int
+    e1: int
+    num_nulls: int
+    stats: Any
+    rep_bytes: bytes
+    def_bytes: bytes
+    values: Any  # the encoded values (bytes-like); dropped once compressed
+    unencoded: int | None  # byte-array pages: the values' bytes before encoding (offset index)
+    body: Any = b""  # levels and values as stored, before encryption
+    uncompressed_size: int = 0
+    is_compressed: bool = True  # v2 pages: whether the values are compressed
+
+
+def compress_page(page: EncodedPage, codec: compression_mod.Codec, level: int | None, v2: bool) -> EncodedPage:
+    """Build ``page``'s body: v1 compresses levels and values together; v2 keeps its levels
+    uncompressed and stores the values uncompressed when compression would not make them smaller.
+    Touches nothing but ``page`` (it may run on a worker thread)."""
+    levels = page.rep_bytes + page.def_bytes
+    vbytes = page.values
+    if v2:
+        comp = compression_mod.compress(codec, vbytes, level)
+        if len(comp) >= len(vbytes) and codec.name != "UNCOMPRESSED":
+            comp, page.is_compressed = vbytes, False
+        page.body = levels + comp if levels else comp
+    else:
+        plain = levels + vbytes if levels else vbytes
+        page.body = compression_mod.compress(codec, plain, level)
+    page.uncompressed_size = len(levels) + len(vbytes)
+    page.values = None
+    return page
+
+
 _SMALL_WRITE = 1 << 16
+#: the least (estimated, encoded) bytes of a column chunk whose pages are compressed on worker threads:
+#: below it the hand-off to a worker costs more than compressing in place
+THREADED_MIN_BYTES = 1 << 17
 
 
-def write_pair(sink: ByteSink, head: bytes, body: bytes) -> None:
+def write_pair(sink: ByteSink, head: Buffer, body: Buffer) -> None:
     """Write a header and its body; one sink call when the body is small enough that joining
     them costs less than a second call (many small column chunks)."""
     if len(body) <= _SMALL_WRITE:
-        sink.write(head + body)
+        sink.write(b"".join((head, body)))
     else:
         sink.write(head)
         sink.write(body)
@@ -476,6 +543,13 @@ def distinct_count(hashes: np.ndarray) -> int:
     return 1 + int(np.count_nonzero(s[1:] != s[:-1]))
 
 
-def _crc(data: bytes) -> int:
+def _as_values(raw: list[bytes], ptype: int) -> Any:
+    """Byte strings as the dense values of ``ptype`` (a BinaryArray, or FIXED_LEN_BYTE_ARRAY rows)."""
+    if ptype == PhysicalType.BYTE_ARRAY:
+        return BinaryArray.from_pylist(raw)
+    return np.frombuffer(b"".join(raw), np.uint8).reshape(len(raw), -1) if raw else np.zeros((0, 1), np.uint8)
+
+
+def _crc(data: Buffer) -> int:
     c = zlib.crc32(data)
     return c - (1 << 32) if c >= 1 << 31 else c  # thrift i32 is signed

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..bloom import BloomFilter
-from ..crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, ModuleType, read_module_length
+from ..crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, Buffer, ModuleType, read_module_length
 from ..crypto.properties import (
     MAGIC_ENCRYPTED_FOOTER,
     MAGIC_PLAIN,
@@ -87,7 +87,7 @@ class WriterEncryption:
         """EncryptionError once a row group, column or page ordinal passes 32767."""
         _check_ordinal(kind, n)
 
-    def encrypt(self, module_type: ModuleType, data: bytes, rg: int, col: int, page: int = -1) -> bytes:
+    def encrypt(self, module_type: ModuleType, data: Buffer, rg: int, col: int, page: int = -1) -> Buffer:
         """The whole on-disk module (length field included); ``data`` itself for a plaintext column."""
         key = self._keys[col]
         if key is None:
@@ -104,8 +104,8 @@ class WriterEncryption:
         return self._ctx.footer_tail(fmd)
 
 
-def encrypt_module(encryption: WriterEncryption | None, module_type: ModuleType, data: bytes, rg: int, col: int,
-                   page: int = -1) -> bytes:
+def encrypt_module(encryption: WriterEncryption | None, module_type: ModuleType, data: Buffer, rg: int, col: int,
+                   page: int = -1) -> Buffer:
     """The single place where a written module becomes its on-disk bytes: encrypted when the file and
     column are keyed, ``data`` itself otherwise."""
     if encryption is None:

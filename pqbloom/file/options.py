@@ -97,6 +97,9 @@ class WriterOptions:
       ``bloom_filter_skip_dictionary``: no filter for a chunk that is wholly dictionary-encoded.
     * ``key_value_metadata``: stored in the footer. ``fsync``: flush to disk before the file appears.
     * ``encryption_properties``: a :class:`pqbloom.FileEncryptionProperties` (Parquet Modular Encryption).
+    * ``use_threads`` (default True): compress a column chunk's pages on worker threads (the shared pool
+      of :mod:`pqbloom.file.parallel`) while the calling thread encodes the next ones. The file's bytes
+      are the same either way; False compresses every page in the calling thread.
 
     Options name a column by its top-level name or, for a leaf of a nested field, by its dotted path.
     """
@@ -122,6 +125,7 @@ class WriterOptions:
     statistics_truncate_length: int = 64
     fsync: bool = False
     encryption_properties: FileEncryptionProperties | None = None
+    use_threads: bool = True
 
     def validate(self, schema: Schema, leaves: list[ColumnDescriptor] | None = None) -> None:
         """Raise ValueError for an invalid setting, :class:`~pqbloom.errors.SchemaError` for an option

@@ -200,8 +200,14 @@ def compute_statistics(
     logical_kind: str | None = None,
     type_length: int | None = None,
     max_binary_length: int = 64,
+    raw_bounds: list[bytes] | None = None,
 ) -> T.Statistics:
-    """Statistics of one chunk or page from its dense non-null values."""
+    """Statistics of one chunk or page from its dense non-null values.
+
+    ``raw_bounds``: for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY values with an order, the min and max
+    value, before any truncation, are appended to it (nothing when there are no values). A chunk's
+    statistics are then those of its pages' raw bounds: the same min and max, without a second pass
+    over the values."""
     stats = T.Statistics(null_count=int(null_count))
     floating = is_floating(ptype, logical_kind)
     if floating:
@@ -253,9 +259,13 @@ def compute_statistics(
         if sort_order is SortOrder.SIGNED:  # DECIMAL: two's complement big-endian
             imin, imax = kernels.binary_argminmax(_decimal_matrix(src))
             mn, mx = _row_bytes(src, imin), _row_bytes(src, imax)
+            if raw_bounds is not None:
+                raw_bounds += (mn, mx)
         else:
             imin, imax = binary_argminmax(src)
             mn, mx = _row_bytes(src, imin), _row_bytes(src, imax)
+            if raw_bounds is not None:
+                raw_bounds += (mn, mx)
             if ptype == PhysicalType.BYTE_ARRAY:
                 utf8 = logical_kind in UTF8_KINDS
                 mn, exact_min = truncate_min_value(mn, max_binary_length, utf8=utf8)
