@@ -125,14 +125,17 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
     if not COMPILED:
         return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
     u8 = _bytes(buf)
-    count = reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
     # an absent block's array is not touched; the kernel takes one dtype for both
-    if not rep_bw:
-        reps = defs if def_bw else _NO_LEVELS
-    if not def_bw:
-        defs = reps
+    r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
+    d = defs if def_bw else r
     info = np.zeros(4, np.int64)
-    rc = int(_hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def, info))
+    try:
+        # the kernel checks what its memory safety needs (widths, lengths, dtypes, shapes) and raises
+        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the same message
+        rc = int(_hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def, info))
+    except (ValueError, TypeError, OverflowError):
+        reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+        raise
     if rc >= 0:
         return rc, int(info[3])
     if rc == _hybrid.LEVELS_NO_PREFIX:

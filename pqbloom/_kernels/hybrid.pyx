@@ -263,7 +263,7 @@ cdef int64_t _count_equal(const out_t *lv, int64_t n, int64_t top) noexcept nogi
 
 
 def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, int64_t rep_len, int64_t def_len,
-                out_t[::1] reps, out_t[::1] defs, int64_t max_def, int64_t[::1] info):
+                out_t[::1] reps not None, out_t[::1] defs not None, int64_t max_def, int64_t[::1] info not None):
     """The repetition then definition levels of one data page, ``count`` each, from the start of ``buf``.
 
     A bit width of 0 means the page has no such levels (nothing is read for them). ``rep_len`` and
@@ -276,6 +276,9 @@ def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, i
     if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or count < 0 or info.shape[0] < 4 \
             or (rep_bw and reps.shape[0] < count) or (def_bw and defs.shape[0] < count) \
             or (rep_len >= 0) != (def_len >= 0) or rep_len + def_len > buf.shape[0]:
+        raise ValueError("hybrid.page_levels: invalid arguments")
+    if out_t is uint8_t or count > 2147483647 or (out_t is int8_t and (rep_bw >= 8 or def_bw >= 8)) \
+            or (out_t is int16_t and (rep_bw >= 16 or def_bw >= 16)):
         raise ValueError("hybrid.page_levels: invalid arguments")
     cdef const uint8_t *src = u8_ptr(buf)
     cdef int64_t end = buf.shape[0], pos = 0, rc = 0

@@ -414,6 +414,25 @@ def test_page_levels_errors(mode: str) -> None:
         kernels.page_levels(good, 8, 0, 1, 3, -1, None, np.empty(8, np.int8), 1)  # one v2 length only
 
 
+@pytest.mark.parametrize("args", [
+    (8, 0, 8, -1, -1, np.int8),  # 8-bit levels do not fit int8
+    (8, 0, 3, -1, -1, np.int64),  # not a level dtype
+    (8, 0, 3, -1, -1, np.bool_),
+    (-1, 0, 3, -1, -1, np.int8),  # a negative count
+    (8, 33, 3, -1, -1, np.int32),  # a bit width past 32
+    (8, 0, 3, 5, 9, np.int8),  # v2 blocks longer than the page
+    (1 << 40, 0, 3, -1, -1, np.int8),  # a count past 2**31 - 1
+])
+def test_page_levels_bad_calls_same_message(args: tuple[Any, ...]) -> None:
+    count, rep_bw, def_bw, rl, dl, dt = args
+
+    def run() -> tuple[int, int]:
+        out = np.zeros(max(min(count, 64), 0), dt)
+        return kernels.page_levels(b"\x02\x00\x00\x00\x10\x01", count, rep_bw, def_bw, rl, dl, out, out, 1)
+    got = same(run)
+    assert got[0] == "error" and got[1] == "ValueError"
+
+
 # -- 2. PLAIN BYTE_ARRAY decode -------------------------------------------------------------------
 
 def plain_bytes(values: list[bytes]) -> bytes:
