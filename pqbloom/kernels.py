@@ -12,7 +12,8 @@ extension could be imported at all.
 The kernels:
 
 1. :func:`decode_hybrid`: RLE / bit-packed hybrid into a preallocated array (levels, dictionary
-   indices, booleans), returning the bytes used;
+   indices, booleans), returning the bytes used; :func:`page_levels`: a data page's repetition and
+   definition levels (v1 or v2 blocks) in one call, counting the values present;
 2. :func:`decode_plain_byte_array`: PLAIN BYTE_ARRAY to offsets + data in one pass;
 3. :func:`take_binary`: gather by index (dictionary take) without padding;
 4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
