@@ -114,6 +114,31 @@ def case_hybrid(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     return run, (as_buffer(rng, data), bw, count, dtype)
 
 
+def case_page_levels(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A data page's levels (v1: length-prefixed blocks; v2: stated lengths), then value bytes."""
+    rep_bw, def_bw = rng.choice([0, 0, 1, 2, 3]), rng.choice([0, 1, 1, 2, 3, 7, 8])
+    dtype = np.int8 if max(rep_bw, def_bw) <= 7 else np.int32
+    n = rng.randint(0, 200)
+    blocks = []
+    for bw in (rep_bw, def_bw):
+        vals = np.array([rng.randint(0, (1 << bw) - 1) if bw else 0 for _ in range(n)], np.int64)
+        blocks.append(encode_rle_bitpacked(np.repeat(vals, rng.choice([1, 12]))[:n], bw) if bw else b"")
+    v2 = rng.random() < 0.5
+    lens = [len(b) for b in blocks]
+    data = b"".join(blocks) if v2 else b"".join(len(b).to_bytes(4, "little") + b for b in blocks if b)
+    data = mutate(rng, data + rand_bytes(rng, rng.randint(0, 8))) if rng.random() < 0.8 else data
+    count = rng.choice([n, rng.randint(0, n + 20)])
+    rl, dl = (lens[0], lens[1]) if v2 else (-1, -1)
+    if v2 and rl + dl > len(data):  # the page reader checks the stated lengths against the page first
+        rl, dl = 0, min(lens[1], len(data))
+
+    def run(buf: Any, count: int, rep_bw: int, def_bw: int, rl: int, dl: int, dt: Any) -> tuple[Any, ...]:
+        reps, defs = np.zeros(count, dt), np.zeros(count, dt)
+        used, present = kernels.page_levels(buf, count, rep_bw, def_bw, rl, dl, reps, defs, (1 << def_bw) - 1)
+        return (reps if rep_bw else None), (defs if def_bw else None), used, present
+    return run, (as_buffer(rng, data), count, rep_bw, def_bw, rl, dl, dtype)
+
+
 def case_plain_decode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     values = rand_values(rng)
     data = b"".join(struct.pack("<I", len(v)) + v for v in values)
@@ -219,6 +244,7 @@ def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...
 
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
+    "page_levels": case_page_levels,
     "plain_decode": case_plain_decode,
     "plain_decode_into": case_plain_decode_into,
     "take": case_take,

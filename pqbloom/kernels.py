@@ -12,7 +12,8 @@ extension could be imported at all.
 The kernels:
 
 1. :func:`decode_hybrid`: RLE / bit-packed hybrid into a preallocated array (levels, dictionary
-   indices, booleans), returning the bytes used;
+   indices, booleans), returning the bytes used; :func:`page_levels`: a data page's repetition and
+   definition levels (v1 or v2 blocks) in one call, counting the values present;
 2. :func:`decode_plain_byte_array`: PLAIN BYTE_ARRAY to offsets + data in one pass;
 3. :func:`take_binary`: gather by index (dictionary take) without padding;
 4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
@@ -38,6 +39,7 @@ __all__ = [
     "COMPILED",
     "EXTENSION_BUILT",
     "decode_hybrid",
+    "page_levels",
     "decode_plain_byte_array",
     "decode_plain_byte_array_into",
     "take_binary",
@@ -98,15 +100,50 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
                             info))
     if rc >= 0:
         return rc
+    raise _hybrid_error(rc, info, bit_width)
+
+
+def _hybrid_error(rc: int, info: np.ndarray, bit_width: int) -> CorruptFileError:
+    """The reference's CorruptFileError for a negative return of the compiled hybrid decoder."""
     if rc == _hybrid.HEADER_TRUNCATED:
-        raise CorruptFileError("RLE/bit-packed run header: truncated varint")
+        return CorruptFileError("RLE/bit-packed run header: truncated varint")
     if rc == _hybrid.HEADER_TOO_LONG:
-        raise CorruptFileError("RLE/bit-packed run header: varint too long")
+        return CorruptFileError("RLE/bit-packed run header: varint too long")
     if rc == _hybrid.BITPACKED_TRUNCATED:
-        raise CorruptFileError(f"bit-packed run truncated: needs {info[0]} bytes at offset {info[1]}, have {info[2]}")
+        return CorruptFileError(f"bit-packed run truncated: needs {info[0]} bytes at offset {info[1]}, have {info[2]}")
     if rc == _hybrid.RLE_VALUE_TRUNCATED:
-        raise CorruptFileError("RLE run value truncated")
-    raise CorruptFileError(f"RLE run value {info[0]} does not fit {bit_width} bits")
+        return CorruptFileError("RLE run value truncated")
+    return CorruptFileError(f"RLE run value {info[0]} does not fit {bit_width} bits")
+
+
+_NO_LEVELS = np.zeros(0, np.int8)
+
+
+def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int, def_len: int,
+                reps: np.ndarray | None, defs: np.ndarray | None, max_def: int) -> tuple[int, int]:
+    """A data page's repetition and definition levels in one call: (bytes they take, number of
+    definition levels equal to ``max_def``); see :func:`pqbloom.kernels_reference.page_levels`."""
+    if not COMPILED:
+        return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
+    u8 = _bytes(buf)
+    # an absent block's array is not touched; the kernel takes one dtype for both
+    r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
+    d = defs if def_bw else r
+    info = np.zeros(4, np.int64)
+    try:
+        # the kernel checks what its memory safety needs (widths, lengths, dtypes, shapes) and raises
+        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the same message
+        rc = int(_hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def, info))
+    except (ValueError, TypeError, OverflowError):
+        reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+        raise
+    if rc >= 0:
+        return rc, int(info[3])
+    if rc == _hybrid.LEVELS_NO_PREFIX:
+        raise CorruptFileError("level data truncated: no length prefix")
+    if rc == _hybrid.LEVELS_PAST_END:
+        raise CorruptFileError(f"level data length {info[0]} exceeds the {info[1]} bytes available")
+    raise _hybrid_error(rc, info, def_bw if info[3] else rep_bw)  # info[3]: which block failed
 
 
 # -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------

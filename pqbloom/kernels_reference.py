@@ -6,7 +6,9 @@ errors with the same messages. The numpy loops the encodings and the statistics 
 (they delegate to :mod:`pqbloom.kernels`); "mirrors" below names where each came from. The
 exception is the hybrid decoder, too large to copy: :func:`decode_hybrid` calls
 :func:`pqbloom.encodings.hybrid_numpy.decode_hybrid_numpy`, a module of its own that does not import
-the kernels (the RLE module does). Beyond it, this module imports only arrays, errors and numpy.
+the kernels (the RLE module does); the DECIMAL reference is in
+:mod:`pqbloom.kernels_reference_decimals` (re-exported here). Beyond them, this module imports only
+arrays, errors and numpy.
 
 Argument checks shared with the compiled path live here too (``check_*``), so both modes reject a
 bad call the same way.
@@ -23,12 +25,15 @@ from numpy.lib.stride_tricks import as_strided
 from .arrays import BinaryArray, Buffer, as_u8
 from .encodings.hybrid_numpy import decode_hybrid_numpy
 from .errors import CorruptFileError
+from .kernels_reference_decimals import decimal_buffer
 
 __all__ = [
     "HYBRID_DTYPES",
     "check_hybrid_args",
     "check_levels",
     "decode_hybrid",
+    "check_page_levels_args",
+    "page_levels",
     "decode_plain_byte_array",
     "decode_plain_byte_array_into",
     "into_buffers_usable",
@@ -89,6 +94,62 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
         vals, used = decode_hybrid_numpy(buf, bit_width, count, out.dtype)
         out[:count] = vals
     return used
+
+
+def check_page_levels_args(buf: np.ndarray, count: int, rep_bw: int, def_bw: int, rep_len: int, def_len: int,
+                           reps: np.ndarray | None, defs: np.ndarray | None) -> int:
+    """Validate a :func:`page_levels` call; return ``count``."""
+    count = int(count)
+    if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or not 0 <= count <= _MAX_COUNT:
+        raise ValueError("page_levels: bit widths 0..32 and a count of 0..2**31-1")
+    if (rep_len >= 0) != (def_len >= 0) or (rep_len >= 0 and rep_len + def_len > len(buf)):
+        raise ValueError("page_levels: v2 block lengths must both be given and fit the page")
+    for bw, out in ((rep_bw, reps), (def_bw, defs)):
+        if bw:
+            if out is None:
+                raise ValueError("page_levels: no array for levels of a non-zero bit width")
+            check_hybrid_args(bw, count, out)
+            if out.dtype not in _LEVEL_DTYPES:
+                raise ValueError(f"levels decode to int8, int16 or int32, not {out.dtype}")
+    if rep_bw and def_bw and reps is not None and defs is not None and reps.dtype != defs.dtype:
+        raise ValueError("page_levels: both level arrays must have one dtype")
+    return count
+
+
+def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int, def_len: int,
+                reps: np.ndarray | None, defs: np.ndarray | None, max_def: int) -> tuple[int, int]:
+    """Decode the repetition then the definition levels of one data page (``count`` each) from the
+    start of ``buf`` into ``reps[:count]`` and ``defs[:count]``; return (bytes the levels take, number
+    of definition levels equal to ``max_def``, ``count`` when the page has none).
+
+    A bit width of 0 means the page has no such levels. ``rep_len`` and ``def_len`` are a v2 page
+    header's block lengths, or both -1 for v1 blocks (each a 4-byte little-endian length, then the
+    hybrid). Mirrors the page reader's former per-block calls of
+    :func:`pqbloom.encodings.decode_levels_v1` (v1) and :func:`decode_hybrid` on the stated slices (v2).
+    """
+    u8 = as_u8(buf)
+    count = check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+    pos = 0
+    present = count
+    for bw, stated, out in ((rep_bw, rep_len, reps), (def_bw, def_len, defs)):
+        if not bw:
+            pos += max(stated, 0)
+            continue
+        if stated < 0:
+            if len(u8) - pos < 4:
+                raise CorruptFileError("level data truncated: no length prefix")
+            length = int.from_bytes(u8[pos:pos + 4].tobytes(), "little")
+            pos += 4
+            if length > len(u8) - pos:
+                raise CorruptFileError(f"level data length {length} exceeds the {len(u8) - pos} bytes available")
+        else:
+            length = stated
+        assert out is not None  # checked above
+        decode_hybrid(u8[pos:pos + length], bw, count, out)
+        pos += length
+        if out is defs and defs is not None:
+            present = int(np.count_nonzero(defs[:count] == max_def))
+    return (rep_len + def_len if rep_len >= 0 else pos), present
 
 
 # -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
@@ -503,62 +564,3 @@ def encode_plain_byte_array(values: BinaryArray) -> bytes:
     out[pidx] = prefixes.reshape(-1)
     out[is_data] = v.data
     return out.tobytes()
-
-
-# -- 8. decimals to Arrow ------------------------------------------------------------------------
-
-def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndarray:
-    """Parquet DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes: a uint8
-    array of ``len(values) * byte_width`` little-endian two's complement, sign-extended.
-
-    ``values``: a BinaryArray (BYTE_ARRAY: big-endian, any length, empty = 0), a 2-D uint8 array
-    (FIXED_LEN_BYTE_ARRAY rows, big-endian) or int32 / int64 values. A value longer than
-    ``byte_width`` whose extra leading bytes are not sign extension is a CorruptFileError.
-    """
-    if byte_width not in (16, 32):
-        raise ValueError(f"decimal buffers have 16 or 32 bytes per value, not {byte_width}")
-    if isinstance(values, BinaryArray):
-        c = values.compact()
-        lens = c.lengths()
-        return _decimals_be(c.data, c.offsets[:-1], lens, byte_width)
-    a = np.asarray(values)
-    if a.ndim == 2 and a.dtype == np.uint8:
-        n, w = a.shape
-        flat = np.ascontiguousarray(a).reshape(-1)
-        return _decimals_be(flat, np.arange(n, dtype=np.int64) * w, np.full(n, w, np.int64), byte_width)
-    if a.ndim == 1 and a.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
-        n = len(a)
-        out = np.empty((n, byte_width), np.uint8)
-        v = a.astype("<i8")
-        out[:, :8] = v.view(np.uint8).reshape(n, 8)
-        out[:, 8:] = np.where(v < 0, 0xFF, 0).astype(np.uint8)[:, None]
-        return out.reshape(-1)
-    raise TypeError(f"decimal values are a BinaryArray, 2-D uint8 rows or int32/int64, not {a.dtype} {a.shape}")
-
-
-def _decimals_be(data: np.ndarray, starts: np.ndarray, lens: np.ndarray, width: int) -> np.ndarray:
-    """Big-endian values ``data[starts:starts+lens]`` as ``width``-byte little-endian rows."""
-    n = len(lens)
-    out = np.zeros((n, width), np.uint8)
-    if n == 0:
-        return out.reshape(-1)
-    keep = np.minimum(lens, width)
-    ends = starts + lens
-    nonempty = lens > 0
-    sign = np.zeros(n, np.uint8)
-    sign[nonempty] = np.where(data[(ends - keep)[nonempty]] & 0x80, 0xFF, 0).astype(np.uint8)
-    # dropped leading bytes of long values must repeat the sign of the bytes kept
-    drop = lens - keep
-    total = int(drop.sum())
-    if total:
-        row = np.repeat(np.arange(n, dtype=np.int64), drop)
-        idx = np.repeat(starts, drop) + np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(drop) - drop, drop)
-        bad = data[idx] != sign[row]
-        if bool(bad.any()):
-            i = int(row[int(np.argmax(bad))])
-            raise CorruptFileError(f"DECIMAL value {i} of {int(lens[i])} bytes does not fit {width} bytes")
-    for k in range(width):  # little-endian byte k is big-endian byte len-1-k
-        has = keep > k
-        out[has, k] = data[ends[has] - 1 - k]
-        out[~has, k] = sign[~has]
-    return out.reshape(-1)

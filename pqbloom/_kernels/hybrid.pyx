@@ -19,7 +19,7 @@ comparison of what it needs against the bytes left, with 64-bit arithmetic that 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from pqbloom._kernels._util cimport load_le64, u8_ptr
+from pqbloom._kernels._util cimport load_le32, load_le64, u8_ptr
 
 # error codes (negative returns); the Python wrapper turns them into CorruptFileError
 HEADER_TRUNCATED = -1  # a run header's varint is cut off
@@ -219,3 +219,88 @@ def decode(const uint8_t[::1] buf, int bit_width, int64_t count, out_t[::1] out,
         else:
             rc = _decode(src, end, bit_width, count, &out[0], &info[0])
     return rc
+
+
+# -- a data page's levels in one call ------------------------------------------------------------
+
+LEVELS_NO_PREFIX = -6  # a v1 level block lacks its 4-byte length prefix
+LEVELS_PAST_END = -7  # info: the v1 block's stated length, the bytes available after its prefix
+
+cdef enum:
+    E_LEVELS_NO_PREFIX = -6
+    E_LEVELS_PAST_END = -7
+
+
+cdef int64_t _level_block(const uint8_t *src, int64_t end, int64_t pos, int64_t stated, int bw, int64_t count,
+                          out_t *out, int64_t *info, int64_t *next_pos) noexcept nogil:
+    """One block of levels at ``src[pos:]``: a v1 block (4-byte length prefix) when ``stated < 0``,
+    else a v2 block of exactly ``stated`` bytes (the caller checked it fits). 0 or an error code;
+    ``next_pos`` is where the next block starts."""
+    cdef int64_t length, rc
+    if stated < 0:
+        if end - pos < 4:
+            return E_LEVELS_NO_PREFIX
+        length = <int64_t>load_le32(src + pos)
+        pos += 4
+        if length > end - pos:
+            info[0] = length
+            info[1] = end - pos
+            return E_LEVELS_PAST_END
+    else:
+        length = stated
+    rc = _decode(src + pos, length, bw, count, out, info)
+    if rc < 0:
+        return rc
+    next_pos[0] = pos + length
+    return 0
+
+
+cdef int64_t _count_equal(const out_t *lv, int64_t n, int64_t top) noexcept nogil:
+    cdef int64_t i, c = 0
+    for i in range(n):
+        c += <int64_t>lv[i] == top
+    return c
+
+
+def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, int64_t rep_len, int64_t def_len,
+                out_t[::1] reps not None, out_t[::1] defs not None, int64_t max_def, int64_t[::1] info not None):
+    """The repetition then definition levels of one data page, ``count`` each, from the start of ``buf``.
+
+    A bit width of 0 means the page has no such levels (nothing is read for them). ``rep_len`` and
+    ``def_len`` are the v2 header's byte lengths of the two blocks (the caller checked that they fit
+    ``buf``), or both -1 for v1 blocks, each a 4-byte length then the hybrid. Returns the bytes the
+    levels take (where the values start) or a negative error code (details in ``info``, 4 int64;
+    ``info[3]`` is then 0 when the repetition levels failed, 1 for the definition levels); on success
+    ``info[3]`` is the number of definition levels equal to ``max_def`` (``count`` without them).
+    """
+    if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or count < 0 or info.shape[0] < 4 \
+            or (rep_bw and reps.shape[0] < count) or (def_bw and defs.shape[0] < count) \
+            or (rep_len >= 0) != (def_len >= 0) or rep_len + def_len > buf.shape[0]:
+        raise ValueError("hybrid.page_levels: invalid arguments")
+    if out_t is uint8_t or count > 2147483647 or (out_t is int8_t and (rep_bw >= 8 or def_bw >= 8)) \
+            or (out_t is int16_t and (rep_bw >= 16 or def_bw >= 16)):
+        raise ValueError("hybrid.page_levels: invalid arguments")
+    cdef const uint8_t *src = u8_ptr(buf)
+    cdef int64_t end = buf.shape[0], pos = 0, rc = 0
+    # never dereferenced when count is 0 (the run loop then writes nothing)
+    cdef out_t *rp = &reps[0] if reps.shape[0] else NULL
+    cdef out_t *dp = &defs[0] if defs.shape[0] else NULL
+    info[3] = count
+    with nogil:
+        if rep_bw:
+            rc = _level_block(src, end, 0, rep_len, rep_bw, count, rp, &info[0], &pos)
+            if rc < 0:
+                info[3] = 0  # the block that failed
+        elif rep_len > 0:
+            pos = rep_len
+        if rc == 0 and def_bw:
+            rc = _level_block(src, end, pos, def_len, def_bw, count, dp, &info[0], &pos)
+            if rc == 0:
+                info[3] = _count_equal(dp, count, max_def)
+            else:
+                info[3] = 1
+    if rc < 0:
+        return rc
+    if rep_len >= 0:
+        return rep_len + def_len
+    return pos

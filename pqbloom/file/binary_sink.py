@@ -25,8 +25,11 @@ from ..schema import ColumnDescriptor
 
 __all__ = ["BinarySink"]
 
-#: below this many values a chunk gains nothing worth the bookkeeping
+#: below this many values, and below MIN_BYTES stored, a chunk gains nothing worth the bookkeeping
 MIN_VALUES = 4096
+#: a chunk of fewer values but this many stored bytes (a few long values a page, many pages) gains
+#: the join of its pages
+MIN_BYTES = 1 << 16
 #: a capacity claimed beyond this many times the stored chunk is not believed (no sink)
 MAX_EXPANSION = 64
 
@@ -45,11 +48,13 @@ class BinarySink:
         self.last: BinaryArray | None = None  # the piece decode_plain returned last
 
     @classmethod
-    def for_chunk(cls, meta: T.ColumnMetaData, desc: ColumnDescriptor, stored_bytes: int) -> BinarySink | None:
-        """A sink for a flat BYTE_ARRAY chunk of known value size, else None."""
+    def for_chunk(cls, meta: T.ColumnMetaData, desc: ColumnDescriptor, stored_bytes: int, *,
+                  nested: bool = False) -> BinarySink | None:
+        """A sink for a flat BYTE_ARRAY chunk of known value size, else None. With ``nested``, also for
+        a leaf of a nested column (its values are at most its ``num_values`` level entries)."""
         n = meta.num_values
-        if desc.physical_type != PhysicalType.BYTE_ARRAY or desc.max_repetition_level > 0 or n is None \
-                or n < MIN_VALUES:
+        if desc.physical_type != PhysicalType.BYTE_ARRAY or (desc.max_repetition_level > 0 and not nested) \
+                or n is None or (n < MIN_VALUES and stored_bytes < MIN_BYTES):
             return None
         ss = meta.size_statistics
         cap = ss.unencoded_byte_array_data_bytes if ss is not None else None

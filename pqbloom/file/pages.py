@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import compression as compression_mod
+from .. import kernels
 from ..crypto import ModuleType
 from ..encodings import (
     bit_width_of,
@@ -105,6 +106,9 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         # one value per row: more is impossible, and a few bytes of RLE could make it gigabytes
         raise CorruptFileError(f"column chunk claims {total_values:,} values for a row group of {row_count:,} rows")
     max_def = desc.max_definition_level
+    # facts of the chunk every page needs, worked out once
+    levels_of = _ChunkLevels(max_rep, max_def)
+    phys, type_length, type_name = f.physical_type, f.type_length, f.type_name
     dictionary = None
     seen = 0
     pos = 0
@@ -163,28 +167,10 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                 raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                        offset=base + hdr_raw_start)
             raw = compression_mod.decompress(codec, body, usize)
-            p = 0
-            reps = defs = None
-            if max_rep > 0:
-                if dp.repetition_level_encoding == Encoding.BIT_PACKED:
-                    reps = decode_bit_packed_levels(raw, bit_width_of(max_rep), n)
-                    p = (n * bit_width_of(max_rep) + 7) // 8
-                else:
-                    reps, p = decode_levels_v1(raw, bit_width_of(max_rep), n, level_dtype(max_rep))
-            if max_def > 0:
-                if dp.definition_level_encoding == Encoding.BIT_PACKED:
-                    defs = decode_bit_packed_levels(memoryview(raw)[p:], bit_width_of(max_def), n)
-                    p += (n * bit_width_of(max_def) + 7) // 8
-                else:
-                    defs, used = decode_levels_v1(memoryview(raw)[p:], bit_width_of(max_def), n,
-                                                  level_dtype(max_def))
-                    p += used
-                charge(n, f"the presence flags of a page of {n:,} values")
-                present = defs == max_def
-                page_present = present
-                n_present = int(present.sum())
-            else:
-                n_present = n
+            reps, defs, p, n_present = levels_of.v1(raw, n, dp.repetition_level_encoding,
+                                                     dp.definition_level_encoding)
+            if defs is not None and not levels:
+                page_present = defs == max_def
             enc = dp.encoding
             values_buf = memoryview(raw)[p:]
         else:
@@ -204,17 +190,9 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                     or dl + rl > len(body):
                 raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
-            reps = defs = None
-            if max_rep > 0:
-                reps = decode_rle_bitpacked(body[:rl], bit_width_of(max_rep), n, level_dtype(max_rep))
-            if max_def > 0:
-                defs = decode_rle_bitpacked(body[rl:rl + dl], bit_width_of(max_def), n, level_dtype(max_def))
-                charge(n, f"the presence flags of a page of {n:,} values")
-                present = defs == max_def
-                page_present = present
-                n_present = int(present.sum())
-            else:
-                n_present = n
+            reps, defs, n_present = levels_of.v2(body, n, rl, dl)
+            if defs is not None and not levels:
+                page_present = defs == max_def
             rest = body[rl + dl:]
             if dp2.is_compressed is None or dp2.is_compressed or v2_always_compressed:
                 rest = compression_mod.decompress(codec, rest, usize - rl - dl)
@@ -223,20 +201,100 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         seen += n
         sunk = sink.decode_plain(values_buf, n_present) if sink is not None and enc == Encoding.PLAIN else None
         kind, values = ("values", sunk[0]) if sunk is not None else \
-            decode_page_values(values_buf, enc, n_present, f, dictionary)
+            decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
         yield kind, values, ((defs, reps) if levels else page_present), dictionary
     if seen != total_values:
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
 
 
-def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: object | None) -> tuple[str, Any]:
+def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: object | None,
+                       ptype: int | None = None, type_length: int | None = None,
+                       type_name: str | None = None) -> tuple[str, Any]:
     """Decode ``n`` values of one page in encoding ``enc``: ``("dict", indices)`` for a dictionary
-    encoding (which needs ``dictionary``), else ``("values", values)``."""
+    encoding (which needs ``dictionary``), else ``("values", values)``. ``ptype``, ``type_length`` and
+    ``type_name`` are ``f``'s, passed by a caller that worked them out once for the chunk."""
     if is_dictionary_encoding(enc):
         if dictionary is None:
             raise CorruptFileError("dictionary-encoded page without a dictionary page")
-        return ("dict", decode_values(buf, enc, f.physical_type, n))
-    return ("values", decode_values(buf, enc, f.physical_type, n, f.type_length, type_name=f.type_name))
+        return ("dict", decode_values(buf, enc, f.physical_type if ptype is None else ptype, n))
+    if ptype is None:
+        ptype, type_length, type_name = f.physical_type, f.type_length, f.type_name
+    return ("values", decode_values(buf, enc, ptype, n, type_length, type_name=type_name))
+
+
+class _ChunkLevels:
+    """The repetition and definition levels of a chunk's data pages: bit widths and dtype worked out
+    once, each page's levels decoded in one kernel call (:func:`pqbloom.kernels.page_levels`)."""
+
+    __slots__ = ("max_rep", "max_def", "rep_bw", "def_bw", "dtype", "rep_dtype", "def_dtype", "arrays")
+
+    def __init__(self, max_rep: int, max_def: int) -> None:
+        self.max_rep, self.max_def = max_rep, max_def
+        self.rep_bw = bit_width_of(max_rep) if max_rep > 0 else 0
+        self.def_bw = bit_width_of(max_def) if max_def > 0 else 0
+        self.rep_dtype, self.def_dtype = level_dtype(max_rep), level_dtype(max_def)
+        # one dtype for both (the kernel's): int8 unless a level needs 8 bits or more
+        self.dtype = np.dtype(np.int8 if max(self.rep_bw, self.def_bw) <= 7 else np.int32)
+        self.arrays = (self.rep_bw > 0) + (self.def_bw > 0)
+
+    def _plausible(self, raw: Buffer, n: int) -> bool:
+        # the kernels decode into arrays of n levels made first: a count beyond what the bytes could
+        # plausibly hold (a lying header) goes to the per-block decoders, which find the runs before
+        # they allocate (as pqbloom.encodings.rle.decode_hybrid decides)
+        return n <= _LEVELS_PER_BYTE * len(raw) + 4096
+
+    def _decode(self, raw: Buffer, n: int, rl: int, dl: int) -> tuple[np.ndarray | None, np.ndarray | None, int, int]:
+        charge(n * (self.dtype.itemsize * self.arrays + 1), f"the levels and presence flags of a page of {n:,} values")
+        reps = np.empty(n, self.dtype) if self.rep_bw else None
+        defs = np.empty(n, self.dtype) if self.def_bw else None
+        used, n_present = kernels.page_levels(raw, n, self.rep_bw, self.def_bw, rl, dl, reps, defs, self.max_def)
+        return reps, defs, used, n_present
+
+    def v1(self, raw: Buffer, n: int, rep_enc: int | None,
+           def_enc: int | None) -> tuple[np.ndarray | None, np.ndarray | None, int, int]:
+        """(repetition levels, definition levels, bytes they take, values present) of a v1 page."""
+        if not self.arrays:
+            return None, None, 0, n
+        if (not self.rep_bw or rep_enc != Encoding.BIT_PACKED) and (not self.def_bw or def_enc != Encoding.BIT_PACKED) \
+                and self._plausible(raw, n):
+            return self._decode(raw, n, -1, -1)
+        p = 0
+        reps = defs = None
+        if self.rep_bw:
+            if rep_enc == Encoding.BIT_PACKED:
+                reps = decode_bit_packed_levels(raw, self.rep_bw, n)
+                p = (n * self.rep_bw + 7) // 8
+            else:
+                reps, p = decode_levels_v1(raw, self.rep_bw, n, self.rep_dtype)
+        if not self.def_bw:
+            return reps, None, p, n
+        if def_enc == Encoding.BIT_PACKED:
+            defs = decode_bit_packed_levels(memoryview(raw)[p:], self.def_bw, n)
+            p += (n * self.def_bw + 7) // 8
+        else:
+            defs, used = decode_levels_v1(memoryview(raw)[p:], self.def_bw, n, self.def_dtype)
+            p += used
+        return reps, defs, p, int(np.count_nonzero(defs == self.max_def))
+
+    def v2(self, body: Buffer, n: int, rl: int, dl: int) -> tuple[np.ndarray | None, np.ndarray | None, int]:
+        """(repetition levels, definition levels, values present) of a v2 page whose blocks take
+        ``rl`` and ``dl`` bytes (checked to fit ``body``)."""
+        if not self.arrays:
+            return None, None, n
+        if self._plausible(body, n):
+            reps, defs, _, n_present = self._decode(body, n, rl, dl)
+            return reps, defs, n_present
+        reps = defs = None
+        if self.rep_bw:
+            reps = decode_rle_bitpacked(body[:rl], self.rep_bw, n, self.rep_dtype)
+        if not self.def_bw:
+            return reps, None, n
+        defs = decode_rle_bitpacked(body[rl:rl + dl], self.def_bw, n, self.def_dtype)
+        return reps, defs, int(np.count_nonzero(defs == self.max_def))
+
+
+#: as pqbloom.encodings.rle: the compiled hybrid takes counts up to this many values per input byte
+_LEVELS_PER_BYTE = 256
 
 
 def v2_flag_ignored(created_by: str | None) -> bool:

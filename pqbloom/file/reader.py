@@ -28,6 +28,7 @@ from ..limits import charge, memory_budget, run_limited
 from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
 from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
+from .binary_sink import BinarySink
 from .chunks import ChunkAccess
 from .column_reader import (
     DECODE_FAILURES,
@@ -40,6 +41,7 @@ from .column_reader import (
     assemble_values,
     build_column,
     concat_values,
+    expand_dictionary,
     located_error,
 )
 from .encryption import ReaderDecryption
@@ -394,19 +396,28 @@ class FileReader(ChunkAccess):
                               z if desc.max_repetition_level else None, 0)
         start, length = self.chunk_range(meta, rg, desc)
         buf = self.range_reader.read(start, length, what="column chunk")
+        # byte arrays without a dictionary decode into one buffer (no join of the pages after); a
+        # dictionary-encoded chunk keeps its pages' indices, expanded once for the whole chunk
+        sink = None if meta.dictionary_page_offset is not None else \
+            BinarySink.for_chunk(meta, desc, len(buf), nested=True)
         try:
             parts: list[tuple[str, Any]] = []
             defs_l: list[np.ndarray] = []
             reps_l: list[np.ndarray] = []
             dictionary = None
             for kind, values, (defs, reps), page_dictionary in self.iter_pages(buf, start, meta, rg, desc,
-                                                                                levels=True):
+                                                                                levels=True, sink=sink):
                 dictionary = page_dictionary
-                parts.append((kind, values))
+                if sink is not None:
+                    sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
+                else:
+                    parts.append((kind, values))
                 if defs is not None:
                     defs_l.append(defs)
                 if reps is not None:
                     reps_l.append(reps)
+            if sink is not None:
+                parts = [("values", p) for p in sink.pieces()]
             pages = None
             pieces = assemble_values(f, parts, None, dictionary, meta.num_values).pieces
             if len(defs_l) == len(pieces) > 1 and all(type(v) is np.ndarray for v in pieces):

@@ -120,3 +120,50 @@ def test_column_builder_keeps_the_order_of_byte_array_pieces(data_bytes: int | N
         mine = pages[4 * c:4 * c + 4]
         builder.add(ChunkParts([BinaryArray.from_pylist(p) for p in mine], None, sum(len(p) for p in mine)))
     assert builder.finish().values.to_pylist() == values
+
+
+def _no_join(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make a join of decoded byte-array pages fail the test (what the sink spares)."""
+    def refuse(parts: object) -> None:
+        raise AssertionError("byte-array pages were joined after decoding")
+    monkeypatch.setattr(pqbloom.arrays.BinaryArray, "concat", classmethod(lambda cls, parts: refuse(parts)))
+
+
+def strip_size_statistics(data: bytes) -> bytes:
+    """The file without SizeStatistics (as parquet-go and older writers leave it)."""
+    flen = int.from_bytes(data[-8:-4], "little")
+    foff = len(data) - 8 - flen
+    md = decode(T.FileMetaData, data[foff:foff + flen])
+    for rg in md.row_groups:
+        for cc in rg.columns:
+            cc.meta_data.size_statistics = None
+    f = encode(md)
+    return data[:foff] + f + len(f).to_bytes(4, "little") + b"PAR1"
+
+
+@pytest.mark.parametrize("stats", ["absent", "small"])
+def test_few_long_values_over_many_pages_decode_into_one_buffer(monkeypatch: pytest.MonkeyPatch,
+                                                                stats: str) -> None:
+    # 600 values of ~2 KB in pages of 8 KB: fewer values than a sink used to need, many pages.
+    # Without size statistics (the column then has no size hint) the values land in one buffer
+    # sized by the chunk; with statistics that lie they still read right
+    rng = np.random.default_rng(3)
+    vals = [bytes(rng.integers(97, 123, int(k), dtype=np.uint8)).decode() for k in rng.integers(1000, 3000, 600)]
+    data = peer_file(pa.table({"s": pa.array(vals)}), use_dictionary=False, data_page_size=8192, write_batch_size=4)
+    data = strip_size_statistics(data) if stats == "absent" else rewrite_size_statistics(data, lambda v: v // 3)
+    want = pq.read_table(io.BytesIO(data))
+    if stats == "absent":
+        _no_join(monkeypatch)
+    assert pqbloom.read_table(io.BytesIO(data), use_threads=False).to_arrow().equals(want)
+
+
+def test_nested_leaf_pages_decode_into_one_buffer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a list<string> leaf without a dictionary over many PLAIN pages: one buffer, values as pyarrow's
+    rng = np.random.default_rng(4)
+    lists = [[f"v{int(x)}-{'x' * int(x % 40)}" for x in rng.integers(0, 10**6, int(k))] if k % 7 else None
+             for k in rng.integers(0, 12, 4000)]
+    data = peer_file(pa.table({"l": pa.array(lists, pa.list_(pa.string()))}), use_dictionary=False,
+                     data_page_size=4096)
+    want = pq.read_table(io.BytesIO(data))
+    _no_join(monkeypatch)
+    assert pqbloom.read_table(io.BytesIO(data), use_threads=False).to_arrow().equals(want)

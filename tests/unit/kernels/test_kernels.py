@@ -318,6 +318,121 @@ def test_hybrid_bad_calls(mode: str) -> None:
         kernels.decode_hybrid(b"\x04\x01", 3, 2, np.empty(1, np.int32))
 
 
+# -- 1b. a data page's levels in one call ----------------------------------------------------------
+
+@st.composite
+def level_pages(draw: st.DrawFn) -> tuple[bytes, int, int, int, int, int, Any]:
+    """A data page's level blocks (v1: each a 4-byte length then the hybrid; v2: stated lengths),
+    value bytes after them; sometimes mutated, counts below and above what the blocks hold."""
+    rep_bw = draw(st.sampled_from([0, 0, 1, 2, 3]))
+    def_bw = draw(st.sampled_from([0, 1, 1, 2, 3, 7, 8, 9]))
+    dtype = np.int8 if max(rep_bw, def_bw) <= 7 else draw(st.sampled_from([np.int16, np.int32]))
+    n = draw(st.integers(0, 150))
+    blocks = []
+    for bw in (rep_bw, def_bw):
+        if not bw:
+            blocks.append(b"")
+            continue
+        vals = draw(st.lists(st.integers(0, (1 << bw) - 1), min_size=n, max_size=n))
+        run = draw(st.sampled_from([1, 10]))
+        blocks.append(encode_rle_bitpacked(np.repeat(np.array(vals, np.int64), run)[:n], bw))
+    v2 = draw(st.booleans())
+    tail = draw(st.binary(max_size=6))
+    if v2:
+        data, rl, dl = blocks[0] + blocks[1] + tail, len(blocks[0]), len(blocks[1])
+    else:
+        data, rl, dl = b"".join(len(b).to_bytes(4, "little") + b for b in blocks if b) + tail, -1, -1
+    if draw(st.booleans()):
+        data = draw(mutated(data))
+        if v2 and rl + dl > len(data):  # the page reader checks the stated lengths first
+            rl, dl = 0, len(data)
+    count = draw(st.one_of(st.just(n), st.integers(0, n + 20)))
+    return data, count, rep_bw, def_bw, rl, dl, dtype
+
+
+def page_levels_run(data: bytes, count: int, rep_bw: int, def_bw: int, rl: int, dl: int,
+                    dtype: Any) -> tuple[Any, ...]:
+    reps, defs = np.full(count, 0x55, dtype), np.full(count, 0x55, dtype)
+    used, present = kernels.page_levels(data, count, rep_bw, def_bw, rl, dl, reps if rep_bw else None,
+                                        defs if def_bw else None, (1 << def_bw) - 1)
+    return (reps if rep_bw else None), (defs if def_bw else None), used, present
+
+
+@PROPS
+@given(level_pages())
+def test_page_levels_compiled_equals_reference(page: tuple[bytes, int, int, int, int, int, Any]) -> None:
+    same(page_levels_run, *page)
+
+
+@PROPS
+@given(level_pages())
+def test_page_levels_equal_the_per_block_decoders(page: tuple[bytes, int, int, int, int, int, Any]) -> None:
+    # oracle: each block decoded on its own by the encodings' public decoders (as pages were before)
+    from pqbloom.encodings import decode_levels_v1, decode_rle_bitpacked
+    data, count, rep_bw, def_bw, rl, dl, dtype = page
+
+    def blocks() -> tuple[Any, ...]:
+        pos, out = 0, []
+        for bw, stated in ((rep_bw, rl), (def_bw, dl)):
+            if not bw:
+                out.append(None)
+                pos += max(stated, 0)
+            elif stated < 0:
+                lv, used = decode_levels_v1(memoryview(data)[pos:], bw, count, dtype)
+                out.append(lv)
+                pos += used
+            else:
+                out.append(decode_rle_bitpacked(data[pos:pos + stated], bw, count, dtype))
+                pos += stated
+        present = count if out[1] is None else int(np.count_nonzero(out[1] == (1 << def_bw) - 1))
+        return out[0], out[1], (rl + dl if rl >= 0 else pos), present
+
+    for on in (True, False):
+        with compiled(on):
+            assert outcome(page_levels_run, *page) == outcome(blocks)
+
+
+def test_page_levels_errors(mode: str) -> None:
+    def call(data: bytes, rep_bw: int, def_bw: int, count: int = 8) -> tuple[int, int]:
+        return kernels.page_levels(data, count, rep_bw, def_bw, -1, -1, np.empty(count, np.int8),
+                                   np.empty(count, np.int8), (1 << def_bw) - 1)
+    with pytest.raises(CorruptFileError, match="no length prefix"):
+        call(b"\x02\x00", 0, 1)
+    with pytest.raises(CorruptFileError, match="level data length 9 exceeds the 2 bytes available"):
+        call(b"\x09\x00\x00\x00\x10\x01", 0, 1)
+    good = b"\x02\x00\x00\x00\x10\x01"  # 8 levels of 1
+    assert call(good + good, 1, 1) == (12, 8)
+    with pytest.raises(CorruptFileError, match="no length prefix"):
+        call(good + b"\x02", 1, 1)  # the definition block lacks its prefix
+    # a value too wide names the bit width of the block it is in
+    wide = b"\x02\x00\x00\x00\x10\x05"
+    with pytest.raises(CorruptFileError, match="RLE run value 5 does not fit 1 bits"):
+        call(wide + good, 1, 2)
+    with pytest.raises(CorruptFileError, match="RLE run value 5 does not fit 2 bits"):
+        call(good + wide, 1, 2)
+    with pytest.raises(ValueError):
+        kernels.page_levels(good, 8, 0, 1, 3, -1, None, np.empty(8, np.int8), 1)  # one v2 length only
+
+
+@pytest.mark.parametrize("args", [
+    (8, 0, 8, -1, -1, np.int8),  # 8-bit levels do not fit int8
+    (8, 0, 3, -1, -1, np.int64),  # not a level dtype
+    (8, 0, 3, -1, -1, np.bool_),
+    (-1, 0, 3, -1, -1, np.int8),  # a negative count
+    (8, 33, 3, -1, -1, np.int32),  # a bit width past 32
+    (8, 0, 3, 5, 9, np.int8),  # v2 blocks longer than the page
+    (1 << 40, 0, 3, -1, -1, np.int8),  # a count past 2**31 - 1
+])
+def test_page_levels_bad_calls_same_message(args: tuple[Any, ...]) -> None:
+    count, rep_bw, def_bw, rl, dl, dt = args
+
+    def run() -> tuple[int, int]:
+        out = np.zeros(max(min(count, 64), 0), dt)
+        return kernels.page_levels(b"\x02\x00\x00\x00\x10\x01", count, rep_bw, def_bw, rl, dl, out, out, 1)
+    got = same(run)
+    assert got[0] == "error" and got[1] == "ValueError"
+
+
 # -- 2. PLAIN BYTE_ARRAY decode -------------------------------------------------------------------
 
 def plain_bytes(values: list[bytes]) -> bytes:
