@@ -88,6 +88,38 @@ def _dense(rows: np.ndarray, flags: list[np.ndarray]) -> np.ndarray:
     return rows if bool(present.all()) else rows[present]
 
 
+#: rows placed per step by :func:`_nulls_in_place` (its temporaries: a few times this many int64s)
+_BLOCK = 1 << 16
+
+
+def _nulls_in_place(dense: BinaryArray, present: np.ndarray) -> BinaryArray | None:
+    """``dense`` with nulls placed (empty values at the rows ``present`` marks absent), its offsets
+    spread within their own buffer when it has room for every row (a BinarySink's or this builder's,
+    sized for the rows): no second offsets array. None when it has not (place_nulls then).
+
+    Blocks of rows go from the last to the first: row ``r``'s offset is the dense offset number
+    ``count(present[:r + 1]) <= r + 1``, which no block written before (all above ``r + 1``) moved."""
+    off, n = dense.offsets, len(present)
+    base = off.base
+    if not (isinstance(base, np.ndarray) and base.dtype == np.int64 and base.ndim == 1 and len(base) >= n + 1
+            and base.flags.writeable and base.flags.c_contiguous and off.flags.c_contiguous
+            and off.ctypes.data == base.ctypes.data) or n == 0:
+        return None
+    starts = list(range(0, n, _BLOCK))
+    before = [0]
+    for a in starts:  # (np.add.reduceat would first cast every flag to int64)
+        before.append(before[-1] + int(np.count_nonzero(present[a:a + _BLOCK])))
+    if before[-1] != len(dense):
+        raise CorruptFileError(f"{len(dense)} values for {before[-1]} non-null slots")
+    full = base[:n + 1]
+    for a, c0 in zip(starts[::-1], before[-2::-1]):
+        b = min(a + _BLOCK, n)
+        idx = np.cumsum(present[a:b], dtype=np.int64)
+        idx += c0
+        full[a + 1:b + 1] = full[idx]  # gathered before written: reads at or below b
+    return BinaryArray(full, dense.data)
+
+
 class ColumnBuilder:
     """Gathers decoded chunks of one column into preallocated buffers (module doc)."""
 
@@ -238,4 +270,5 @@ class ColumnBuilder:
         if not self.has_nulls:
             return Column(self.f, dense, None)
         present = np.concatenate(self.present)
-        return Column(self.f, place_nulls(dense, present), ~present)
+        placed = _nulls_in_place(dense, present) if isinstance(dense, BinaryArray) else None
+        return Column(self.f, place_nulls(dense, present) if placed is None else placed, ~present)
