@@ -34,7 +34,7 @@ class ChunkWindow:
         chunk) and a chunk of several windows. None: read the chunk whole."""
         if not reader.local or length <= 2 * WINDOW:
             return None
-        return cls(reader, start, length)
+        return cls(reader, start, length, WINDOW)
 
     def first(self) -> bytes:
         """The first window of the chunk."""

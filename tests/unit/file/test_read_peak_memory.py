@@ -53,9 +53,8 @@ def test_whole_file_read_peak_stays_near_the_result(tmp_path, threads: bool, bou
     # pages decoded (a whole column more, per chunk in flight), gather a chunk's dense pages, copy
     # them into a dense buffer and place the nulls into yet another full-length array. Now a chunk's
     # bytes are read a window at a time and fixed-width pages land at their rows as they decode.
-    # Main before: 1.40x the result in one thread, 1.64x with threads (4 chunks in flight at once);
-    # now about 1.19x and 1.35x.
-    # the strings' nulls were placed into a second offsets array (now in place).
+    # The strings' nulls went into a second offsets array (now placed in place). Main before: 1.40x
+    # the result in one thread, 1.64x with threads (4 chunks in flight at once); now ~1.19x, ~1.35x.
     n = 600_000
     want = _nulls_table(n)
     path = tmp_path / "nulls.parquet"
