@@ -14,13 +14,15 @@ from typing import Any
 from ..bloom import BloomFilter
 from ..crypto import ModuleType
 from ..errors import CorruptFileError, ParquetError
-from ..format import T
+from ..format import PhysicalType, T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from ..schema.literals import physical_candidates
 from .binary_sink import BinarySink
 from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
+from .chunk_window import ChunkWindow
+from .column_builder import place_pages
 from .column_reader import DECODE_FAILURES, ChunkParts, collect_chunk, located_error
 from .encryption import ReaderDecryption
 from .footer import FooterLocation
@@ -89,9 +91,11 @@ class ChunkAccess:
                                    row_group=rg, column=desc.dotted_path, offset=start)
         return start, length
 
-    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
-        """Decode one column chunk into dense value pieces plus presence flags; check its row count."""
-        parts = self._read_chunk_unchecked(rg, desc)
+    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor, *, placed: bool = False) -> ChunkParts:
+        """Decode one column chunk into dense value pieces plus presence flags; check its row count.
+        ``placed``: a fixed-width chunk may come as one full-length array, nulls placed
+        (``ChunkParts.placed``; :func:`pqbloom.file.column_builder.place_pages`)."""
+        parts = self._read_chunk_unchecked(rg, desc, placed)
         expected = self.thrift_metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
@@ -100,16 +104,27 @@ class ChunkAccess:
                                    row_group=rg, column=desc.dotted_path)
         return parts
 
-    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor) -> ChunkParts:
+    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor, placed: bool = False) -> ChunkParts:
         meta = self.chunk_metadata(rg, desc)
         if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
             return ChunkParts([], None, 0)
         start, length = self.chunk_range(meta, rg, desc)
-        buf = self.range_reader.read(start, length, what="column chunk")
+        buf, window = self.open_chunk(start, length)
         try:
-            return self.decode_chunk(buf, start, meta, rg, desc)
+            if placed and desc.physical_type != PhysicalType.BYTE_ARRAY:
+                pages = self.iter_pages(buf, start, meta, rg, desc, window=window)
+                return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0)
+            return self.decode_chunk(buf, start, meta, rg, desc, window)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
+
+    def open_chunk(self, start: int, length: int) -> tuple[bytes, ChunkWindow | None]:
+        """The chunk's bytes at ``start`` for :meth:`iter_pages`: all of them, or on a local source the
+        first window of a :class:`~pqbloom.file.chunk_window.ChunkWindow` (returned too) that reads on."""
+        window = ChunkWindow.for_chunk(self.range_reader, start, length)
+        if window is not None:
+            return window.first(), window
+        return self.range_reader.read(start, length, what="column chunk"), None
 
     def _next_chunk_start(self, start: int) -> int:
         bound = self.footer_location.footer_offset
@@ -124,11 +139,13 @@ class ChunkAccess:
         return bound
 
     def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
-                     desc: ColumnDescriptor) -> ChunkParts:
-        """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``) into value pieces and
-        presence flags (errors unlocated: :meth:`read_chunk_parts` adds row group and column)."""
-        sink = BinarySink.for_chunk(meta, desc, len(buf))
-        return collect_chunk(self.iter_pages(buf, base, meta, rg, desc, sink=sink), desc, meta.num_values, sink)
+                     desc: ColumnDescriptor, window: ChunkWindow | None = None) -> ChunkParts:
+        """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``; the first window of
+        ``window`` if given) into value pieces and presence flags (errors unlocated:
+        :meth:`read_chunk_parts` adds row group and column)."""
+        sink = BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
+        pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window)
+        return collect_chunk(pages, desc, meta.num_values, sink)
 
     def _extend_chunk(self, buf: bytes, base: int) -> bytes:
         """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
@@ -138,9 +155,11 @@ class ChunkAccess:
         return self.range_reader.read(base, bound - base, what="column chunk")
 
     def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
-                   levels: bool = False, sink: BinarySink | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+                   levels: bool = False, sink: BinarySink | None = None,
+                   window: ChunkWindow | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
-        bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`).
+        bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`;
+        ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`).
 
         With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
         each None when its maximum is 0 (nested leaves are read that way).
@@ -148,7 +167,7 @@ class ChunkAccess:
         return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels, sink=sink)
+                          levels=levels, sink=sink, window=window)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:

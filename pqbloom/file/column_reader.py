@@ -26,7 +26,7 @@ from .levels import LeafLevels
 #: what a decoded page holds: fixed-width values as a numpy array, byte strings as a BinaryArray
 Values = np.ndarray | BinaryArray
 
-__all__ = ["ChunkParts", "NestedSelection", "NestedQueue", "RowQueue", "ColumnBuilder", "DictIndices",
+__all__ = ["ChunkParts", "NestedSelection", "NestedQueue", "RowQueue", "DictIndices",
            "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "collect_chunk", "build_column",
            "concat_values", "split_nested", "NestedSource", "Values"]
 
@@ -82,6 +82,8 @@ class ChunkParts:
     pieces: list[Any]
     present: np.ndarray | None
     num_rows: int
+    page_rows: list[int] | None = None  # rows of each piece, when the pieces are the pages (nullable chunks)
+    placed: bool = False  # pieces[0] holds every row, nulls placed (file/column_builder.place_pages)
 
 
 def expand_dictionary(dictionary: Values | None, idx: np.ndarray) -> Values:
@@ -137,7 +139,7 @@ def assemble_values(f: Field, parts: list[tuple[str, Any]], levels: list[np.ndar
     present = np.concatenate(levels) if len(levels) != 1 else levels[0]
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
-    return ChunkParts(pieces, present, total)
+    return ChunkParts(pieces, present, total, [len(v) for v in levels] if len(levels) == len(pieces) > 1 else None)
 
 
 # what numpy and the codecs raise on garbage, turned into CorruptFileError naming the chunk; and
@@ -224,100 +226,6 @@ class RowQueue:
         for part in taken:
             part.pieces = [p.expand() if isinstance(p, DictIndices) else p for p in part.pieces]
         return build_column(self.f, taken)
-
-
-class ColumnBuilder:
-    """Gathers decoded chunks of one column into preallocated buffers (falls back to a final concat)."""
-
-    def __init__(self, f: Field, num_rows: int, data_bytes: int | None) -> None:
-        self.f = f
-        self.num_rows = num_rows
-        self.data_bytes = data_bytes
-        self.n = 0  # dense values so far
-        self.rows = 0
-        self.out: Any = None
-        self.data: np.ndarray | None = None
-        self.offsets: np.ndarray | None = None
-        self.nbytes = 0
-        self.pending: BinaryArray | None = None  # a first byte-array piece, not yet copied
-        self.fallback: list[ChunkParts] = []
-        self.present: list[np.ndarray] = []
-        self.has_nulls = False
-
-    def add(self, parts: ChunkParts) -> None:
-        """Append one decoded chunk."""
-        self.rows += parts.num_rows
-        self.present.append(parts.present if parts.present is not None else np.ones(parts.num_rows, bool))
-        if parts.present is not None and not bool(parts.present.all()):
-            self.has_nulls = True
-        if self.fallback or self.rows > self.num_rows:
-            self.fallback.append(parts)
-            return
-        for piece in parts.pieces:
-            # once a piece has fallen back, the rest follow it (the order of the values is kept)
-            if self.fallback or not self._copy(piece):
-                self.fallback.append(ChunkParts([piece], None, 0))
-
-    def _copy(self, piece: Any) -> bool:
-        if isinstance(piece, BinaryArray):
-            if self.pending is None and self.data is None and self.n == 0:
-                # held, not copied: a column of one chunk (decoded into one buffer by a BinarySink)
-                # is this piece itself
-                self.pending, self.n = piece, len(piece)
-                return True
-            if self.pending is not None:
-                head, self.pending, self.n = self.pending, None, 0
-                if not self._copy_binary(head):
-                    self.fallback.append(ChunkParts([head], None, 0))
-                    return False
-            return self._copy_binary(piece)
-        k = len(piece)
-        if self.out is None:
-            charge(self.num_rows * piece.dtype.itemsize * int(np.prod(piece.shape[1:], dtype=np.int64)),
-                   f"the result buffer of column {self.f.name!r}")
-            self.out = np.empty((self.num_rows,) + piece.shape[1:], piece.dtype)
-        if self.n + k > self.num_rows or piece.dtype != self.out.dtype:
-            return False
-        self.out[self.n:self.n + k] = piece
-        self.n += k
-        return True
-
-    def _copy_binary(self, piece: BinaryArray) -> bool:
-        k = len(piece)
-        if self.data_bytes is None:
-            return False
-        if self.data is None:
-            charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
-            self.data = np.empty(self.data_bytes, np.uint8)
-            self.offsets = np.zeros(self.num_rows + 1, np.int64)
-        c = piece.compact()
-        if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
-            return False
-        assert self.offsets is not None
-        self.data[self.nbytes:self.nbytes + c.nbytes] = c.data
-        np.add(c.offsets[1:], self.nbytes, out=self.offsets[self.n + 1:self.n + k + 1])
-        self.nbytes += c.nbytes
-        self.n += k
-        return True
-
-    def finish(self) -> Column:
-        """The column of every chunk added, nulls placed."""
-        head: list[Any] = []
-        if self.out is not None:
-            head.append(self.out[:self.n])
-        elif self.pending is not None:
-            head.append(self.pending)
-        elif self.data is not None and self.offsets is not None:
-            head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
-        if self.fallback:
-            # something did not fit the fast path: join what was copied plus the rest
-            dense = concat_values(head + [p for c in self.fallback for p in c.pieces], self.f)
-        else:
-            dense = head[0] if head else concat_values([], self.f)
-        if not self.has_nulls:
-            return Column(self.f, dense, None)
-        present = np.concatenate(self.present)
-        return Column(self.f, place_nulls(dense, present), ~present)
 
 
 def build_column(f: Field, chunks: list[ChunkParts]) -> Column:

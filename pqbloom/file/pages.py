@@ -36,9 +36,13 @@ from ..limits import charge
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
 from .binary_sink import BinarySink
+from .chunk_window import ChunkWindow
 from .encryption import ReaderDecryption
 
 Buffer = bytes | bytearray | memoryview
+
+#: bytes a page header is expected to fit in when a chunk is read by windows (a longer one is retried)
+HEADER_ROOM = 1 << 16
 
 __all__ = ["parse_page_header", "iter_pages", "decode_page_values", "v2_flag_ignored"]
 
@@ -81,7 +85,8 @@ def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, d
 def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
                row_count: int | None, decryption: ReaderDecryption | None, verify_checksums: bool,
                v2_always_compressed: bool, extend: Callable[[bytes, int], bytes],
-               levels: bool = False, sink: BinarySink | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+               levels: bool = False, sink: BinarySink | None = None,
+               window: ChunkWindow | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -91,7 +96,9 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
     that way). ``extend(buf, base)`` returns a longer ``buf`` when pages run past the chunk's stated
     size (some old writers undercount it); ``v2_always_compressed`` is :func:`v2_flag_ignored` of the
     writer. With a ``sink`` (:class:`~pqbloom.file.binary_sink.BinarySink`) PLAIN pages of byte
-    arrays decode straight into it; the caller passes every page's values to ``sink.add``.
+    arrays decode straight into it; the caller passes every page's values to ``sink.add``. With a
+    ``window`` (:class:`~pqbloom.file.chunk_window.ChunkWindow`) ``buf`` is its first window, and the
+    chunk's later bytes are read as the pages need them.
     """
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
@@ -115,6 +122,8 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
     page_ordinal = 0
     header_decryption = decryption if decryption is not None and decryption.column_encrypted(desc) else None
     while seen < total_values:
+        if window is not None:  # bytes of decoded pages dropped, the next ones read (file/chunk_window.py)
+            buf, base, pos = window.advance(buf, base, pos, HEADER_ROOM)
         if pos >= len(buf):
             if not extended:
                 buf, extended = extend(buf, base), True
@@ -122,11 +131,22 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             raise CorruptFileError(f"column chunk ends after {seen} of {total_values} values",
                                    offset=base + pos)
         hdr_raw_start = pos
-        header, pos = parse_page_header(
-            buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
-            page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
-            dictionary_hint=meta.dictionary_page_offset is not None and base + pos == meta.dictionary_page_offset)
+        try:
+            header, pos = parse_page_header(
+                buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
+                page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
+                dictionary_hint=meta.dictionary_page_offset is not None and base + pos == meta.dictionary_page_offset)
+        except CorruptFileError:
+            if window is None or base + len(buf) >= window.end:
+                raise
+            # a header longer than HEADER_ROOM (huge statistics): read the rest of the chunk, parse again
+            buf, base, pos = window.advance(buf, base, pos, window.end - base - pos)
+            continue
         csize, usize = header.compressed_page_size, header.uncompressed_page_size
+        if window is not None and csize is not None and csize > 0:
+            was = base
+            buf, base, pos = window.advance(buf, base, pos, csize)
+            hdr_raw_start -= base - was
         if csize is not None and csize >= 0 and pos + csize > len(buf) and not extended:
             buf, extended = extend(buf, base), True
         if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):

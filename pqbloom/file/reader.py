@@ -30,9 +30,9 @@ from ..table import Column, NestedColumn, Table, column_from_values, empty_colum
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
 from .chunks import ChunkAccess
+from .column_builder import ColumnBuilder
 from .column_reader import (
     DECODE_FAILURES,
-    ColumnBuilder,
     DictIndices,
     NestedQueue,
     NestedSelection,
@@ -55,6 +55,9 @@ if TYPE_CHECKING:
     from typing import Self  # Python 3.11; annotations only (3.10 is supported)
 
 __all__ = ["FileReader", "FooterLocation", "NestedSelection", "Source"]
+
+#: reads whose chunks decode to fewer bytes than this (footer sizes) decode in the calling thread
+SMALL_READ = 16 << 20
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader  #: path, URL, bytes, file, reader
 
@@ -188,7 +191,10 @@ class FileReader(ChunkAccess):
         num_rows = self.num_rows if row_groups is None else sum(self.thrift_metadata.row_groups[i].num_rows for i in rgs)
         # chunks come in column order, each folded at once into its preallocated column: peak memory
         # stays near the result's size (plus the pool's window of chunks)
-        results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads)
+        # a chunk placed into its own full-length buffer is the column itself only when it is the one
+        # row group; with several, placing would add a copy (chunk buffer, then the column's), so their
+        # dense pages go straight into the column buffer instead
+        results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads, placed=n == 1)
         with closing(results):
             cols: list[Column] = []
             for d in descs:
@@ -217,11 +223,30 @@ class FileReader(ChunkAccess):
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         return int(i)
 
-    def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool) -> Generator[Any, None, None]:
-        """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code)."""
-        tasks = [partial(self.read_nested if isinstance(d, NestedSelection) else self.read_chunk_parts, i, d)
-                 for i, d in chunks]
-        return map_ordered(tasks, use_threads=use_threads and self.decryption is None and len(chunks) > 1)
+    def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool,
+                    placed: bool = False) -> Generator[Any, None, None]:
+        """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code);
+        ``placed``: fixed-width chunks may come with nulls placed (for a ColumnBuilder)."""
+        tasks = [partial(self.read_nested, i, d) if isinstance(d, NestedSelection)
+                 else partial(self.read_chunk_parts, i, d, placed=placed) for i, d in chunks]
+        use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
+        return map_ordered(tasks, use_threads=use_threads)
+
+    def _small_read(self, chunks: list[tuple[int, Any]]) -> bool:
+        """Whether the chunks decode to less than :data:`SMALL_READ` bytes (their footer sizes): worker
+        threads would gain little there, and each keeps its own allocator arena, whose freed memory
+        stays resident: a small read's peak would be several times its result."""
+        total = 0
+        try:
+            for i, d in chunks:
+                for leaf in (d.leaves if isinstance(d, NestedSelection) else (d,)):
+                    size = self.chunk_metadata(i, leaf).total_uncompressed_size
+                    total += size if size is not None and size > 0 else SMALL_READ
+                    if total >= SMALL_READ:
+                        return False
+        except ParquetError:  # the task reading that chunk reports it, in order
+            return False
+        return True
 
     def _byte_array_size_hint(self, desc: ColumnDescriptor, row_groups: Sequence[int]) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
@@ -330,9 +355,10 @@ class FileReader(ChunkAccess):
         if meta.num_values == 0 or desc.max_repetition_level > 0:
             return None
         start, length = self.chunk_range(meta, row_group, desc)
-        buf = self.range_reader.read(start, length, what="column chunk")
+        buf, window = self.open_chunk(start, length)
         try:
-            for _kind, _values, _present, dictionary in self.iter_pages(buf, start, meta, row_group, desc):
+            for _kind, _values, _present, dictionary in self.iter_pages(buf, start, meta, row_group, desc,
+                                                                         window=window):
                 return dictionary  # known once the first data page is decoded
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, row_group, desc) from None
@@ -344,9 +370,9 @@ class FileReader(ChunkAccess):
         if meta.num_values == 0:
             return
         start, length = self.chunk_range(meta, rg, desc)
-        buf = self.range_reader.read(start, length, what="column chunk")
+        buf, window = self.open_chunk(start, length)
         try:
-            for kind, values, present, dictionary in self.iter_pages(buf, start, meta, rg, desc):
+            for kind, values, present, dictionary in self.iter_pages(buf, start, meta, rg, desc, window=window):
                 yield (DictIndices(dictionary, values) if kind == "dict" else values), present
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
@@ -395,18 +421,19 @@ class FileReader(ChunkAccess):
             return LeafLevels(concat_values([], f), z if desc.max_definition_level else None,
                               z if desc.max_repetition_level else None, 0)
         start, length = self.chunk_range(meta, rg, desc)
-        buf = self.range_reader.read(start, length, what="column chunk")
+        buf, window = self.open_chunk(start, length)
         # byte arrays without a dictionary decode into one buffer (no join of the pages after); a
         # dictionary-encoded chunk keeps its pages' indices, expanded once for the whole chunk
         sink = None if meta.dictionary_page_offset is not None else \
-            BinarySink.for_chunk(meta, desc, len(buf), nested=True)
+            BinarySink.for_chunk(meta, desc, length, nested=True)
         try:
             parts: list[tuple[str, Any]] = []
             defs_l: list[np.ndarray] = []
             reps_l: list[np.ndarray] = []
             dictionary = None
             for kind, values, (defs, reps), page_dictionary in self.iter_pages(buf, start, meta, rg, desc,
-                                                                                levels=True, sink=sink):
+                                                                                levels=True, sink=sink,
+                                                                                window=window):
                 dictionary = page_dictionary
                 if sink is not None:
                     sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)

@@ -107,7 +107,8 @@ def test_column_builder_keeps_the_order_of_byte_array_pieces(data_bytes: int | N
     # the values come out in order. The first piece was held uncopied and later pieces, once one had
     # fallen back, were taken for a new first piece (parquet-go's file.parquet read out of order).
     from pqbloom.arrays import BinaryArray
-    from pqbloom.file.column_reader import ChunkParts, ColumnBuilder
+    from pqbloom.file.column_builder import ColumnBuilder
+    from pqbloom.file.column_reader import ChunkParts
     from pqbloom.schema import Field
 
     rng = np.random.default_rng(5)

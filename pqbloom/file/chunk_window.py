@@ -1,0 +1,52 @@
+"""A column chunk's bytes read a window at a time, so a read does not hold a whole chunk.
+
+Reading a chunk in one request is what a remote source wants (one round trip), but on a local
+file (or bytes in memory) a request costs little, and a whole chunk held while its pages decode
+is the largest transient of a read: for incompressible data (random ints, hashes) the chunk is as
+large as its decoded column, and with ``use_threads`` every chunk in flight holds one. A
+:class:`ChunkWindow` hands :func:`pqbloom.file.pages.iter_pages` the bytes from the page being
+decoded onwards, at least :data:`WINDOW` of them (or to the chunk's end): the bytes of pages
+already decoded are dropped as the walk moves on.
+"""
+
+from __future__ import annotations
+
+from ..io import RangeReader
+
+__all__ = ["ChunkWindow", "WINDOW"]
+
+#: bytes read ahead at a time: a few typical pages (pyarrow writes ~1 MiB pages before compression)
+WINDOW = 1 << 20
+
+
+class ChunkWindow:
+    """The bytes ``[start, start + length)`` of a file, read :data:`WINDOW` at a time on demand."""
+
+    def __init__(self, reader: RangeReader, start: int, length: int, window: int = WINDOW) -> None:
+        self.reader = reader
+        self.start = start
+        self.end = start + length
+        self.window = window
+
+    @classmethod
+    def for_chunk(cls, reader: RangeReader, start: int, length: int) -> ChunkWindow | None:
+        """A window over the chunk when it pays: a local source (a remote one wants one request per
+        chunk) and a chunk of several windows. None: read the chunk whole."""
+        if not reader.local or length <= 2 * WINDOW:
+            return None
+        return cls(reader, start, length, WINDOW)
+
+    def first(self) -> bytes:
+        """The first window of the chunk."""
+        return self.reader.read(self.start, min(self.window, self.end - self.start), what="column chunk")
+
+    def advance(self, buf: bytes, base: int, pos: int, need: int) -> tuple[bytes, int, int]:
+        """``(buf, base, pos)`` such that the new ``buf`` (file offset ``base``) holds at least ``need``
+        bytes from ``pos`` (or up to the chunk's end): the old one when it does, else its bytes from
+        ``pos`` on plus the next ones read from the file (``pos`` becomes 0)."""
+        have = base + len(buf)
+        if pos + need <= len(buf) or have >= self.end:
+            return buf, base, pos
+        upto = min(self.end, base + pos + max(need, self.window))
+        more = self.reader.read(have, upto - have, what="column chunk")
+        return (bytes(memoryview(buf)[pos:]) + more if pos < len(buf) else more), base + pos, 0

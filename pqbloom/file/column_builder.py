@@ -1,0 +1,274 @@
+"""One flat column gathered from its decoded chunks (one per row group), into its final buffers.
+
+Fixed-width values land at their rows in one full-length buffer, nulls placed on the way (each
+page's values go to the rows its presence flags mark), so a nullable column costs no dense copy
+and no second full-length array; a column of one chunk without nulls is that chunk's array itself.
+Byte arrays are copied into one buffer sized from SizeStatistics (a column of one chunk, decoded
+into one buffer by a :class:`~pqbloom.file.binary_sink.BinarySink`, is that buffer), their nulls
+placed at the end (new offsets only: the bytes are shared). Whatever does not fit (a type that
+changes between chunks, statistics that lie) falls back to joining the pieces at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..arrays import BinaryArray
+from ..errors import CorruptFileError
+from ..limits import charge
+from ..schema import Field
+from ..table import Column, place_nulls
+from .column_reader import ChunkParts, assemble_values, concat_values, expand_dictionary
+
+__all__ = ["ColumnBuilder", "place_pages"]
+
+
+def _owns_its_bytes(a: np.ndarray) -> bool:
+    """Whether ``a`` can become a column as it is: writable, and not a view into a larger buffer
+    (a page's bytes) that it would keep alive."""
+    base = a.base
+    return bool(a.flags.writeable) and (base is None or (isinstance(base, np.ndarray) and base.nbytes == a.nbytes))
+
+
+def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int, nullable: bool) -> ChunkParts:
+    """A flat fixed-width chunk's pages (:func:`pqbloom.file.pages.iter_pages`) written to their rows
+    of one buffer of ``total`` rows as they decode, nulls placed (zeros): the chunk costs its column
+    and one page, not its dense pages plus a copy of them. Pages that do not fit that buffer (a type
+    that changes within the chunk) end it: the rest is gathered as :func:`collect_chunk` does."""
+    out: np.ndarray | None = None
+    r = 0
+    flags: list[np.ndarray] = []
+    parts: list[tuple[str, Any]] | None = None  # dense pages, once placement has stopped
+    dictionary = None
+    for kind, values, present, dictionary in pages:
+        if present is not None:
+            flags.append(present)
+        if parts is not None:
+            parts.append((kind, values))
+            continue
+        if kind == "dict":
+            values = expand_dictionary(dictionary, values)
+        n = len(present) if present is not None else len(values)
+        if type(values) is np.ndarray and out is None:
+            charge(total * values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64)),
+                   f"the values of a column chunk of {total:,} rows")
+            out = np.zeros((total,) + values.shape[1:], values.dtype)
+        if out is None or type(values) is not np.ndarray or values.dtype != out.dtype \
+                or values.shape[1:] != out.shape[1:] or r + n > total:
+            head = [] if out is None or r == 0 else [_dense(out[:r], flags[:-1] if present is not None else flags)]
+            parts = [("values", h) for h in head] + [("values", values)]
+            out = None
+            continue
+        if present is None:
+            out[r:r + n] = values
+        else:
+            if int(np.count_nonzero(present)) != len(values):
+                raise CorruptFileError(f"decoded {len(values)} values for {int(np.count_nonzero(present))} "
+                                       "non-null slots of a page")
+            out[r:r + n][present] = values
+        r += n
+    if parts is not None:
+        return assemble_values(f, parts, flags if nullable else None, dictionary, total)
+    if out is None:  # no pages
+        return assemble_values(f, [], flags if nullable else None, dictionary, total)
+    if r != total:
+        raise CorruptFileError(f"column chunk holds {r} rows, metadata says {total}")
+    present_all = (np.concatenate(flags) if len(flags) != 1 else flags[0]) if nullable and flags else None
+    return ChunkParts([out], present_all, total, placed=True)
+
+
+def _dense(rows: np.ndarray, flags: list[np.ndarray]) -> np.ndarray:
+    """The non-null values among placed ``rows`` (``flags``: presence of each page placed, or none)."""
+    if not flags:
+        return rows
+    present = np.concatenate(flags) if len(flags) != 1 else flags[0]
+    return rows if bool(present.all()) else rows[present]
+
+
+#: rows placed per step by :func:`_nulls_in_place` (its temporaries: a few times this many int64s)
+_BLOCK = 1 << 16
+
+
+def _nulls_in_place(dense: BinaryArray, present: np.ndarray) -> BinaryArray | None:
+    """``dense`` with nulls placed (empty values at the rows ``present`` marks absent), its offsets
+    spread within their own buffer when it has room for every row (a BinarySink's or this builder's,
+    sized for the rows): no second offsets array. None when it has not (place_nulls then).
+
+    Blocks of rows go from the last to the first: row ``r``'s offset is the dense offset number
+    ``count(present[:r + 1]) <= r + 1``, which no block written before (all above ``r + 1``) moved."""
+    off, n = dense.offsets, len(present)
+    base = off.base
+    if not (isinstance(base, np.ndarray) and base.dtype == np.int64 and base.ndim == 1 and len(base) >= n + 1
+            and base.flags.writeable and base.flags.c_contiguous and off.flags.c_contiguous
+            and off.ctypes.data == base.ctypes.data) or n == 0:
+        return None
+    starts = list(range(0, n, _BLOCK))
+    before = [0]
+    for a in starts:  # (np.add.reduceat would first cast every flag to int64)
+        before.append(before[-1] + int(np.count_nonzero(present[a:a + _BLOCK])))
+    if before[-1] != len(dense):
+        raise CorruptFileError(f"{len(dense)} values for {before[-1]} non-null slots")
+    full = base[:n + 1]
+    for a, c0 in zip(starts[::-1], before[-2::-1]):
+        b = min(a + _BLOCK, n)
+        idx = np.cumsum(present[a:b], dtype=np.int64)
+        idx += c0
+        full[a + 1:b + 1] = full[idx]  # gathered before written: reads at or below b
+    return BinaryArray(full, dense.data)
+
+
+class ColumnBuilder:
+    """Gathers decoded chunks of one column into preallocated buffers (module doc)."""
+
+    def __init__(self, f: Field, num_rows: int, data_bytes: int | None) -> None:
+        self.f = f
+        self.num_rows = num_rows
+        self.data_bytes = data_bytes
+        self.rows = 0
+        # fixed width: the rows so far, nulls placed (zeros), or the one chunk that is the whole column
+        self.out: np.ndarray | None = None
+        self.held: np.ndarray | None = None
+        # byte arrays: dense values so far in data / offsets, or a first piece not yet copied
+        self.n = 0
+        self.data: np.ndarray | None = None
+        self.offsets: np.ndarray | None = None
+        self.nbytes = 0
+        self.pending: BinaryArray | None = None
+        self.fallback: list[ChunkParts] = []  # dense pieces joined at the end, nulls placed then
+        self.present: list[np.ndarray] = []
+        self.has_nulls = False
+
+    def add(self, parts: ChunkParts) -> None:
+        """Append one decoded chunk."""
+        row0 = self.rows
+        self.rows += parts.num_rows
+        present = parts.present
+        nulls = present is not None and not bool(present.all())
+        self.present.append(present if present is not None else np.ones(parts.num_rows, bool))
+        self.has_nulls = self.has_nulls or nulls
+        fixed = bool(parts.pieces) and all(type(p) is np.ndarray for p in parts.pieces)
+        if not self.fallback and self.rows <= self.num_rows and fixed and self.n == 0 and self.pending is None \
+                and self.data is None and self._place(parts, row0, present if nulls else None):
+            return
+        pieces = [_dense(parts.pieces[0], [self.present[-1]])] if parts.placed else list(parts.pieces)
+        if self.fallback or self.rows > self.num_rows or self.out is not None or self.held is not None or fixed:
+            self._to_fallback(row0)
+            self.fallback.append(ChunkParts(pieces, None, 0))
+            return
+        for piece in pieces:
+            # once a piece has fallen back, the rest follow it (the order of the values is kept)
+            if self.fallback or not self._copy(piece):
+                self.fallback.append(ChunkParts([piece], None, 0))
+
+    def _place(self, parts: ChunkParts, row0: int, present: np.ndarray | None) -> bool:
+        """Fixed-width pieces to their rows (False: they do not fit the buffer; nothing was written)."""
+        pieces = parts.pieces
+        first = pieces[0]
+        if self.held is not None:
+            return False
+        if self.out is None and row0 == 0 and (present is None or parts.placed) and len(pieces) == 1 \
+                and len(first) == parts.num_rows == self.num_rows and _owns_its_bytes(first):
+            self.held = first  # the whole column: no copy
+            return True
+        if self.out is None:
+            charge(self.num_rows * first.dtype.itemsize * int(np.prod(first.shape[1:], dtype=np.int64)),
+                   f"the result buffer of column {self.f.name!r}")
+            # zeros: the slots of nulls keep them, as place_nulls leaves them
+            self.out = np.zeros((self.num_rows,) + first.shape[1:], first.dtype)
+        out = self.out
+        if any(p.dtype != out.dtype or p.shape[1:] != out.shape[1:] for p in pieces):
+            return False
+        if parts.placed:
+            out[row0:row0 + parts.num_rows] = first
+            return True
+        if present is None:
+            if sum(len(p) for p in pieces) != parts.num_rows:
+                raise CorruptFileError(f"column {self.f.name!r}: decoded {sum(len(p) for p in pieces)} values "
+                                       f"for {parts.num_rows} rows without nulls")
+            r = row0
+            for p in pieces:
+                out[r:r + len(p)] = p
+                r += len(p)
+            return True
+        spans = parts.page_rows if parts.page_rows is not None and len(parts.page_rows) == len(pieces) else None
+        if spans is None:  # pieces that are not the pages: one span (the join costs one chunk, not the column)
+            pieces, spans = [pieces[0] if len(pieces) == 1 else concat_values(pieces, self.f)], [parts.num_rows]
+        r = 0
+        for p, k in zip(pieces, spans):
+            flags = present[r:r + k]
+            if int(np.count_nonzero(flags)) != len(p):
+                raise CorruptFileError(f"column {self.f.name!r}: {len(p)} values for "
+                                       f"{int(np.count_nonzero(flags))} non-null slots")
+            out[row0 + r:row0 + r + k][flags] = p
+            r += k
+        return True
+
+    def _to_fallback(self, row0: int) -> None:
+        """Fixed-width rows placed so far back to dense values: something did not fit after them."""
+        head: Any = self.held if self.held is not None else self.out
+        self.out = self.held = None
+        if head is None or row0 == 0:
+            return
+        head = head[:row0]
+        before = np.concatenate(self.present[:-1]) if len(self.present) > 2 else self.present[0]
+        self.fallback.append(ChunkParts([head if bool(before.all()) else head[before]], None, 0))
+
+    def _copy(self, piece: Any) -> bool:
+        if not isinstance(piece, BinaryArray):
+            return False
+        if self.pending is None and self.data is None and self.n == 0:
+            # held, not copied: a column of one chunk (decoded into one buffer by a BinarySink)
+            # is this piece itself
+            self.pending, self.n = piece, len(piece)
+            return True
+        if self.pending is not None:
+            head, self.pending, self.n = self.pending, None, 0
+            if not self._copy_binary(head):
+                self.fallback.append(ChunkParts([head], None, 0))
+                return False
+        return self._copy_binary(piece)
+
+    def _copy_binary(self, piece: BinaryArray) -> bool:
+        k = len(piece)
+        if self.data_bytes is None:
+            return False
+        if self.data is None:
+            charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
+            self.data = np.empty(self.data_bytes, np.uint8)
+            self.offsets = np.zeros(self.num_rows + 1, np.int64)
+        c = piece.compact()
+        if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
+            return False
+        assert self.offsets is not None
+        self.data[self.nbytes:self.nbytes + c.nbytes] = c.data
+        np.add(c.offsets[1:], self.nbytes, out=self.offsets[self.n + 1:self.n + k + 1])
+        self.nbytes += c.nbytes
+        self.n += k
+        return True
+
+    def finish(self) -> Column:
+        """The column of every chunk added, nulls placed."""
+        if not self.fallback and (self.held is not None or self.out is not None):
+            values: Any = self.held if self.held is not None else self.out
+            values = values if self.rows == len(values) else values[:self.rows]
+            if not self.has_nulls:
+                return Column(self.f, values, None)
+            return Column(self.f, values, ~np.concatenate(self.present))
+        head: list[Any] = []
+        if self.pending is not None:
+            head.append(self.pending)
+        elif self.data is not None and self.offsets is not None:
+            head.append(BinaryArray(self.offsets[:self.n + 1], self.data[:self.nbytes]))
+        if self.fallback:
+            # something did not fit the fast path: join what was copied plus the rest
+            dense = concat_values(head + [p for c in self.fallback for p in c.pieces], self.f)
+        else:
+            dense = head[0] if head else concat_values([], self.f)
+        if not self.has_nulls:
+            return Column(self.f, dense, None)
+        present = np.concatenate(self.present)
+        placed = _nulls_in_place(dense, present) if isinstance(dense, BinaryArray) else None
+        return Column(self.f, place_nulls(dense, present) if placed is None else placed, ~present)
