@@ -22,7 +22,7 @@ from .decimals import arrow_decimal_width
 from .int96 import int96_to_ns
 
 __all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer",
-           "DECIMAL_CONTEXT"]
+           "zone_info", "in_zone", "DECIMAL_CONTEXT"]
 
 
 # Parquet decimals reach 38 digits (and more on BYTE_ARRAY); Python's default context keeps only 28.
@@ -161,6 +161,28 @@ def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: n
         return naive  # type: ignore[no-any-return]
     tz = _dt.timezone.utc
     return [d.replace(tzinfo=tz) for d in naive]
+
+
+def zone_info(tz: str) -> _dt.tzinfo:
+    """The ``tzinfo`` pyarrow gives the values of an Arrow time zone: a fixed offset for ``"+HH:MM"``,
+    else ``zoneinfo.ZoneInfo`` (an unknown zone: :class:`~pqbloom.errors.UnsupportedError`)."""
+    import re
+    import zoneinfo
+
+    m = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", tz)
+    if m is not None:
+        off = _dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3)))
+        return _dt.timezone(-off if m.group(1) == "-" else off)
+    try:
+        return zoneinfo.ZoneInfo(tz)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise UnsupportedError(f"time zone {tz!r} is not known to zoneinfo (install tzdata?)") from None
+
+
+def in_zone(values: list[Any], tz: _dt.tzinfo) -> list[Any]:
+    """Aware timestamps (``datetime`` or ``pandas.Timestamp``; None for nulls) as the same instants in ``tz``."""
+    return [None if v is None else (v.tz_convert(tz) if hasattr(v, "tz_convert") else v.astimezone(tz))
+            for v in values]
 
 
 def validity_buffer(mask: np.ndarray | None) -> Any:
