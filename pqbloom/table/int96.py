@@ -30,7 +30,8 @@ _I64 = (-(2**63), 2**63 - 1)
 def int96_ticks(raw: np.ndarray, unit: str = "ns", mask: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """INT96 values -> (int64 ticks of ``unit`` since the epoch, True where a non-null value does not fit
     int64 in that unit). Nanoseconds of the day are floored to the unit (exact for the ``[0, 1 day)``
-    writers store, as pyarrow reads them); null slots (``mask``) read as 0 and never count as out of range."""
+    writers store, as pyarrow reads them; in ``us`` and ``ms`` nanoseconds outside a day count as out of
+    range, since readers divide them differently); null slots (``mask``) read as 0 and never count."""
     per = _PER_NS[unit]
     day_ticks = _DAY_NS // per
     m = np.ascontiguousarray(raw, dtype=np.uint8).reshape(-1, 12)
@@ -45,6 +46,9 @@ def int96_ticks(raw: np.ndarray, unit: str = "ns", mask: np.ndarray | None = Non
     with np.errstate(over="ignore"):
         out = a + q
     bad = ((a ^ out) & (q ^ out)) < 0  # the sum wrapped: both operands' signs differ from its
+    if per != 1:
+        # nanoseconds of the day outside a day: pyarrow divides them as unsigned, Spark as signed; no guess
+        bad |= (nanos < 0) | (nanos >= _DAY_NS)
     if mask is not None:
         out[mask] = 0
         bad &= ~mask
@@ -63,8 +67,13 @@ def int96_range_error(name: str, unit: str, raw: np.ndarray, bad: np.ndarray) ->
     i = int(np.flatnonzero(bad)[0])
     m = np.ascontiguousarray(raw, dtype=np.uint8).reshape(-1, 12)[i]
     julian = int(m[8:].copy().view("<u4")[0])
-    hint = ('read it with coerce_int96_timestamp_unit="us" (or "ms"), as pyarrow names that option'
-            if unit == "ns" else "no int64 timestamp unit finer than a day holds it")
+    nanos = int(m[:8].copy().view("<i8")[0])
+    if unit != "ns" and not 0 <= nanos < _DAY_NS:
+        return TimestampRangeError(f"column {name!r}: an INT96 timestamp (Julian day {julian}) has {nanos} "
+                                   f"nanoseconds of the day, outside one day: readers disagree on what it means "
+                                   f"(pyarrow takes it as unsigned, Spark as signed)")
+    hint = {"ns": 'read it with coerce_int96_timestamp_unit="us" (or "ms"), as pyarrow names that option',
+            "us": 'read it with coerce_int96_timestamp_unit="ms"'}.get(unit, "no int64 timestamp unit holds it")
     return TimestampRangeError(f"column {name!r}: an INT96 timestamp (Julian day {julian}, {int(bad.sum())} such "
                                f"value(s)) is outside the range of int64 {unit} timestamps; {hint}")
 
