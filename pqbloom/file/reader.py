@@ -81,8 +81,9 @@ class FileReader(ChunkAccess):
 
     ``coerce_int96_timestamp_unit`` (as pyarrow's): the unit INT96 timestamps (Impala, Hive, Spark) are
     read in. None or ``"ns"`` keeps them INT96 read as ``timestamp[ns]``, which holds only 1677-09-21 ..
-    2262-04-11: a value outside (Spark's ``0001-01-01`` / ``9999-12-31``) raises
-    :class:`~pqbloom.errors.TimestampRangeError` where pyarrow wraps it to another instant. ``"us"`` or
+    2262-04-11: converting a value outside (Spark's ``0001-01-01`` / ``9999-12-31``) with ``to_arrow``,
+    ``to_numpy``, ``to_pylist`` or ``to_pandas`` raises :class:`~pqbloom.errors.TimestampRangeError` where
+    pyarrow wraps it to another instant (the raw ``values`` stay readable; filters compare it exactly). ``"us"`` or
     ``"ms"`` read them as INT64 TIMESTAMP columns of that unit (``timestamp[us]``...: years 1 to 9999).
     """
 
@@ -326,7 +327,7 @@ class FileReader(ChunkAccess):
         kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
         hints = schema_hints(kv)
         kv.pop(ARROW_SCHEMA_KEY, None)
-        # INT96 in the unit asked for (a range check in nanoseconds): every read returns through here
+        # INT96 in the unit asked for: every read returns through here
         cols = [coerce_int96(c, self.coerce_int96_timestamp_unit) for c in table.columns]
         if hints is not None and (row_groups is None or len(row_groups)):
             rgs = range(self.num_row_groups) if row_groups is None else row_groups

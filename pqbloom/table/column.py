@@ -327,8 +327,9 @@ def take_ranges(offsets: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def coerce_int96(col: Column, unit: str | None) -> Column:
     """``col`` with its INT96 values read in ``unit`` (None: nanoseconds, pyarrow's default): in
-    nanoseconds the column stays INT96 after a range check; in ``us`` or ``ms`` it becomes an INT64
-    TIMESTAMP column of that unit. Out of range: :class:`~pqbloom.errors.TimestampRangeError`."""
+    nanoseconds the column stays INT96 (its raw values readable; converting one outside nanoseconds'
+    range raises); in ``us`` or ``ms`` it becomes an INT64 TIMESTAMP column of that unit, and a value
+    outside it raises :class:`~pqbloom.errors.TimestampRangeError` here."""
     unit = unit or "ns"
     if isinstance(col, NestedColumn):
         kids = [coerce_int96(c, unit) for c in col.children]
@@ -337,9 +338,9 @@ def coerce_int96(col: Column, unit: str | None) -> Column:
         nf = col.field
         assert isinstance(nf, NestedField)  # NestedColumn checks it
         return NestedColumn(replace(nf, children=tuple(k.field for k in kids)), len(col), col.mask, kids, col.offsets)
-    if col.field.physical_type != PhysicalType.INT96:
-        return col
+    if col.field.physical_type != PhysicalType.INT96 or unit == "ns":
+        return col  # nanoseconds: checked where values are converted (to_arrow, to_numpy, to_pylist, filters)
     ticks, bad = int96_ticks(col.values, unit, col.mask)
     if bool(bad.any()):
         raise int96_range_error(col.field.name, unit, col.values, bad)
-    return col if unit == "ns" else Column(int96_field(col.field, unit), ticks, col.mask)
+    return Column(int96_field(col.field, unit), ticks, col.mask)

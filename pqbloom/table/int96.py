@@ -3,7 +3,8 @@ int64, then the Julian day as a little-endian uint32) as int64 ticks of a time u
 
 Nanoseconds in int64 reach only 1677-09-21 .. 2262-04-11, and INT96 files hold dates far outside that
 (Spark writes ``0001-01-01`` and ``9999-12-31`` sentinels). pyarrow's default (``ns``) wraps such values
-silently to other instants; pqbloom raises :class:`~pqbloom.errors.TimestampRangeError` instead, naming
+silently to other instants; converting them (to Arrow, numpy, Python), pqbloom raises
+:class:`~pqbloom.errors.TimestampRangeError` instead, naming
 ``coerce_int96_timestamp_unit``, the reader option (pyarrow's) that reads them as ``us`` or ``ms``.
 """
 

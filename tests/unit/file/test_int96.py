@@ -46,12 +46,14 @@ def test_default_unit_raises_instead_of_wrapping(tmp_path):
     # pyarrow's default wraps year 1 to another instant, silently: the wrong answer pqbloom must not give
     wrapped = pq.read_table(f).column("ts").to_pylist()[0]
     assert wrapped.year != 1
+    t = pqbloom.read_table(f)  # the raw INT96 values read; converting them refuses to wrap
+    for convert in (t.to_arrow, t.to_pydict, t.to_pandas, t.column("ts").to_numpy):
+        with pytest.raises(TimestampRangeError, match="coerce_int96_timestamp_unit"):
+            convert()
     with pytest.raises(TimestampRangeError, match="coerce_int96_timestamp_unit"):
-        pqbloom.read_table(f)
-    with pytest.raises(TimestampRangeError, match="coerce_int96_timestamp_unit"):
-        list(pqbloom.ParquetFile(f).iter_batches(batch_size=2))
+        [b.to_arrow() for b in pqbloom.ParquetFile(f).iter_batches(batch_size=2)]
     with pytest.raises(TimestampRangeError):
-        pqbloom.read_table(f, coerce_int96_timestamp_unit="ns")
+        pqbloom.read_table(f, coerce_int96_timestamp_unit="ns").to_arrow()
 
 
 def test_default_unit_reads_in_range_values_and_nulls(tmp_path):
@@ -100,7 +102,7 @@ def test_any_datetime_round_trips_through_int96_as_pyarrow_reads_it(tmp_path_fac
         assert pqbloom.read_table(f).to_arrow().equals(pq.read_table(f))
     else:
         with pytest.raises(TimestampRangeError):
-            pqbloom.read_table(f)
+            pqbloom.read_table(f).to_arrow()
 
 
 def test_int96_inside_struct_and_list(tmp_path):
@@ -114,4 +116,4 @@ def test_int96_inside_struct_and_list(tmp_path):
     assert got.to_arrow().equals(want)
     assert got.to_pydict() == want.to_pydict()
     with pytest.raises(TimestampRangeError):
-        pqbloom.read_table(f)
+        pqbloom.read_table(f).to_arrow()
