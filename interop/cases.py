@@ -673,7 +673,7 @@ def canon_pqbloom(table: Any) -> dict[str, list[Any]]:
         kind = lt.kind if lt is not None else None
         if f.physical_type == T.Type.INT96 or kind in ("TIMESTAMP", "TIME"):
             if f.physical_type == T.Type.INT96:
-                ints = int96_to_ns(c.values).tolist()
+                ints = int96_to_ns(c.values, c.mask).tolist()  # null slots hold no timestamp
             else:
                 step = UNIT_NS[lt.unit]
                 ints = [int(x) * step for x in np.asarray(c.values).tolist()]

@@ -67,6 +67,13 @@ class UnsupportedError(ParquetError):
     """The file uses a feature or type this version of pqbloom does not handle."""
 
 
+class TimestampRangeError(UnsupportedError):
+    """A timestamp the file holds is outside what the requested unit can hold in int64 (an INT96
+    timestamp before 1677-09-21 or after 2262-04-11 read as nanoseconds, such as Spark's
+    ``0001-01-01`` and ``9999-12-31`` sentinels): read it with ``coerce_int96_timestamp_unit="us"``
+    (or ``"ms"``) rather than have it wrap to another instant."""
+
+
 class SchemaError(ParquetError, ValueError):
     """Input data does not match the schema, or a schema is invalid."""
 

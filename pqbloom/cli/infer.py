@@ -4,7 +4,8 @@ CSV inference tries, per column: bool (true/false), int64 (integers past its ran
 rather than rounded doubles), double, date (``YYYY-MM-DD``),
 timestamp (ISO 8601; ``timestamp[us, UTC]`` when the values carry ``Z`` or an offset, which
 are converted to UTC), then string. JSON Lines keep their JSON types (bool, int64, double,
-string); ISO date/timestamp strings become date/timestamp, arrays lists and objects structs (JSON
+string; integers past int64 become decimal(38,0), never rounded doubles, and more than 38 digits, or
+integers beside fractions that a double would round, are a ConvertError asking for ``--schema``); ISO date/timestamp strings become date/timestamp, arrays lists and objects structs (JSON
 text when their members mix types or shapes), mixed types strings. :class:`ColumnTyper` turns one chunk's raw values into a typed column (vectorized
 with numpy), reporting the first value that does not fit with its line.
 """
@@ -40,6 +41,17 @@ _INT_RE = re.compile(r"\s*[+-]?\d+\s*\Z")
 _DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _TS_RE = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?\Z")
 _TZ_RE = re.compile(r"(Z|[+-]\d{2}:?\d{2})\Z")
+
+
+_DECIMAL38 = 10**38
+
+
+def _exact_double(v: int) -> bool:
+    """Whether the integer ``v`` is a float64 exactly (not rounded, not too large)."""
+    try:
+        return int(float(v)) == v
+    except OverflowError:
+        return False
 
 
 def _looks(regex: re.Pattern[str], vals: Sequence[str]) -> bool:
@@ -87,8 +99,20 @@ def infer_json_type(name: str, vals: list[Any]) -> Field:
     if kinds == {bool}:
         return make_field(name, "bool")
     if kinds <= {int}:
-        return make_field(name, "int64" if all(-(2**63) <= v < 2**63 for v in vals) else "double")
+        if all(-(2**63) <= v < 2**63 for v in vals):
+            return make_field(name, "int64")
+        # past int64 (uint64's upper half too): exact decimals, never rounded doubles
+        too_long = next((v for v in vals if not -_DECIMAL38 < v < _DECIMAL38), None)
+        if too_long is None:
+            return make_field(name, "decimal(38,0)")
+        raise ConvertError(f"column {name!r}: the JSON integer {too_long} has more than 38 digits, more than an "
+                           f"inferred type holds exactly; pass --schema '{name}:string' (its digits as text) or "
+                           f"'{name}:decimal(76,0)'")
     if kinds <= {int, float}:
+        inexact = next((v for v in vals if type(v) is int and not _exact_double(v)), None)
+        if inexact is not None:
+            raise ConvertError(f"column {name!r} mixes JSON integers and fractions, and the integer {inexact} has "
+                               f"no exact double; pass --schema '{name}:decimal(P,S)' or '{name}:string'")
         return make_field(name, "double")
     if kinds == {str}:
         f = infer_text_type(name, vals)
@@ -285,6 +309,8 @@ class ColumnTyper:
         elif f.physical_type in _FLOATS:
             if any(type(v) not in (int, float) for v in nn):
                 raise TypeError("not a number")
+            if any(type(v) is int and not _exact_double(v) for v in nn):
+                raise ValueError("an integer a double would round")
             arr = np.array([0.0 if v is None else float(v) for v in values], np.float64)
         else:
             return column_from_values(f.name, [self._obj(v) for v in values], f)

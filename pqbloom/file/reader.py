@@ -26,7 +26,18 @@ from ..io import IOStats, RangeReader
 from ..io.sources import open_source
 from ..limits import charge, memory_budget, run_limited
 from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
-from ..table import Column, NestedColumn, Table, column_from_values, empty_column, null_column, with_dictionary
+from ..table import (
+    INT96_UNITS,
+    Column,
+    NestedColumn,
+    Table,
+    coerce_int96,
+    column_from_values,
+    empty_column,
+    int96_field,
+    null_column,
+    with_dictionary,
+)
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
 from .chunks import ChunkAccess
@@ -72,12 +83,26 @@ class FileReader(ChunkAccess):
     what each read call (``read``, ``read_row_group``, each batch of ``iter_batches``) may decompress
     and decode; past it the call raises :class:`~pqbloom.errors.MemoryLimitError` before allocating
     (see :mod:`pqbloom.limits`). None, the default, sets no ceiling.
+
+    ``coerce_int96_timestamp_unit`` (as pyarrow's): the unit INT96 timestamps (Impala, Hive, Spark) are
+    read in. None or ``"ns"`` keeps them INT96 read as ``timestamp[ns]``, which holds only 1677-09-21 ..
+    2262-04-11: converting a value outside (Spark's ``0001-01-01`` / ``9999-12-31``) with ``to_arrow``,
+    ``to_numpy``, ``to_pylist`` or ``to_pandas`` raises :class:`~pqbloom.errors.TimestampRangeError` where
+    pyarrow wraps it to another instant (the raw ``values`` stay readable; filters compare it exactly). ``"us"`` or
+    ``"ms"`` read them as INT64 TIMESTAMP columns of that unit (``timestamp[us]``...: years 1 to 9999).
     """
 
     def __init__(self, source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
-                 verify_checksums: bool = True, memory_limit: int | None = None) -> None:
+                 verify_checksums: bool = True, memory_limit: int | None = None,
+                 coerce_int96_timestamp_unit: str | None = None) -> None:
         if memory_limit is not None and memory_limit <= 0:
             raise ValueError("memory_limit must be a positive number of bytes (or None)")
+        if coerce_int96_timestamp_unit is not None and coerce_int96_timestamp_unit not in INT96_UNITS:
+            raise ValueError(f"coerce_int96_timestamp_unit must be one of {', '.join(INT96_UNITS)} (or None), not "
+                             f"{coerce_int96_timestamp_unit!r} (pqbloom holds Parquet's timestamp units; for "
+                             f"seconds read 'ms' and cast)")
+        #: the unit INT96 timestamps are read in (None: nanoseconds, range-checked)
+        self.coerce_int96_timestamp_unit = coerce_int96_timestamp_unit
         self.memory_limit = memory_limit
         self.range_reader = open_source(source)  # URLs through fsspec (pqbloom.io.sources)
         self.verify_checksums = verify_checksums
@@ -105,7 +130,8 @@ class FileReader(ChunkAccess):
     def table_schema(self) -> Schema:
         """The schema of the tables :meth:`read` returns: one field per top-level field, structs,
         lists and maps as :class:`~pqbloom.schema.NestedField` (``schema`` lists the leaves instead)."""
-        return Schema([n.to_field() for n in self._tree])
+        unit = self.coerce_int96_timestamp_unit
+        return Schema([n.to_field() if unit is None else int96_field(n.to_field(), unit) for n in self._tree])
 
     @property
     def schema_arrow(self) -> Any:
@@ -328,7 +354,8 @@ class FileReader(ChunkAccess):
         kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
         hints = schema_hints(kv)
         kv.pop(ARROW_SCHEMA_KEY, None)
-        cols = table.columns
+        # INT96 in the unit asked for: every read returns through here
+        cols = [coerce_int96(c, self.coerce_int96_timestamp_unit) for c in table.columns]
         if hints is not None and (row_groups is None or len(row_groups)):
             rgs = range(self.num_row_groups) if row_groups is None else row_groups
             cols = [self._with_dictionary(c, hints, rgs) for c in cols]
@@ -379,8 +406,9 @@ class FileReader(ChunkAccess):
 
     def empty_table(self, columns: Sequence[str] | None) -> Table:
         """A Table of no rows with the columns a read of ``columns`` would return."""
-        return Table([empty_column(d.field) if isinstance(d, NestedSelection)
-                      else column_from_values(d.field.name, [], d.field) for d in self.select_columns(columns)])
+        cols = [empty_column(d.field) if isinstance(d, NestedSelection)
+                else column_from_values(d.field.name, [], d.field) for d in self.select_columns(columns)]
+        return Table([coerce_int96(c, self.coerce_int96_timestamp_unit) for c in cols])
 
     def column_descriptor(self, column: int | str) -> ColumnDescriptor:
         """The leaf column at index ``column`` or with dotted path ``column`` (IndexError / KeyError when

@@ -14,7 +14,7 @@ from ..arrays import BinaryArray
 from ..bloom import hash_scalar, hash_values
 from ..format import PhysicalType
 from ..limits import charge
-from ..table import Column, int96_to_ns
+from ..table import Column, int96_ticks
 from .bind import (
     BoundAnd,
     BoundAny,
@@ -104,7 +104,7 @@ def key_array(col: Column, bc: BoundColumn) -> np.ndarray | BinaryArray:
         if p == PhysicalType.BOOLEAN:
             return np.asarray(v, bool).astype(np.int8)
         if p == PhysicalType.INT96:
-            return int96_to_ns(v)
+            return _int96_keys(v, col.mask)
         if bc.dom == "uint":
             return np.asarray(v).view(np.uint32 if p == PhysicalType.INT32 else np.uint64)
         return np.asarray(v)
@@ -125,6 +125,21 @@ def key_array(col: Column, bc: BoundColumn) -> np.ndarray | BinaryArray:
     if isinstance(v, BinaryArray):
         return v
     return BinaryArray.from_fixed(np.asarray(v, np.uint8).reshape(len(v), -1))
+
+
+def _int96_keys(v: Any, mask: np.ndarray | None) -> np.ndarray:
+    """INT96 values as nanoseconds, exact: Python ints (object array) when some do not fit int64
+    (years before 1677 or after 2262), so that they compare as what they are rather than wrapped."""
+    ns, bad = int96_ticks(v, "ns", mask)
+    if not bad.any():
+        return ns
+    m = np.ascontiguousarray(v, dtype=np.uint8).reshape(-1, 12)
+    nanos = m[:, :8].copy().view("<i8").reshape(-1).astype(object)
+    days = m[:, 8:].copy().view("<u4").reshape(-1).astype(np.int64).astype(object)
+    out = (days - 2_440_588) * 86_400_000_000_000 + nanos
+    if mask is not None:
+        out[mask] = 0
+    return np.asarray(out, dtype=object)
 
 
 def _np_cmp(a: Any, op: str, k: Any) -> np.ndarray:
@@ -168,8 +183,8 @@ def leaf_truth(leaf: BoundLeaf, col: Column, keys: np.ndarray | BinaryArray | No
         elif leaf.keys:
             kk = np.array(leaf.keys, dtype=np.float64 if bc.dom == "float" else (
                 np.uint64 if bc.dom == "uint" else object))
-            if kk.dtype == object:
-                kk = np.array(leaf.keys, dtype=np.int64)
+            if kk.dtype == object:  # keys past int64 (INT96 nanoseconds) match no int64 value
+                kk = np.array([k for k in leaf.keys if -(1 << 63) <= k < (1 << 63)], dtype=np.int64)
             member = np.isin(keys, kk)
         else:
             member = np.zeros(n, bool)

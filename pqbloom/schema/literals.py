@@ -172,7 +172,9 @@ def int_bounds(f: Field) -> tuple[int | None, int | None]:
     if p == PhysicalType.BOOLEAN:
         return 0, 1
     if p == PhysicalType.INT96:
-        return -(1 << 63), (1 << 63) - 1
+        # nanoseconds: an unsigned Julian day and a signed int64 of nanoseconds reach past int64
+        day = 86_400_000_000_000
+        return -_JULIAN_EPOCH * day - (1 << 63), ((1 << 32) - 1 - _JULIAN_EPOCH) * day + (1 << 63) - 1
     if p in (PhysicalType.INT32, PhysicalType.INT64):
         bits = 32 if p == PhysicalType.INT32 else 64
         lt = f.logical_type

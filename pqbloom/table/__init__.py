@@ -11,16 +11,18 @@
 * :mod:`~pqbloom.table.pandas` / :mod:`~pqbloom.table.pandas_meta`: DataFrames and pandas' metadata, as
   pyarrow converts them.
 * :mod:`~pqbloom.table.decimals`: decimal encodings to and from Arrow's.
+* :mod:`~pqbloom.table.int96`: INT96 timestamps as int64 ticks, range-checked.
 * :mod:`~pqbloom.table.nulls`: dense values spread to full length around the nulls.
 """
 
 from .arrow_file_schema import arrow_schema_of
 from .build import column_from_pylist, column_from_values, conform, empty_column, null_column, timestamps_to_int96
-from .column import Column, DictionaryColumn, NestedColumn, dictionary_codes, with_dictionary
+from .column import Column, DictionaryColumn, NestedColumn, coerce_int96, dictionary_codes, with_dictionary
+from .int96 import INT96_UNITS, int96_field, int96_ticks, int96_to_ns
 from .nulls import place_nulls
-from .outputs import int96_to_ns
 from .table import Table
 
 __all__ = ["Column", "DictionaryColumn", "NestedColumn", "Table", "column_from_values", "column_from_pylist",
            "conform", "empty_column", "null_column", "with_dictionary", "dictionary_codes", "int96_to_ns",
+           "int96_ticks", "int96_field", "coerce_int96", "INT96_UNITS",
            "timestamps_to_int96", "place_nulls", "arrow_schema_of"]

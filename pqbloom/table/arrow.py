@@ -14,13 +14,14 @@ from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..format.enums import PhysicalType
 from ..schema import MAX_SCHEMA_DEPTH, Field, LogicalType, make_field, nested_field
-from .arrow_schema import ArrowSchema, effective_field, natural_field, to_pyarrow_type
+from .arrow_schema import ArrowField, ArrowSchema, effective_field, natural_field, to_pyarrow_type
 from .build import infer_flat_field, physical_from_array, tighten
 from .column import Column, NestedColumn, dictionary_codes
 from .decimals import DecimalOverflow, big_endian_from_words, ints_from_words
+from .outputs import in_zone, zone_info
 
 __all__ = ["column_from_arrow", "column_from_arrow_field", "arrow_column", "is_arrow_nested", "arrow_type_depth",
-           "apply_arrow_type"]
+           "apply_arrow_type", "zoned_pylist"]
 
 
 def arrow_column(afield: Any, arr: Any) -> Column:
@@ -257,3 +258,46 @@ def apply_arrow_type(col: Column, arr: Any, hints: ArrowSchema) -> Any:
         return arr.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return arr  # not a type these values can take: keep the Parquet-derived one
+
+
+def _zoned(f: ArrowField) -> bool:
+    """Whether ``f`` holds (itself or in a member) timestamps of a zone other than UTC."""
+    t = f.type
+    return (t.kind == "timestamp" and t.tz not in (None, "UTC")) or any(_zoned(c) for c in f.children)
+
+
+def _to_zone(values: list[Any], f: ArrowField) -> list[Any]:
+    """Python values of a column of Arrow field ``f`` with its timestamps moved to ``f``'s zones."""
+    k = f.type.kind
+    if k == "timestamp":
+        return in_zone(values, zone_info(f.type.tz)) if f.type.tz not in (None, "UTC") else values
+    if not _zoned(f):
+        return values
+    if k == "struct":
+        out = [None if v is None else dict(v) for v in values]
+        for c in f.children:
+            got = _to_zone([None if v is None else v.get(c.name) for v in out], c)
+            for d, g in zip(out, got):
+                if d is not None and c.name in d:
+                    d[c.name] = g
+        return out
+    if k == "map" and f.children and len(f.children[0].children) == 2:
+        kf, vf = f.children[0].children
+        return [None if v is None else dict(zip(_to_zone(list(v), kf), _to_zone(list(v.values()), vf)))
+                for v in values]
+    if f.children:  # the lists
+        return [None if v is None else _to_zone(list(v), f.children[0]) for v in values]
+    return values
+
+
+def zoned_pylist(col: Column, hints: ArrowSchema) -> list[Any]:
+    """``col.to_pylist()`` with the time zones of the Arrow types ``hints`` applied, as pyarrow's
+    ``to_pylist`` gives the values of a ``timestamp[..., tz=Europe/Paris]`` column: the same instants,
+    in that zone (pqbloom's own Python values of a UTC-adjusted timestamp are in UTC)."""
+    vals = col.to_pylist()
+    hint = hints.field(col.field.name)
+    n = natural_field(col.field, written=False) if hint is not None else None
+    if n is None or hint is None:
+        return vals
+    eff = effective_field(n, hint)
+    return _to_zone(vals, eff) if _zoned(eff) else vals

@@ -14,6 +14,7 @@ columns or further nested ones). Conversions out (numpy, Python, Arrow) are
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,10 +22,13 @@ import numpy as np
 from ..arrays import BinaryArray
 from ..encodings import build_dictionary, encode_with_dictionary
 from ..errors import SchemaError
+from ..format.enums import PhysicalType
 from ..schema import Field, NestedField
+from .int96 import int96_field, int96_range_error, int96_ticks
 from .outputs import nested_to_arrow, to_arrow, to_numpy, to_pylist
 
-__all__ = ["Column", "DictionaryColumn", "NestedColumn", "with_dictionary", "dictionary_codes", "take_ranges"]
+__all__ = ["Column", "DictionaryColumn", "NestedColumn", "with_dictionary", "dictionary_codes", "take_ranges",
+           "coerce_int96"]
 
 
 class Column:
@@ -319,3 +323,24 @@ def take_ranges(offsets: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.nd
     total = int(off[-1])
     elem = np.repeat(starts - off[:-1], lens) + np.arange(total, dtype=np.int64)
     return off, elem
+
+
+def coerce_int96(col: Column, unit: str | None) -> Column:
+    """``col`` with its INT96 values read in ``unit`` (None: nanoseconds, pyarrow's default): in
+    nanoseconds the column stays INT96 (its raw values readable; converting one outside nanoseconds'
+    range raises); in ``us`` or ``ms`` it becomes an INT64 TIMESTAMP column of that unit, and a value
+    outside it raises :class:`~pqbloom.errors.TimestampRangeError` here."""
+    unit = unit or "ns"
+    if isinstance(col, NestedColumn):
+        kids = [coerce_int96(c, unit) for c in col.children]
+        if all(k is c for k, c in zip(kids, col.children)):
+            return col
+        nf = col.field
+        assert isinstance(nf, NestedField)  # NestedColumn checks it
+        return NestedColumn(replace(nf, children=tuple(k.field for k in kids)), len(col), col.mask, kids, col.offsets)
+    if col.field.physical_type != PhysicalType.INT96 or unit == "ns":
+        return col  # nanoseconds: checked where values are converted (to_arrow, to_numpy, to_pylist, filters)
+    ticks, bad = int96_ticks(col.values, unit, col.mask)
+    if bool(bad.any()):
+        raise int96_range_error(col.field.name, unit, col.values, bad)
+    return Column(int96_field(col.field, unit), ticks, col.mask)

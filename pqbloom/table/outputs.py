@@ -19,32 +19,24 @@ from ..errors import CorruptFileError, UnsupportedError
 from ..format.enums import PhysicalType
 from ..schema import Field
 from .decimals import arrow_decimal_width
+from .int96 import int96_to_ns
 
-__all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer", "int96_to_ns",
-           "DECIMAL_CONTEXT"]
+__all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer",
+           "zone_info", "in_zone", "DECIMAL_CONTEXT"]
 
 
 # Parquet decimals reach 38 digits (and more on BYTE_ARRAY); Python's default context keeps only 28.
 DECIMAL_CONTEXT = decimal.Context(prec=200, Emax=999_999, Emin=-999_999)
 
 
-def int96_to_ns(raw: np.ndarray) -> np.ndarray:
-    """INT96 -> int64 nanoseconds since the epoch (wrapping like Arrow does for out-of-range values)."""
-    m = np.ascontiguousarray(raw, dtype=np.uint8)
-    nanos = m[:, :8].copy().view("<i8").reshape(-1)
-    # the Julian day is unsigned in Impala/Spark's layout (Arrow reads it so too)
-    days = m[:, 8:].copy().view("<u4").reshape(-1).astype(np.int64)
-    with np.errstate(over="ignore"):
-        return (days - 2_440_588) * np.int64(86_400_000_000_000) + nanos
-
-
-def logical_numpy(f: Field, v: Any) -> np.ndarray:
-    """Physical values ``v`` of field ``f`` as numpy in their logical type (nulls not applied)."""
+def logical_numpy(f: Field, v: Any, mask: np.ndarray | None = None) -> np.ndarray:
+    """Physical values ``v`` of field ``f`` as numpy in their logical type (nulls not applied; ``mask``
+    marks the null slots, whose placeholders are not range-checked)."""
     lt = f.logical_type
     kind = lt.kind if lt is not None else None
     p = f.physical_type
     if p == PhysicalType.INT96:
-        return int96_to_ns(v).view("datetime64[ns]")
+        return int96_to_ns(v, mask, f.name).view("datetime64[ns]")
     if kind == "DATE":
         return v.astype(np.int64).view("datetime64[D]")
     if kind == "TIMESTAMP":
@@ -68,7 +60,7 @@ def to_numpy(f: Field, values: Any, mask: np.ndarray | None) -> np.ndarray:
     fixed = f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY
     if isinstance(values, BinaryArray) or fixed and kind != "FLOAT16" or kind == "DECIMAL":
         return np.array(to_pylist(f, values, mask), dtype=object)
-    out = logical_numpy(f, values)
+    out = logical_numpy(f, values, mask)
     if mask is None:
         return out
     if out.dtype.kind in "mM":
@@ -115,7 +107,7 @@ def to_pylist(f: Field, v: Any, mask: np.ndarray | None) -> list[Any]:
     elif kind == "DATE":
         vals = [_dt.date(1970, 1, 1) + _dt.timedelta(days=int(x)) for x in v.tolist()]
     elif kind == "TIMESTAMP" or p == PhysicalType.INT96:
-        ints = int96_to_ns(v) if p == PhysicalType.INT96 else v
+        ints = int96_to_ns(v, mask, f.name) if p == PhysicalType.INT96 else v
         unit: str = "ns" if p == PhysicalType.INT96 or lt is None or lt.unit is None else lt.unit
         vals = _timestamps_to_py(f.name, np.asarray(ints, np.int64), unit, lt is not None and lt.utc, mask)
     elif kind == "TIME":
@@ -169,6 +161,28 @@ def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: n
         return naive  # type: ignore[no-any-return]
     tz = _dt.timezone.utc
     return [d.replace(tzinfo=tz) for d in naive]
+
+
+def zone_info(tz: str) -> _dt.tzinfo:
+    """The ``tzinfo`` pyarrow gives the values of an Arrow time zone: a fixed offset for ``"+HH:MM"``,
+    else ``zoneinfo.ZoneInfo`` (an unknown zone: :class:`~pqbloom.errors.UnsupportedError`)."""
+    import re
+    import zoneinfo
+
+    m = re.fullmatch(r"([+-])(\d{2}):?(\d{2})", tz)
+    if m is not None:
+        off = _dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3)))
+        return _dt.timezone(-off if m.group(1) == "-" else off)
+    try:
+        return zoneinfo.ZoneInfo(tz)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise UnsupportedError(f"time zone {tz!r} is not known to zoneinfo (install tzdata?)") from None
+
+
+def in_zone(values: list[Any], tz: _dt.tzinfo) -> list[Any]:
+    """Aware timestamps (``datetime`` or ``pandas.Timestamp``; None for nulls) as the same instants in ``tz``."""
+    return [None if v is None else (v.tz_convert(tz) if hasattr(v, "tz_convert") else v.astimezone(tz))
+            for v in values]
 
 
 def validity_buffer(mask: np.ndarray | None) -> Any:
@@ -227,7 +241,7 @@ def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
     else:
         typ = pa.from_numpy_dtype(v.dtype)
     # the physical buffer already has Arrow's layout except for these
-    data = int96_to_ns(v) if p == PhysicalType.INT96 else (logical_numpy(f, v) if kind == "INTEGER" else v)
+    data = int96_to_ns(v, mask, f.name) if p == PhysicalType.INT96 else (logical_numpy(f, v) if kind == "INTEGER" else v)
     return pa.Array.from_buffers(typ, n, [validity, pa.py_buffer(np.ascontiguousarray(data).view(np.uint8))],
                                  null_count=nulls)
 

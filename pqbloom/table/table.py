@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import SchemaError
 from ..schema import Schema, make_field
-from .arrow import apply_arrow_type, arrow_column
+from .arrow import apply_arrow_type, arrow_column, zoned_pylist
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values
 from .column import Column
@@ -176,8 +176,11 @@ class Table:
                                num_rows=sum(t.num_rows for t in tables))
 
     def to_pydict(self) -> dict[str, list[Any]]:
-        """``{column name: list of Python values}`` (nulls as None)."""
-        return {c.field.name: c.to_pylist() for c in self.columns}
+        """``{column name: list of Python values}`` (nulls as None). Timestamps of a column whose Arrow
+        type (a file's ``ARROW:schema``, or the pandas or pyarrow data it came from) has a time zone
+        come in that zone (``zoneinfo``, or a fixed offset), as pyarrow gives them; else UTC instants."""
+        hints = self.arrow_types()
+        return {c.field.name: c.to_pylist() if hints is None else zoned_pylist(c, hints) for c in self.columns}
 
     def to_pylist(self) -> list[dict[str, Any]]:
         """One ``{column name: value}`` dict per row."""

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom.errors import CorruptFileError, SchemaError, UnsupportedError
+from pqbloom.errors import CorruptFileError, SchemaError, TimestampRangeError, UnsupportedError
 from pqbloom.format import T
 from pqbloom.schema import Schema, make_field, nested_field
 from pqbloom.table import Table
@@ -366,9 +366,22 @@ def test_corpus_files_with_converted_types_that_do_not_apply(name):
 # -- Python values of timestamps and times ----------------------------------------------------------------
 def test_nanosecond_timestamps_keep_their_nanoseconds_in_python():
     path = DUCK / "bug4903.parquet"
-    got, expected = pqbloom.read_table(path), pq.read_table(path)
-    for name in expected.column_names:
+    # dt3 is INT96 before 1677-09-21: pyarrow's default wraps it; read it as microseconds (below)
+    names = [n for n in pq.read_schema(path).names if n != "dt3"]
+    got, expected = pqbloom.read_table(path, columns=names), pq.read_table(path, columns=names)
+    for name in names:
         assert got.column(name).to_pylist() == expected.column(name).to_pylist(), name
+
+
+def test_int96_before_1677_is_refused_in_nanoseconds_and_read_in_microseconds():
+    path = DUCK / "bug4903.parquet"
+    with pytest.raises(TimestampRangeError, match="coerce_int96_timestamp_unit"):
+        pqbloom.read_table(path, columns=["dt3"]).to_arrow()
+    want = pq.read_table(path, columns=["dt3"], coerce_int96_timestamp_unit="us")
+    got = pqbloom.read_table(path, columns=["dt3"], coerce_int96_timestamp_unit="us")
+    assert got.to_arrow().equals(want)
+    duck = [r[0] for r in duckdb.connect().execute("SELECT epoch_us(dt3) FROM read_parquet(?)", [str(path)]).fetchall()]
+    assert got.to_arrow().column("dt3").cast("int64").to_pylist() == duck  # DuckDB reads INT96 as microseconds too
 
 
 def test_timestamps_outside_datetime_are_a_typed_error():

@@ -263,7 +263,7 @@ def _pqbloom_rows(path):
         f = c.field
         lt = f.logical_type
         if f.physical_type == PT.INT96:
-            vals = (int96_to_ns(c.values) // 1000).tolist()
+            vals = (int96_to_ns(c.values, c.mask) // 1000).tolist()  # null slots hold no timestamp
         elif lt is not None and lt.kind == "TIMESTAMP":
             vals = (c.values.astype(np.int64) * {"ms": 1000, "us": 1, "ns": 0}[lt.unit]).tolist()
             assert lt.unit != "ns"
