@@ -235,12 +235,14 @@ class FilePlan:
                        explain: Explain | None = None) -> Table | None:
         """The rows of ``row_group`` where the filter is true, as a Table of ``columns`` (all when None),
         or None when none match. Prunes and reads exactly as :func:`read_filtered` does for one row
-        group (statistics, Bloom filter, dictionary, page index, late materialization)."""
+        group (statistics, Bloom filter, dictionary, page index, late materialization), and returns the
+        table as the file's other reads do (its metadata, INT96 in the file's unit)."""
         pf = self._bound.pf
         if not 0 <= row_group < pf.num_row_groups:
             raise IndexError(f"row group {row_group} out of range: the file has {pf.num_row_groups}")
         ex = explain if explain is not None else Explain()
-        return _read_row_group(self._bound, row_group, pf.select_columns(columns), ex)
+        t = _read_row_group(self._bound, row_group, pf.select_columns(columns), ex)
+        return None if t is None else pf.with_file_metadata(t, [])
 
 
 def plan_file(pf: FileReader, filters: FilterLike = None) -> FilePlan:

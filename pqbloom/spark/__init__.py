@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..api import ParquetFile
-from ..crypto.options import decryption_properties_from_options
-from .common import HAVE_PYSPARK, DataSource
+from .common import HAVE_PYSPARK, DataSource, open_file
 from .reader import PqbloomReader, check_filter, filter_option, plan_row_groups
 from .schema import discover_files, spark_schema
 from .writer import PqbloomWriter
@@ -63,7 +61,7 @@ class PqbloomDataSource(DataSource):
         if expr is not None:  # a bad filter fails at load(), not at the first action
             files, _ = discover_files(path)
             first, env = files[0]
-            with ParquetFile(first, decryption_properties=decryption_properties_from_options(self.options)) as pf:
+            with open_file(first, self.options) as pf:
                 check_filter(expr, pf, env, first)
         return spark_schema(path, self.options)
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..api import ParquetFile
+from ..crypto.options import decryption_properties_from_options
+
 try:  # pyspark is optional: only register() and the data source classes need it
     from pyspark.sql.datasource import (
         DataSource,
@@ -72,3 +75,11 @@ def name_list(options: Mapping[str, str], name: str) -> list[str] | None:
     if text is None:
         return None
     return [c.strip() for c in text.split(",") if c.strip()]
+
+
+def open_file(path: str, options: Mapping[str, str]) -> ParquetFile:
+    """A file of the data source, opened with the ``options``' keys. INT96 timestamps are read as
+    microseconds, Spark's own unit: Spark writes sentinels such as year 1 and 9999 there, which
+    nanoseconds cannot hold (pqbloom would refuse them)."""
+    return ParquetFile(path, decryption_properties=decryption_properties_from_options(options),
+                       coerce_int96_timestamp_unit="us")

@@ -35,10 +35,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..api import ParquetFile
-from ..crypto.options import decryption_properties_from_options
 from ..scan import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from ..scan.dataset import SchemaCheck
-from .common import DataSourceReader, InputPartition, option
+from .common import DataSourceReader, InputPartition, open_file, option
 from .schema import PartitionValues, columns_option, discover_files, file_arrow_schema, spark_types
 
 if TYPE_CHECKING:
@@ -131,13 +130,12 @@ class PqbloomReader(DataSourceReader):
         """Surviving (file, row group) units. Empty when nothing can match; Spark then still runs one
         placeholder task (``InputPartition(None)``) for which :meth:`read` yields nothing."""
         files, ptypes = discover_files(self.path)
-        dec = decryption_properties_from_options(self.options)
         ex = Explain(filter=str(self.expr) if self.expr is not None else "")
         ex.files_total = len(files)
         cols = columns_option(self.options)
         check = SchemaCheck(None if cols is None else [c for c in cols if c not in ptypes])
         first = files[0][0]  # the file schema() took the schema from
-        with ParquetFile(first, decryption_properties=dec) as pf:
+        with open_file(first, self.options) as pf:
             check.add(first, spark_types(pf, ptypes))
         parts: list[RowGroupPartition] = []
         for path, env in files:
@@ -145,7 +143,7 @@ class PqbloomReader(DataSourceReader):
             if not may:
                 ex.files_pruned_partition += 1
                 continue
-            with ParquetFile(path, decryption_properties=dec) as pf:
+            with open_file(path, self.options) as pf:
                 if path != first:  # footers are read here anyway: check every file against the first
                     check.add(path, spark_types(pf, ptypes))
                 for rg in plan_row_groups(pf, e, ex):
@@ -160,8 +158,7 @@ class PqbloomReader(DataSourceReader):
         if not isinstance(partition, RowGroupPartition):
             return  # Spark runs one placeholder partition when planning found none: nothing to read
         p = partition
-        dec = decryption_properties_from_options(self.options)
-        with ParquetFile(p.path, decryption_properties=dec) as pf:
+        with open_file(p.path, self.options) as pf:
             file_names = [n for n in self.names if n not in p.env]
             target = file_arrow_schema(pf, file_names)
             t = plan_file(pf, p.expr).read_row_group(p.row_group, file_names)

@@ -8,11 +8,10 @@ from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..api import ParquetFile
-from ..crypto.options import decryption_properties_from_options
 from ..errors import UnsupportedError
 from ..format import T
 from ..scan.dataset import discover, partition_types, partition_value
-from .common import name_list
+from .common import name_list, open_file
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -116,7 +115,7 @@ def spark_schema(path: str, options: Mapping[str, str] | None = None) -> str:
     files, ptypes = discover_files(path)
     cols = columns_option(options)
     file_cols = None if cols is None else [c for c in cols if c not in ptypes]
-    with ParquetFile(files[0][0], decryption_properties=decryption_properties_from_options(options)) as pf:
+    with open_file(files[0][0], options) as pf:
         asch = file_arrow_schema(pf, file_cols)
     parts = [f"`{f.name}` {arrow_to_ddl(f.type)}" for f in asch]
     parts += [f"`{k}` {'long' if t == 'int64' else 'string'}" for k, t in ptypes.items()

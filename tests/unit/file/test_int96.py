@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import pqbloom
 from pqbloom.errors import TimestampRangeError
+from pqbloom.scan import plan_file
 
 VALUES = [dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999999),
           dt.datetime(2020, 1, 1, 12, 0, 0, 123456), None, dt.datetime(1500, 6, 1), dt.datetime(1677, 9, 21)]
@@ -39,6 +40,11 @@ def test_out_of_range_int96_read_as_pyarrow_with_the_unit(tmp_path, unit):
         batches = [b.to_arrow() for b in pf.iter_batches(batch_size=2)]
         assert pa.concat_tables(batches).equals(want)
         assert pf.read_row_group(0).to_arrow().equals(want)
+        # the scan's per-row-group plan (what the Spark data source reads through) honours the unit too
+        planned = plan_file(pf, None).read_row_group(0)
+        assert planned is not None and planned.to_arrow().equals(want)
+        some = plan_file(pf, pqbloom.field("i") >= 1).read_row_group(0)
+        assert some is not None and some.to_arrow().equals(want.slice(1))
 
 
 def test_default_unit_raises_instead_of_wrapping(tmp_path):
