@@ -33,9 +33,13 @@ def decryption(args: argparse.Namespace, path: str | None = None) -> FileDecrypt
         kms_config=getattr(args, "kms_config", None), file_path=path)
 
 
-def _read_kwargs(args: argparse.Namespace, path: str | None = None) -> dict[str, Any]:
+def _read_kwargs(args: argparse.Namespace, path: str | None = None, *, rows: bool = True) -> dict[str, Any]:
+    """Reader keywords from the options: keys, and (``rows``: for reads of values) the INT96 unit."""
     props = decryption(args, path)
-    return {} if props is None else {"decryption_properties": props}
+    kw: dict[str, Any] = {} if props is None else {"decryption_properties": props}
+    if rows and getattr(args, "int96_unit", None) is not None:
+        kw["coerce_int96_timestamp_unit"] = args.int96_unit
+    return kw
 
 
 def _dataset_files(path: str) -> list[Any] | None:
@@ -138,7 +142,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
     frags = _dataset_files(args.file)
     first = args.file if frags is None else frags[0].path
-    for f in read_schema(first, **_read_kwargs(args, first)).fields:
+    for f in read_schema(first, **_read_kwargs(args, first, rows=False)).fields:
         print(f)
     for k, t in (partition_types(frags) if frags else {}).items():
         print(f"{k}: {t} (partition key)")

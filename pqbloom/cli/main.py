@@ -13,7 +13,7 @@ import sys
 from typing import Any, NoReturn
 
 from .._version import __version__
-from ..errors import KeyNotFoundError, ParquetError
+from ..errors import KeyNotFoundError, ParquetError, TimestampRangeError
 from .commands import cmd_head, cmd_inspect, cmd_layout, cmd_probe, cmd_query, cmd_schema
 from .demo import cmd_demo, demo_table
 from .errors import ConvertError, UsageError
@@ -69,6 +69,9 @@ def _add_decrypt_args(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--aad-prefix", metavar="TEXT", help="AAD prefix the file was written with (UTF-8)")
     g.add_argument("--kms-config", metavar="FILE", help="JSON with master_keys for an in-memory KMS "
                    "(see pqbloom.crypto.options)")
+    parser.add_argument("--int96-unit", choices=["ns", "us", "ms"], default=None,
+                        help="unit of INT96 timestamps (Spark, Impala): us or ms reads values that "
+                             "nanoseconds cannot hold, such as year 1 or 9999 (default ns)")
 
 
 def _add_convert_parser(sub: Any) -> None:
@@ -182,6 +185,8 @@ def _message(exc: BaseException) -> str:
         msg = f"{type(exc).__name__}: {exc} (unexpected; run with --debug for the traceback)"
     if isinstance(exc, KeyNotFoundError):
         msg += " (give keys with --footer-key-hex / --column-key, or --kms-config)"
+    if isinstance(exc, TimestampRangeError):
+        msg += " (here: --int96-unit us)"
     return " ".join(msg.split())
 
 

@@ -605,3 +605,22 @@ def test_cli_demo_runs(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "equal to what was written: True" in r.stdout
     assert "bloom filter: offset" in r.stdout
+
+
+def test_int96_unit_option_reads_spark_sentinels(tmp_path):
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    p = tmp_path / "int96.parquet"
+    t = pa.table({"k": [1, 2], "ts": pa.array([dt.datetime(1, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59)],
+                                            pa.timestamp("us"))})
+    pq.write_table(t, p, use_deprecated_int96_timestamps=True)  # as Spark and Impala write timestamps
+    msg = fails("head", p)
+    assert "INT96" in msg and "--int96-unit us" in msg
+    want = pq.read_table(p, coerce_int96_timestamp_unit="us").column("ts").to_pylist()
+    rows = [json.loads(line) for line in run("head", p, "--int96-unit", "us").stdout.splitlines()]
+    assert [r["ts"] for r in rows] == [str(v) for v in want]
+    rows = [json.loads(line) for line in run("query", p, "-f", "k == 2", "--int96-unit", "us").stdout.splitlines()]
+    assert [r["ts"] for r in rows] == [str(want[1])]
