@@ -111,7 +111,7 @@ class ChunkAccess:
         start, length = self.chunk_range(meta, rg, desc)
         buf, window = self.open_chunk(start, length)
         try:
-            if placed and desc.physical_type != PhysicalType.BYTE_ARRAY:
+            if placed and desc.physical_type not in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY):
                 pages = self.iter_pages(buf, start, meta, rg, desc, window=window)
                 return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0)
             return self.decode_chunk(buf, start, meta, rg, desc, window)
