@@ -83,7 +83,8 @@ def test_threaded_equals_single_threaded_and_pyarrow(mixed_file):
     assert pf.read(cols, use_threads=True).to_arrow().equals(pf.read(cols, use_threads=False).to_arrow())
 
 
-def test_decoding_runs_on_worker_threads(mixed_file, monkeypatch):
+def _decoding_threads(monkeypatch) -> set[str]:
+    """The names of the threads that charge the read's memory budget (that is, decode), filled as it runs."""
     names: set[str] = set()
     charge = MemoryBudget.charge
 
@@ -92,6 +93,11 @@ def test_decoding_runs_on_worker_threads(mixed_file, monkeypatch):
         return charge(self, nbytes, what)
 
     monkeypatch.setattr(MemoryBudget, "charge", recording)
+    return names
+
+
+def test_decoding_runs_on_worker_threads(mixed_file, monkeypatch):
+    names = _decoding_threads(monkeypatch)
     pqbloom.ParquetFile(mixed_file, memory_limit=1 << 30).read(use_threads=True)
     assert any(n.startswith("pqbloom-decode") for n in names), names
 
@@ -99,14 +105,7 @@ def test_decoding_runs_on_worker_threads(mixed_file, monkeypatch):
 def test_small_reads_decode_in_the_calling_thread(mixed_file, monkeypatch):
     # chunks that decode to less than SMALL_READ bytes (per the footer) are not worth worker threads,
     # whose allocator arenas keep what they freed resident: a small read's peak was 3.5x its result
-    names: set[str] = set()
-    charge = MemoryBudget.charge
-
-    def recording(self, nbytes, what):
-        names.add(threading.current_thread().name)
-        return charge(self, nbytes, what)
-
-    monkeypatch.setattr(MemoryBudget, "charge", recording)
+    names = _decoding_threads(monkeypatch)
     monkeypatch.setattr(file_reader, "SMALL_READ", 16 << 20)
     pf = pqbloom.ParquetFile(mixed_file, memory_limit=1 << 30)
     assert sum(pf.metadata.row_group(i).total_byte_size for i in range(pf.num_row_groups)) < 16 << 20
