@@ -484,8 +484,8 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     if dt not in _DELTA_DTYPES:
         raise ValueError(f"dtype must be int32 or int64, got {dt}")
     u8 = _bytes(buf)
-    # the kernel takes an int64: a count no header can hold stays one (-1 is "all of them")
-    want = -1 if count is None else min(max(int(count), -2), 1 << 31)
+    # the kernel takes an int64, -1 for "all of them": a count no header can hold stays one
+    want = -1 if count is None else (-2 if int(count) < 0 else min(int(count), 1 << 31))
     info = _info()
     used = int(_delta.walk(u8, want, info))
     if used < 0:
