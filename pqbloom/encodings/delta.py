@@ -11,7 +11,9 @@ and bit widths never exceed the type width, as Arrow's reader requires.
 
 The encoder uses blocks of 128 values split in 4 miniblocks of 32 (what
 parquet-java and Arrow write). Everything except the walk over block headers
-is vectorized; miniblocks of equal bit width are packed/unpacked together.
+is vectorized; miniblocks of equal bit width are packed together. Decoding is
+the compiled kernel's (:func:`pqbloom.kernels.decode_delta_binary_packed`), or
+its numpy reference in :mod:`.delta_numpy`.
 """
 
 from __future__ import annotations
