@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 
 from pqbloom import kernels  # noqa: E402
 from pqbloom.arrays import BinaryArray  # noqa: E402
-from pqbloom.encodings.delta import common_prefix_lengths  # noqa: E402
+from pqbloom.encodings.delta import common_prefix_lengths, encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.plain import encode_plain_byte_array  # noqa: E402
 from pqbloom.encodings.rle import decode_rle_bitpacked, encode_rle_bitpacked  # noqa: E402
 
@@ -146,6 +146,15 @@ def cases(scale: float) -> list[Case]:
                 lambda: python_decimals(var)))
     ints = RNG.integers(-(2**62), 2**62, n_str)
     out.append(("decimal: 1M INT64 -> 256", "Mvalues", n_str, lambda: kernels.decimal_buffer(ints, 32)))
+
+    # 9. DELTA_BINARY_PACKED: timestamps in nanoseconds (wide deltas), and string lengths (narrow)
+    stamps = np.cumsum(RNG.integers(0, 10**9, n_lv))
+    enc_stamps = encode_delta_binary_packed(stamps)
+    out.append(("delta: 10M int64 timestamps", "Mvalues", n_lv,
+                lambda: kernels.decode_delta_binary_packed(enc_stamps, None, np.int64)))
+    enc_lens = encode_delta_binary_packed(RNG.integers(5, 60, n_lv).astype(np.int32))
+    out.append(("delta: 10M int32 lengths 5-60", "Mvalues", n_lv,
+                lambda: kernels.decode_delta_binary_packed(enc_lens, None, np.int32)))
     return out
 
 

@@ -39,6 +39,7 @@ import numpy as np  # noqa: E402
 from pqbloom import kernels  # noqa: E402
 from pqbloom.arrays import BinaryArray  # noqa: E402
 from pqbloom.encodings.bitpack import uleb128  # noqa: E402
+from pqbloom.encodings.delta import encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.rle import encode_rle_bitpacked  # noqa: E402
 from pqbloom.errors import ParquetError  # noqa: E402
 
@@ -242,6 +243,27 @@ def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...
     return kernels.decimal_buffer, (np.array([rng.randint(-(2**63), 2**63 - 1) for _ in range(n)], np.int64), width)
 
 
+def case_delta(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """DELTA_BINARY_PACKED from the encoder (varied layouts and value ranges), or a hand-made header
+    over random bytes (widths 0..255 in the blocks, any count)."""
+    dtype = rng.choice([np.int32, np.int64])
+    n = rng.randint(0, 700)
+    if rng.random() < 0.8:
+        bits = np.iinfo(dtype).bits
+        vals = np.array([rng.getrandbits(bits) - (1 << (bits - 1)) for _ in range(n)], np.int64) >> rng.randint(0, bits)
+        if rng.random() < 0.3:
+            vals = np.cumsum(vals % 1000)
+        layout = rng.choice([(128, 4), (128, 1), (256, 8), (512, 16), (1024, 32)])
+        data = encode_delta_binary_packed(vals.astype(dtype), *layout)
+    else:
+        data = (uleb128(rng.choice([128, 256, 384, 65536, rng.randint(0, 300)])) + uleb128(rng.choice([1, 2, 4, 8, 3]))
+                + uleb128(n) + uleb128(rng.getrandbits(rng.choice([1, 8, 64, 70])))
+                + rand_bytes(rng, rng.randint(0, 200)))
+    data = mutate(rng, data) if rng.random() < 0.7 else data
+    count = rng.choice([None, n, rng.randint(-1, n + 3)])
+    return kernels.decode_delta_binary_packed, (as_buffer(rng, data), count, dtype)
+
+
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
     "page_levels": case_page_levels,
@@ -254,6 +276,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "argminmax": case_argminmax,
     "encode": case_encode,
     "decimal": case_decimal,
+    "delta": case_delta,
 }
 
 

@@ -20,7 +20,9 @@ The kernels:
 5. :func:`rebuild_prefixes`: DELTA_BYTE_ARRAY values from prefix lengths and suffixes;
 6. :func:`list_offsets`: repetition and definition levels to the innermost list's offsets;
 7. :func:`binary_argminmax` and :func:`encode_plain_byte_array` (write path);
-8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes.
+8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
+9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
+   and prefixes of the DELTA byte-array encodings).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import numpy as np
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
+from .limits import charge
 
 __all__ = [
     "COMPILED",
@@ -49,20 +52,21 @@ __all__ = [
     "binary_argminmax",
     "encode_plain_byte_array",
     "decimal_buffer",
+    "decode_delta_binary_packed",
 ]
 
 
 def _load_extension() -> tuple[Any, ...] | None:
     try:
         return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
-                     for name in ("binary", "decimals", "hybrid", "levels"))
+                     for name in ("binary", "decimals", "delta", "hybrid", "levels"))
     except ImportError:  # not built (no C compiler at install time, or a source checkout)
         return None
 
 
 _ext = _load_extension()
 # the compiled modules (no stubs: Any); used only while COMPILED, so never None then
-_binary, _decimals, _hybrid, _levels = _ext if _ext is not None else (None, None, None, None)
+_binary, _decimals, _delta, _hybrid, _levels = _ext if _ext is not None else (None,) * 5
 
 #: the compiled extension could be imported
 EXTENSION_BUILT: bool = _ext is not None
@@ -457,3 +461,42 @@ def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndar
     if rc < 0:
         raise _bad_offsets()
     return out
+
+
+# -- 9. DELTA_BINARY_PACKED ----------------------------------------------------------------------
+
+_DELTA_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
+                               dtype: type | np.dtype = np.int64) -> tuple[np.ndarray, int]:
+    """DELTA_BINARY_PACKED values: (int32 or int64 array, bytes the whole stream uses).
+
+    ``count`` defaults to the header's total count; when given it must not exceed it and only the
+    first ``count`` values are returned (the rest of the stream is still checked and its size
+    counted). INT32 values wrap modulo 2**32. See
+    :func:`pqbloom.encodings.delta_numpy.decode_delta_binary_packed_numpy` for what is accepted;
+    CorruptFileError otherwise.
+    """
+    if not COMPILED:
+        return reference.decode_delta_binary_packed(buf, count, dtype)
+    dt = np.dtype(dtype)
+    if dt not in _DELTA_DTYPES:
+        raise ValueError(f"dtype must be int32 or int64, got {dt}")
+    u8 = _bytes(buf)
+    # the kernel takes an int64, -1 for "all of them": a count no header can hold stays one
+    want = -1 if count is None else (-2 if int(count) < 0 else min(int(count), 1 << 31))
+    info = _info()
+    used = int(_delta.walk(u8, want, info))
+    if used < 0:
+        # refused: the reference names the reason (its messages hold header values up to 70 bits)
+        reference.decode_delta_binary_packed(buf, count, dtype)
+        raise RuntimeError("DELTA_BINARY_PACKED: the compiled decoder refused a stream the reference "
+                           "accepts")  # pragma: no cover - the tests hold the two to the same streams
+    n = int(info[0])
+    # the reference's charge (its result, unpacked deltas and block minimums), so both modes stop alike
+    charge(24 * n, f"{n:,} DELTA_BINARY_PACKED values")
+    out = np.empty(n, dt)
+    if int(_delta.decode(u8, want, out)) < 0:  # pragma: no cover - the stream was walked just before
+        raise RuntimeError("DELTA_BINARY_PACKED: the input changed during the decoding")
+    return out, used

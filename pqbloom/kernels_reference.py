@@ -6,7 +6,8 @@ errors with the same messages. The numpy loops the encodings and the statistics 
 (they delegate to :mod:`pqbloom.kernels`); "mirrors" below names where each came from. The
 exception is the hybrid decoder, too large to copy: :func:`decode_hybrid` calls
 :func:`pqbloom.encodings.hybrid_numpy.decode_hybrid_numpy`, a module of its own that does not import
-the kernels (the RLE module does); the DECIMAL reference is in
+the kernels (the RLE module does); likewise DELTA_BINARY_PACKED's, :func:`decode_delta_binary_packed`
+(:func:`pqbloom.encodings.delta_numpy.decode_delta_binary_packed_numpy`); the DECIMAL reference is in
 :mod:`pqbloom.kernels_reference_decimals` (re-exported here). Beyond them, this module imports only
 arrays, errors and numpy.
 
@@ -23,6 +24,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from .arrays import BinaryArray, Buffer, as_u8
+from .encodings.delta_numpy import decode_delta_binary_packed_numpy as decode_delta_binary_packed
 from .encodings.hybrid_numpy import decode_hybrid_numpy
 from .errors import CorruptFileError
 from .kernels_reference_decimals import decimal_buffer
@@ -44,6 +46,7 @@ __all__ = [
     "binary_argminmax",
     "encode_plain_byte_array",
     "decimal_buffer",
+    "decode_delta_binary_packed",
 ]
 
 _MAX_COUNT = (1 << 31) - 1

@@ -11,7 +11,9 @@ and bit widths never exceed the type width, as Arrow's reader requires.
 
 The encoder uses blocks of 128 values split in 4 miniblocks of 32 (what
 parquet-java and Arrow write). Everything except the walk over block headers
-is vectorized; miniblocks of equal bit width are packed/unpacked together.
+is vectorized; miniblocks of equal bit width are packed together. Decoding is
+the compiled kernel's (:func:`pqbloom.kernels.decode_delta_binary_packed`), or
+its numpy reference in :mod:`.delta_numpy`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..limits import charge
-from .bitpack import Buffer, as_u8, bit_pack_groups, read_uleb128, uleb128, unpack_groups
+from .bitpack import Buffer, as_u8, bit_pack_groups, uleb128
 from .dictionary import padded_rows
 
 __all__ = [
@@ -37,18 +39,11 @@ __all__ = [
 
 BLOCK_SIZE = 128
 MINIBLOCKS = 4
-_MAX_COUNT = (1 << 31) - 1
-_MAX_BLOCK_SIZE = 1 << 16  # no known writer goes beyond 2048; bounds amplification
 _U64 = (1 << 64) - 1
 
 
 def _zigzag(v: int) -> int:
     return ((v << 1) ^ (v >> 63)) & _U64
-
-
-def _unzigzag_u64(z: int) -> int:
-    """Zigzag-decode to the uint64 bit pattern of the signed value."""
-    return ((z >> 1) ^ -(z & 1)) & _U64
 
 
 def _bit_length_u64(x: np.ndarray) -> np.ndarray:
@@ -143,96 +138,10 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     ``count`` defaults to the header's total count; when given it must not
     exceed it and only the first ``count`` values are returned. ``dtype`` is
     int32 or int64 (INT32 values wrap modulo 2**32 as the writers intend).
+    The compiled kernel when built (:func:`pqbloom.kernels.decode_delta_binary_packed`), else
+    :func:`.delta_numpy.decode_delta_binary_packed_numpy`; both give the same values and errors.
     """
-    dt = np.dtype(dtype)
-    if dt not in (np.dtype(np.int32), np.dtype(np.int64)):
-        raise ValueError(f"dtype must be int32 or int64, got {dt}")
-    u8 = as_u8(buf)
-    b = buf if isinstance(buf, bytes) else u8.data
-    end = len(b)
-    what = "DELTA_BINARY_PACKED header"
-    block_size, pos = read_uleb128(b, 0, end, what)
-    n_mb, pos = read_uleb128(b, pos, end, what)
-    total, pos = read_uleb128(b, pos, end, what)
-    zfirst, pos = read_uleb128(b, pos, end, what)
-    if block_size == 0 or block_size % 128 or block_size > _MAX_BLOCK_SIZE:
-        raise CorruptFileError(f"DELTA_BINARY_PACKED: invalid block size {block_size}")
-    if n_mb == 0 or block_size % n_mb or (block_size // n_mb) % 32:
-        raise CorruptFileError(f"DELTA_BINARY_PACKED: invalid miniblock count {n_mb} for block size {block_size}")
-    if total > _MAX_COUNT:
-        raise CorruptFileError(f"DELTA_BINARY_PACKED: invalid total count {total}")
-    if count is not None:
-        count = int(count)
-        if count < 0 or count > total:
-            raise CorruptFileError(f"DELTA_BINARY_PACKED: {count} values expected, header holds {total}")
-    else:
-        count = total
-    vpm = block_size // n_mb
-    n_deltas = max(total - 1, 0)
-    n_blocks = (n_deltas + block_size - 1) // block_size
-    if n_blocks * (1 + n_mb) > end - pos:
-        raise CorruptFileError(f"DELTA_BINARY_PACKED: {total} values need {n_blocks} blocks, "
-                               f"which cannot fit in {end - pos} bytes")
-    need = max(count - 1, 0)  # deltas to materialize; the rest is only walked for its size
-    mins: list[int] = []
-    mb_w: list[int] = []
-    mb_pos: list[int] = []
-    left = n_deltas
-    walked = 0  # miniblocks walked
-    last_w = last_pos = 0
-    for _ in range(n_blocks):
-        zmin, pos = read_uleb128(b, pos, end, "DELTA_BINARY_PACKED block header")
-        if pos + n_mb > end:
-            raise CorruptFileError("DELTA_BINARY_PACKED: miniblock bit widths truncated")
-        widths = bytes(b[pos:pos + n_mb])
-        pos += n_mb
-        used = min(left, block_size)
-        left -= used
-        keep = walked * vpm < need
-        if keep:
-            mins.append(_unzigzag_u64(zmin))
-        for w in widths[: (used + vpm - 1) // vpm]:
-            if w > 64:
-                raise CorruptFileError(f"DELTA_BINARY_PACKED: miniblock bit width {w} > 64")
-            if walked * vpm < need:
-                mb_w.append(w)
-                mb_pos.append(pos)
-            last_w, last_pos = w, pos
-            walked += 1
-            pos += vpm * w // 8
-    if pos > end:  # tolerate a last miniblock lacking only its padding
-        last_vals = n_deltas - (walked - 1) * vpm
-        if last_pos + (last_vals * last_w + 7) // 8 > end:
-            raise CorruptFileError("DELTA_BINARY_PACKED: miniblock data truncated")
-        pos = end
-    first = _unzigzag_u64(zfirst)
-    # blocks of bit width 0 hold 65,536 values in a few bytes: count the result, the unpacked deltas and
-    # their block minimums before making them
-    charge(24 * count, f"{count:,} DELTA_BINARY_PACKED values")
-    out = np.empty(max(count, 1), np.uint64)
-    out[0] = first
-    if need:
-        n_m = len(mb_w)
-        adj = np.zeros((n_m, vpm), np.uint64)
-        wa = np.array(mb_w, np.int64)
-        pa = np.array(mb_pos, np.int64)
-        maxb = vpm * int(wa.max()) // 8
-        src = np.concatenate([u8[:end], np.zeros(maxb, np.uint8)]) if pos >= end else u8
-        for w in np.unique(wa).tolist():
-            if w == 0:
-                continue
-            sel = np.flatnonzero(wa == w)
-            nbytes = vpm * w // 8
-            packed = src[(pa[sel][:, None] + np.arange(nbytes)[None, :]).reshape(-1)]
-            adj[sel] = unpack_groups(packed, w, len(sel) * vpm).reshape(len(sel), vpm)
-        deltas = adj.reshape(-1)[:need]
-        deltas += np.repeat(np.array(mins, np.uint64), block_size)[:need]
-        np.cumsum(deltas, out=out[1:count])
-        out[1:count] += np.uint64(first)
-    out = out[:count]
-    if dt == np.dtype(np.int32):
-        return out.astype(np.uint32).view(np.int32), pos
-    return out.view(np.int64), pos
+    return kernels.decode_delta_binary_packed(buf, count, dtype)
 
 
 # -- DELTA_LENGTH_BYTE_ARRAY ----------------------------------------------------
