@@ -20,6 +20,7 @@ from pathlib import Path
 
 from . import cases as C
 from . import matrix as M
+from .spark_support import spark_conf
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 WRITERS = {
@@ -43,7 +44,7 @@ def _write_spark(env: M.Env, case: C.Case, out_dir: Path, block: int | None) -> 
     if case.encryption is not None:
         options.update(M.spark_encryption_options(case.encryption))
     bloom: dict[str, int | None] | None = {c: 100 for c in case.bloom.columns} if case.bloom else None
-    with M._spark_conf(env.spark, case.spark_conf):
+    with spark_conf(env.spark, case.spark_conf):
         return spark_write_with_bloom(df, out_dir, bloom, block_size=block, options=options)
 
 

@@ -43,7 +43,7 @@ import tempfile
 import textwrap
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 
 from . import cases as C
+from .spark_support import spark_conf
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = (ROOT / ".." / "shared" / "fixtures" / "parquet-testing").resolve()
@@ -348,21 +349,6 @@ def _spark_df(env: Env, case: C.Case, data: dict[str, list[Any]]) -> Any:
     return df
 
 
-@contextlib.contextmanager
-def _spark_conf(spark: Any, conf: dict[str, str]) -> Iterator[None]:
-    old = {k: spark.conf.get(k, None) for k in conf}
-    for k, v in conf.items():
-        spark.conf.set(k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, v)
-
-
 def spark_encryption_options(enc: C.Encryption) -> dict[str, str]:
     opts = {
         "parquet.encryption.algorithm": enc.algorithm,
@@ -388,7 +374,7 @@ def write_spark(env: Env, case: C.Case, data: dict[str, list[Any]], out_dir: Pat
     bloom: dict[str, int | None] | None = {c: case.row_group * 2 for c in case.bloom.columns} if case.bloom else None
     # a row group holds a few thousand rows of these datasets
     block = 48 * 1024 if case.n >= 2500 else None
-    with _spark_conf(env.spark, case.spark_conf):
+    with spark_conf(env.spark, case.spark_conf):
         path = spark_write_with_bloom(df, out_dir, bloom, block_size=block, options=options)
     return path
 

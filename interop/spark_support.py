@@ -17,6 +17,7 @@ Nothing here is needed at run time by ``pqbloom`` itself.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import hashlib
 import os
@@ -25,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ __all__ = [
     "pyspark_jars_dir",
     "scan_node",
     "scan_output_rows",
+    "spark_conf",
     "spark_write_with_bloom",
     "stop_spark",
 ]
@@ -220,3 +223,20 @@ def spark_write_with_bloom(
     if len(files) != 1:
         raise AssertionError(f"expected one part file in {out_dir}, found {files}")
     return files[0]
+
+
+@contextlib.contextmanager
+def spark_conf(spark: Any, conf: dict[str, str]) -> Iterator[None]:
+    """Set the session's ``conf`` for the body, then restore (or unset) what was there: the
+    tests share one session."""
+    old = {k: spark.conf.get(k, None) for k in conf}
+    for k, v in conf.items():
+        spark.conf.set(k, v)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                spark.conf.unset(k)
+            else:
+                spark.conf.set(k, v)

@@ -410,17 +410,14 @@ def _spark_options() -> st.SearchStrategy[dict[str, Any]]:
 
 
 def write_spark(case: Case, table: pa.Table, out: Path) -> Path:
-    from interop.spark_support import get_spark
+    from interop.spark_support import get_spark, spark_conf
 
     spark = get_spark()
     o = dict(case.opts)
     conf = {"spark.sql.parquet.outputTimestampType": o.pop("outputTimestampType"),
             "spark.sql.parquet.writeLegacyFormat": o.pop("writeLegacyFormat")}
     bloom = o.pop("bloom")
-    old = {k: spark.conf.get(k, None) for k in conf}
-    for k, v in conf.items():
-        spark.conf.set(k, v)
-    try:
+    with spark_conf(spark, conf):
         df = spark.createDataFrame(table)
         w = df.coalesce(1).write.mode("overwrite")
         for k, v in o.items():
@@ -433,12 +430,6 @@ def write_spark(case: Case, table: pa.Table, out: Path) -> Path:
                     w = w.option(f"parquet.bloom.filter.expected.ndv#{f.name}", "1000")
         target = out / "spark"
         w.parquet(str(target))
-    finally:
-        for k, v in old.items():
-            if v is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, v)
     files = sorted(target.glob("part-*.parquet"))
     assert len(files) == 1, files
     return files[0]

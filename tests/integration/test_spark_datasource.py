@@ -351,21 +351,20 @@ def test_hive_partition_null_in_a_long_key(spark, tmp_path):
 def test_spark_int96_sentinels_read_as_spark_reads_them(spark, tmp_path):
     # Spark writes INT96 timestamps with sentinels (year 1, year 9999) that nanoseconds cannot hold; the
     # data source reads INT96 in microseconds, Spark's unit, so they come back as Spark's reader gives them
+    import pyarrow.parquet as pq
+
+    from interop.spark_support import spark_conf
+
     confs = {"spark.sql.parquet.outputTimestampType": "INT96",
              "spark.sql.parquet.int96RebaseModeInWrite": "CORRECTED",
              "spark.sql.parquet.int96RebaseModeInRead": "CORRECTED"}
-    saved = {k: spark.conf.get(k, None) for k in confs}
-    try:
-        for k, v in confs.items():
-            spark.conf.set(k, v)
+    with spark_conf(spark, confs):
         out = str(tmp_path / "int96")
         (spark.sql("SELECT * FROM VALUES (1, timestamp'0001-01-01 00:00:00'), "
                    "(2, timestamp'9999-12-31 23:59:59.999999'), (3, timestamp'2024-05-06 07:08:09.123456'), "
                    "(4, CAST(NULL AS timestamp)) AS t(k, ts)")
          .coalesce(1).write.mode("overwrite").parquet(out))
         files = [os.path.join(out, f) for f in os.listdir(out) if f.endswith(".parquet")]
-        import pyarrow.parquet as pq
-
         assert pq.ParquetFile(files[0]).schema.column(1).physical_type == "INT96"  # Spark really wrote INT96
         # compared in Spark as epoch microseconds: Python's datetime cannot hold year 1 in every zone
         cols = ("k", "unix_micros(ts) AS us", "CAST(ts AS string) AS text")
@@ -373,9 +372,3 @@ def test_spark_int96_sentinels_read_as_spark_reads_them(spark, tmp_path):
         ours = spark.read.format("pqbloom").load(out).selectExpr(*cols).orderBy("k").collect()
         assert ours == native
         assert [r.us for r in ours] == [-62135596800000000, 253402300799999999, 1714979289123456, None]
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                spark.conf.unset(k)
-            else:
-                spark.conf.set(k, v)

@@ -15,8 +15,6 @@ numpy reference and an independent oracle.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -32,22 +30,11 @@ from pqbloom.encodings.bitpack import uleb128
 from pqbloom.encodings.delta import decode_delta_binary_packed, encode_delta_binary_packed
 from pqbloom.errors import MemoryLimitError, ParquetError
 from pqbloom.limits import memory_budget
+from tests.unit.kernels.test_kernels import compiled
 
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DTYPES = [np.int32, np.int64]
 U64 = (1 << 64) - 1
-
-
-@contextmanager
-def compiled(on: bool) -> Iterator[None]:
-    if on and not kernels.EXTENSION_BUILT:
-        pytest.fail("the compiled kernels are not built: run `pip install -e .` (needs a C compiler)")
-    saved = kernels.COMPILED
-    kernels.COMPILED = on
-    try:
-        yield
-    finally:
-        kernels.COMPILED = saved
 
 
 def outcome(buf: Any, count: int | None, dtype: Any, limit: int | None = None) -> tuple[Any, ...]:
