@@ -7,6 +7,8 @@ import tracemalloc
 import numpy as np
 import pytest
 import zstandard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pqbloom import compression
 from pqbloom.errors import CorruptFileError
@@ -43,3 +45,60 @@ def test_zstd_page_of_another_size_than_promised_is_corrupt(frames: int, delta: 
     if frames == 2:  # the first frame states exactly the promise; the second one is a bomb
         with pytest.raises(CorruptFileError, match="inflates past"):
             compression.decompress(codec, comp, len(payload))
+
+
+# -- the system libzstd (ctypes) against cramjam: same bytes, same refusals ---------------------------
+
+def _both_zstd_decoders() -> list[object]:
+    return [compression._LIBZSTD, None] if compression._LIBZSTD is not None else [None]
+
+
+def _zstd_outcome(monkeypatch: pytest.MonkeyPatch, lib: object, data: bytes, size: int) -> object:
+    monkeypatch.setattr(compression, "_LIBZSTD", lib)
+    codec = compression.codec_by_name("zstd")
+    try:
+        return bytes(compression.decompress(codec, data, size))
+    except CorruptFileError as exc:
+        return CorruptFileError, "inflates past" in str(exc)
+
+
+def test_system_libzstd_is_used_on_debian() -> None:
+    # every Debian machine has libzstd.so.1 (dpkg depends on it): CI must measure the fast path
+    import os
+
+    if not os.path.exists("/etc/debian_version"):
+        pytest.skip("not a Debian machine")
+    assert compression.ZSTD_DECODER == "libzstd"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(payload=st.binary(max_size=3000), level=st.integers(1, 9), frames=st.integers(1, 3),
+       cut=st.integers(0, 40), flip=st.lists(st.tuples(st.integers(0, 10_000), st.integers(1, 255)), max_size=3),
+       delta=st.sampled_from([0, 0, 0, -1, 1, -100]))
+def test_libzstd_and_cramjam_agree(monkeypatch: pytest.MonkeyPatch, payload: bytes, level: int, frames: int,
+                                   cut: int, flip: list[tuple[int, int]], delta: int) -> None:
+    frame = zstandard.ZstdCompressor(level=level).compress(payload)
+    data = bytearray(frame * frames)
+    if cut:  # truncated
+        del data[max(len(data) - cut, 0):]
+    for pos, x in flip:  # corrupted
+        if data:
+            data[pos % len(data)] ^= x
+    size = max(len(payload) + delta, 0)
+    outcomes = [_zstd_outcome(monkeypatch, lib, bytes(data), size) for lib in _both_zstd_decoders()]
+    assert all(o == outcomes[0] for o in outcomes), outcomes
+    if not cut and not flip and delta == 0 and frames == 1:
+        assert outcomes[0] == payload
+    if frames > 1 and not cut and not flip and delta == 0 and payload:
+        assert outcomes[0] == (CorruptFileError, True)  # the second frame is past the promise
+
+
+def test_libzstd_reads_a_view_of_the_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pages reach the codec as views into the chunk's bytes, not copies
+    payload = bytes(range(256)) * 500
+    frame = zstandard.ZstdCompressor().compress(payload)
+    chunk = b"header" + frame + b"next page"
+    view = memoryview(chunk)[6:6 + len(frame)]
+    for lib in _both_zstd_decoders():
+        monkeypatch.setattr(compression, "_LIBZSTD", lib)
+        assert bytes(compression.decompress(compression.codec_by_name("zstd"), view, len(payload))) == payload
