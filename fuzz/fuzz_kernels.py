@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.dirname(HERE))  # run from a checkout without install
 
 import numpy as np  # noqa: E402
 
-from pqbloom import kernels  # noqa: E402
+from pqbloom import compression, kernels  # noqa: E402
 from pqbloom.arrays import BinaryArray  # noqa: E402
 from pqbloom.encodings.bitpack import uleb128  # noqa: E402
 from pqbloom.encodings.delta import encode_delta_binary_packed  # noqa: E402
@@ -264,6 +264,21 @@ def case_delta(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]
     return kernels.decode_delta_binary_packed, (as_buffer(rng, data), count, dtype)
 
 
+def _snappy_round_trip(data: bytes) -> bytes:
+    codec = compression.codec_by_name("snappy")
+    return bytes(compression.decompress(codec, compression.compress(codec, data), len(data)))
+
+
+def case_snappy(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """Snappy compression (compiled, or cramjam in the reference mode) of random, repetitive and
+    mutated data at lengths around the 15-byte margin and the 64 KiB fragments, decompressed back."""
+    n = rng.choice([rng.randint(0, 40), rng.randint(0, 3000), 65_536 + rng.randint(-20, 20), rng.randint(0, 200_000)])
+    period = rng.randint(1, 300)
+    data = (rand_bytes(rng, period) * (n // period + 1))[:n]
+    data = mutate(rng, data) if rng.random() < 0.7 else data
+    return _snappy_round_trip, (data,)
+
+
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
     "page_levels": case_page_levels,
@@ -277,6 +292,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "encode": case_encode,
     "decimal": case_decimal,
     "delta": case_delta,
+    "snappy": case_snappy,
 }
 
 

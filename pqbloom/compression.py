@@ -18,12 +18,13 @@ import cramjam
 import numpy as np
 import zstandard
 
+from . import kernels
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
 from .limits import charge, out_of_memory
 
-__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "check_level", "CODEC_NAMES",
-           "LEVELS"]
+__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "compress_joined", "decompress", "check_level",
+           "CODEC_NAMES", "LEVELS", "ZSTD_DECODER"]
 
 Buffer = bytes | bytearray | memoryview
 
@@ -49,8 +50,10 @@ def _fresh(size: int) -> memoryview:
 
 # -- snappy -------------------------------------------------------------------
 def _snappy_compress(data: Buffer) -> Buffer:
-    # a view of cramjam's buffer: bytes(...) copied every page once more
-    return memoryview(cramjam.snappy.compress_raw(data))
+    # the compiled compressor (pqbloom/_kernels/snappy.pyx) when built: cramjam's took ~1.3x as long
+    out = kernels.snappy_compress(data)
+    # else a view of cramjam's buffer: bytes(...) copied every page once more
+    return out if out is not None else memoryview(cramjam.snappy.compress_raw(data))
 
 
 def _snappy_decompress(data: Buffer, size: int) -> Buffer:
@@ -352,6 +355,19 @@ def compress(codec: Codec, data: Buffer, level: int | None = None) -> Buffer:
         return LEVELS[codec.name][2](data, level)
     assert codec.compress is not None
     return codec.compress(data)
+
+
+def compress_joined(codec: Codec, head: Buffer, body: Buffer, level: int | None = None) -> Buffer:
+    """:func:`compress` of ``head + body`` (a v1 page's levels and values). Snappy, the default
+    codec, compresses the two without joining them first (the compiled compressor takes both); the
+    other codecs join them."""
+    if not len(head):
+        return compress(codec, body, level)
+    if codec.thrift_id == CompressionCodec.SNAPPY and level is None:
+        out = kernels.snappy_compress(head, body)
+        if out is not None:
+            return out
+    return compress(codec, bytes(head) + bytes(body) if not isinstance(head, bytes) else head + body, level)
 
 
 def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:

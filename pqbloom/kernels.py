@@ -22,7 +22,9 @@ The kernels:
 7. :func:`binary_argminmax` and :func:`encode_plain_byte_array` (write path);
 8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
-   and prefixes of the DELTA byte-array encodings).
+   and prefixes of the DELTA byte-array encodings);
+10. :func:`snappy_compress`: a snappy raw block (write path); its reference is cramjam's compressor,
+    in :mod:`pqbloom.compression`, and the two agree on what decompresses, not byte for byte.
 """
 
 from __future__ import annotations
@@ -53,20 +55,21 @@ __all__ = [
     "encode_plain_byte_array",
     "decimal_buffer",
     "decode_delta_binary_packed",
+    "snappy_compress",
 ]
 
 
 def _load_extension() -> tuple[Any, ...] | None:
     try:
         return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
-                     for name in ("binary", "decimals", "delta", "hybrid", "levels"))
+                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "snappy"))
     except ImportError:  # not built (no C compiler at install time, or a source checkout)
         return None
 
 
 _ext = _load_extension()
 # the compiled modules (no stubs: Any); used only while COMPILED, so never None then
-_binary, _decimals, _delta, _hybrid, _levels = _ext if _ext is not None else (None,) * 5
+_binary, _decimals, _delta, _hybrid, _levels, _snappy = _ext if _ext is not None else (None,) * 6
 
 #: the compiled extension could be imported
 EXTENSION_BUILT: bool = _ext is not None
@@ -500,3 +503,21 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     if int(_delta.decode(u8, want, out)) < 0:  # pragma: no cover - the stream was walked just before
         raise RuntimeError("DELTA_BINARY_PACKED: the input changed during the decoding")
     return out, used
+
+
+# -- 10. snappy compression (write path) ---------------------------------------------------------
+
+def snappy_compress(data: Buffer, tail: Buffer | None = None) -> memoryview | None:
+    """``data`` (then ``tail``, as if joined: a v1 page's levels and values) as one snappy raw block
+    by the compiled compressor (GIL released), or None when the kernels are not in use: the caller
+    then compresses with cramjam (:mod:`pqbloom.compression`).
+
+    The result is a view of a buffer of the format's worst-case size (about 1.17 times the input),
+    so the page is not copied once more to trim it."""
+    if not COMPILED:
+        return None
+    src = _bytes(data)
+    rest = _bytes(tail) if tail is not None else None
+    out = np.empty(_snappy.max_compressed_length(len(src), 0 if rest is None else len(rest)), np.uint8)
+    n = _snappy.compress(src, out, rest)
+    return memoryview(out[:n])  # type: ignore[arg-type]

@@ -480,8 +480,7 @@ def compress_page(page: EncodedPage, codec: compression_mod.Codec, level: int | 
             comp, page.is_compressed = vbytes, False
         page.body = levels + comp if levels else comp
     else:
-        plain = levels + vbytes if levels else vbytes
-        page.body = compression_mod.compress(codec, plain, level)
+        page.body = compression_mod.compress_joined(codec, levels, vbytes, level)
     page.uncompressed_size = len(levels) + len(vbytes)
     page.values = None
     return page

@@ -68,27 +68,35 @@ def test_threaded_write_is_byte_identical_and_reads_back(tmp_path, options):
 
 
 def _recording_compress(monkeypatch, fail_at: int | None = None):
-    """Wrap the codec entry point: record the thread of each call; raise on call ``fail_at``."""
-    real = compression_mod.compress
+    """Wrap the codec entry points (pages with levels go through compress_joined, which compresses
+    both parts in one call): record the thread of each page's call; raise on call ``fail_at``."""
+    real, real_joined = compression_mod.compress, compression_mod.compress_joined
     calls: list[int] = []
     running = [0]
     lock = threading.Lock()
+    inside = threading.local()  # compress_joined may call compress: count the page once
 
-    def compress(codec, data, level=None):
+    def recorded(fn, *args):
+        if getattr(inside, "on", False):
+            return fn(*args)
         with lock:
             calls.append(threading.get_ident())
             k = len(calls)
             running[0] += 1
+        inside.on = True
         try:
             time.sleep(0.002)  # keep several pages in flight
             if fail_at is not None and k == fail_at:
                 raise RuntimeError("compressor failed")
-            return real(codec, data, level)
+            return fn(*args)
         finally:
+            inside.on = False
             with lock:
                 running[0] -= 1
 
-    monkeypatch.setattr(compression_mod, "compress", compress)
+    monkeypatch.setattr(compression_mod, "compress", lambda codec, data, level=None: recorded(real, codec, data, level))
+    monkeypatch.setattr(compression_mod, "compress_joined",
+                        lambda codec, head, body, level=None: recorded(real_joined, codec, head, body, level))
     return calls, running
 
 
