@@ -48,5 +48,7 @@ class ChunkWindow:
         if pos + need <= len(buf) or have >= self.end:
             return buf, base, pos
         upto = min(self.end, base + pos + max(need, self.window))
-        more = self.reader.read(have, upto - have, what="column chunk")
-        return (bytes(memoryview(buf)[pos:]) + more if pos < len(buf) else more), base + pos, 0
+        # the bytes from pos on read again with the next ones: one copy out of the page cache, where
+        # joining the rest of buf to the new bytes copied both twice
+        start = base + pos
+        return self.reader.read(start, upto - start, what="column chunk"), start, 0
