@@ -35,17 +35,42 @@ MAX_EXPANSION = 64
 
 
 class BinarySink:
-    """Values of one chunk, in page order, in one offsets + data buffer (see the module doc)."""
+    """Values of one chunk, in page order, in one offsets + data buffer (see the module doc).
+
+    The buffers are the sink's own (:meth:`for_chunk`), or a chunk's region of a whole column's
+    (:meth:`in_column`): offsets ``[0, count]`` of the region and bytes ``[start, end)`` of the
+    column's data, the offsets counting from the column's first byte."""
 
     def __init__(self, num_values: int, capacity: int) -> None:
         charge(capacity + 8 * (num_values + 1), f"the value buffer of a column chunk of {num_values:,} values")
         self.offsets = np.empty(num_values + 1, np.int64)
-        self.offsets[0] = 0
         self.data = np.empty(capacity, np.uint8)
+        self._start(0, capacity)
+
+    def _start(self, start: int, end: int) -> None:
+        self.offsets[0] = start
+        self.start = start  # where the chunk's bytes begin in ``data``
+        self.pos = start  # where the next value's bytes go
+        self.end = end  # the end of the room
         self.n = 0  # values so far
-        self.nbytes = 0
         self.rest: list[Any] = []  # pieces after the first that did not fit (kept in order)
         self.last: BinaryArray | None = None  # the piece decode_plain returned last
+        self.shared = False  # the buffers are a column's (in_column)
+
+    @classmethod
+    def in_column(cls, offsets: np.ndarray, data: np.ndarray, start: int, end: int) -> BinarySink:
+        """A sink writing into a region of a column's buffers (allocated and charged by the caller):
+        at most ``len(offsets) - 1`` values, their bytes in ``data[start:end]``."""
+        sink = cls.__new__(cls)
+        sink.offsets, sink.data = offsets, data
+        sink._start(start, end)
+        sink.shared = True
+        return sink
+
+    @property
+    def nbytes(self) -> int:
+        """Value bytes written so far."""
+        return self.pos - self.start
 
     @classmethod
     def for_chunk(cls, meta: T.ColumnMetaData, desc: ColumnDescriptor, stored_bytes: int, *,
@@ -72,14 +97,14 @@ class BinarySink:
         if self.rest or self.n + count > len(self.offsets) - 1:
             return None
         got = kernels.decode_plain_byte_array_into(buf, count, self.offsets[self.n:self.n + count + 1],
-                                                   self.data[self.nbytes:], self.nbytes)
+                                                   self.data[self.pos:self.end], self.pos)
         if got is None:
-            self.offsets[self.n] = self.nbytes  # the failed attempt overwrote it
+            self.offsets[self.n] = self.pos  # the failed attempt overwrote it
             return None
         size, used = got
         piece = BinaryArray(self.offsets[self.n:self.n + count + 1], self.data)
         self.n += count
-        self.nbytes += size
+        self.pos += size
         self.last = piece
         return piece, used
 
@@ -91,18 +116,39 @@ class BinarySink:
         k = len(values)
         if not self.rest and isinstance(values, BinaryArray) and self.n + k <= len(self.offsets) - 1:
             c = values.compact()
-            if self.nbytes + len(c.data) <= len(self.data):
-                self.data[self.nbytes:self.nbytes + len(c.data)] = c.data
-                np.add(c.offsets[1:], self.nbytes, out=self.offsets[self.n + 1:self.n + k + 1])
+            if self.pos + len(c.data) <= self.end:
+                self.data[self.pos:self.pos + len(c.data)] = c.data
+                np.add(c.offsets[1:], self.pos, out=self.offsets[self.n + 1:self.n + k + 1])
                 self.n += k
-                self.nbytes += len(c.data)
+                self.pos += len(c.data)
                 return
         self.rest.append(values)
 
+    def complete(self) -> bool:
+        """Whether every value landed in the buffers, filling the room exactly (a column's region:
+        the chunk is in place, and its neighbours' regions are untouched)."""
+        return not self.rest and self.pos == self.end
+
+    def dense(self) -> list[Any]:
+        """A column's region, once every chunk of the column is decoded: the values as
+        :meth:`pieces`, their offsets copied, the shared first and last entries from this sink's
+        own count (a neighbour whose statistics lied may have written another value there)."""
+        if not self.n:
+            return list(self.rest)
+        offsets = self.offsets[:self.n + 1].copy()
+        offsets[0], offsets[-1] = self.start, self.pos
+        return [BinaryArray(offsets, self.data)] + self.rest
+
     def pieces(self) -> list[Any]:
         """The chunk's values: one BinaryArray for all that fit, then the pieces that did not."""
-        head = self.data[:self.nbytes]
-        if len(self.data) - self.nbytes > max(self.nbytes // 4, 1 << 16):  # an upper bound far off: do
+        if self.shared:
+            # a view of the column's buffers, offsets counting from the column's first byte. Its first
+            # and last entries are shared with the neighbouring regions, which other threads may still
+            # be writing: only the column's builder, once every chunk is done, may rely on it
+            # (:meth:`dense`)
+            return ([BinaryArray(self.offsets[:self.n + 1], self.data)] if self.n else []) + self.rest
+        head = self.data[:self.pos]
+        if len(self.data) - self.pos > max(self.pos // 4, 1 << 16):  # an upper bound far off: do
             head = head.copy()  # not keep the unused tail allocated with the column
         first = BinaryArray(self.offsets[:self.n + 1], head)
         return ([first] if self.n else []) + self.rest

@@ -91,11 +91,13 @@ class ChunkAccess:
                                    row_group=rg, column=desc.dotted_path, offset=start)
         return start, length
 
-    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor, *, placed: bool = False) -> ChunkParts:
+    def read_chunk_parts(self, rg: int, desc: ColumnDescriptor, *, placed: bool = False,
+                         sink: BinarySink | None = None) -> ChunkParts:
         """Decode one column chunk into dense value pieces plus presence flags; check its row count.
         ``placed``: a fixed-width chunk may come as one full-length array, nulls placed
-        (``ChunkParts.placed``; :func:`pqbloom.file.column_builder.place_pages`)."""
-        parts = self._read_chunk_unchecked(rg, desc, placed)
+        (``ChunkParts.placed``; :func:`pqbloom.file.column_builder.place_pages`). ``sink``: a byte-array
+        chunk decodes into it (its region of the column's buffers: ``ChunkParts.region``)."""
+        parts = self._read_chunk_unchecked(rg, desc, placed, sink)
         expected = self.thrift_metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
@@ -104,7 +106,8 @@ class ChunkAccess:
                                    row_group=rg, column=desc.dotted_path)
         return parts
 
-    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor, placed: bool = False) -> ChunkParts:
+    def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor, placed: bool = False,
+                              sink: BinarySink | None = None) -> ChunkParts:
         meta = self.chunk_metadata(rg, desc)
         if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
             return ChunkParts([], None, 0)
@@ -114,7 +117,7 @@ class ChunkAccess:
             if placed and desc.physical_type not in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY):
                 pages = self.iter_pages(buf, start, meta, rg, desc, window=window)
                 return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0)
-            return self.decode_chunk(buf, start, meta, rg, desc, window)
+            return self.decode_chunk(buf, start, meta, rg, desc, window, sink)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
 
@@ -139,11 +142,13 @@ class ChunkAccess:
         return bound
 
     def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
-                     desc: ColumnDescriptor, window: ChunkWindow | None = None) -> ChunkParts:
+                     desc: ColumnDescriptor, window: ChunkWindow | None = None,
+                     sink: BinarySink | None = None) -> ChunkParts:
         """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``; the first window of
         ``window`` if given) into value pieces and presence flags (errors unlocated:
-        :meth:`read_chunk_parts` adds row group and column)."""
-        sink = BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
+        :meth:`read_chunk_parts` adds row group and column); byte arrays into ``sink`` when given."""
+        if sink is None or desc.physical_type != PhysicalType.BYTE_ARRAY:
+            sink = BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
         pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window)
         return collect_chunk(pages, desc, meta.num_values, sink)
 

@@ -21,9 +21,10 @@ from ..errors import CorruptFileError
 from ..limits import charge
 from ..schema import Field
 from ..table import Column, place_nulls
+from .binary_sink import BinarySink
 from .column_reader import ChunkParts, assemble_values, concat_values, expand_dictionary
 
-__all__ = ["ColumnBuilder", "place_pages"]
+__all__ = ["ColumnBuilder", "ByteArrayRegions", "place_pages"]
 
 
 def _owns_its_bytes(a: np.ndarray) -> bool:
@@ -105,26 +106,60 @@ def _nulls_in_place(dense: BinaryArray, present: np.ndarray) -> BinaryArray | No
             and base.flags.writeable and base.flags.c_contiguous and off.flags.c_contiguous
             and off.ctypes.data == base.ctypes.data) or n == 0:
         return None
+    full = base[:n + 1]
+    _spread_offsets(full, present, len(dense))
+    return BinaryArray(full, dense.data)
+
+
+def _spread_offsets(full: np.ndarray, present: np.ndarray, count: int) -> None:
+    """Spread the ``count + 1`` dense offsets at the head of ``full`` (``len(present) + 1`` entries)
+    to one per row, in place: a null row repeats the offset before it."""
+    n = len(present)
     starts = list(range(0, n, _BLOCK))
     before = [0]
     for a in starts:  # (np.add.reduceat would first cast every flag to int64)
         before.append(before[-1] + int(np.count_nonzero(present[a:a + _BLOCK])))
-    if before[-1] != len(dense):
-        raise CorruptFileError(f"{len(dense)} values for {before[-1]} non-null slots")
-    full = base[:n + 1]
+    if before[-1] != count:
+        raise CorruptFileError(f"{count} values for {before[-1]} non-null slots")
     for a, c0 in zip(starts[::-1], before[-2::-1]):
         b = min(a + _BLOCK, n)
         idx = np.cumsum(present[a:b], dtype=np.int64)
         idx += c0
         full[a + 1:b + 1] = full[idx]  # gathered before written: reads at or below b
-    return BinaryArray(full, dense.data)
+
+
+class ByteArrayRegions:
+    """A byte-array column of several chunks decoded in place: one offsets buffer for its rows and
+    one data buffer of the bytes SizeStatistics give each chunk, each chunk decoding into its own
+    region (:meth:`pqbloom.file.binary_sink.BinarySink.in_column`), in parallel or not. Without it
+    every chunk decodes into a buffer of its own and is then copied into the column's.
+
+    A chunk whose bytes are not what its statistics said (too many: they do not fit its region;
+    too few: the region is not filled) cannot be trusted in place: the column is then joined from
+    each chunk's values (:meth:`ColumnBuilder.finish`), as without regions."""
+
+    def __init__(self, f: Field, rows: list[int], sizes: list[int]) -> None:
+        total_rows, total_bytes = sum(rows), sum(sizes)
+        charge(total_bytes + 8 * (total_rows + 1), f"the result buffer of column {f.name!r}")
+        self.offsets = np.zeros(total_rows + 1, np.int64)
+        self.data = np.empty(total_bytes, np.uint8)
+        self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
+        self.byte_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).tolist()
+
+    def sink(self, j: int) -> BinarySink:
+        """The sink of chunk ``j`` (in the order the sizes were given)."""
+        r0, r1 = self.row_starts[j], self.row_starts[j + 1]
+        return BinarySink.in_column(self.offsets[r0:r1 + 1], self.data, self.byte_starts[j], self.byte_starts[j + 1])
 
 
 class ColumnBuilder:
     """Gathers decoded chunks of one column into preallocated buffers (module doc)."""
 
-    def __init__(self, f: Field, num_rows: int, data_bytes: int | None) -> None:
+    def __init__(self, f: Field, num_rows: int, data_bytes: int | None,
+                 regions: ByteArrayRegions | None = None) -> None:
         self.f = f
+        self.regions = regions
+        self.region_parts: list[ChunkParts] = []  # with regions: the chunks, kept for finish()
         self.num_rows = num_rows
         self.data_bytes = data_bytes
         self.rows = 0
@@ -149,6 +184,9 @@ class ColumnBuilder:
         nulls = present is not None and not bool(present.all())
         self.present.append(present if present is not None else np.ones(parts.num_rows, bool))
         self.has_nulls = self.has_nulls or nulls
+        if self.regions is not None:  # decoded in place: nothing to copy (finish checks them)
+            self.region_parts.append(parts)
+            return
         fixed = bool(parts.pieces) and all(type(p) is np.ndarray for p in parts.pieces)
         if not self.fallback and self.rows <= self.num_rows and fixed and self.n == 0 and self.pending is None \
                 and self.data is None and self._place(parts, row0, present if nulls else None):
@@ -249,8 +287,46 @@ class ColumnBuilder:
         self.n += k
         return True
 
+    def _in_regions(self) -> bool:
+        """Whether every chunk filled its region exactly, one value per non-null row."""
+        rg = self.regions
+        assert rg is not None
+        if len(self.region_parts) != len(rg.row_starts) - 1:
+            return False
+        for j, (parts, present) in enumerate(zip(self.region_parts, self.present)):
+            rows = rg.row_starts[j + 1] - rg.row_starts[j]
+            sink = parts.region
+            if sink is None:  # an empty chunk (no pages) fits an empty region only
+                if rows or rg.byte_starts[j + 1] != rg.byte_starts[j] or parts.num_rows:
+                    return False
+                continue
+            if parts.num_rows != rows or not sink.complete() or sink.start != rg.byte_starts[j] \
+                    or sink.n != int(np.count_nonzero(present)):
+                return False
+        return True
+
+    def _finish_regions(self) -> Column:
+        rg = self.regions
+        assert rg is not None
+        if self._in_regions():
+            for j, (parts, present) in enumerate(zip(self.region_parts, self.present)):
+                if parts.num_rows and parts.region is not None and parts.region.n != parts.num_rows:
+                    _spread_offsets(rg.offsets[rg.row_starts[j]:rg.row_starts[j + 1] + 1], present, parts.region.n)
+            values = BinaryArray(rg.offsets, rg.data)
+            return Column(self.f, values, ~np.concatenate(self.present) if self.has_nulls else None)
+        # statistics that lied: join each chunk's own values (never the entries shared with a neighbour)
+        pieces = [p for parts in self.region_parts
+                  for p in (parts.region.dense() if parts.region is not None else parts.pieces)]
+        dense = concat_values(pieces, self.f)
+        if not self.has_nulls:
+            return Column(self.f, dense, None)
+        present = np.concatenate(self.present)
+        return Column(self.f, place_nulls(dense, present), ~present)
+
     def finish(self) -> Column:
         """The column of every chunk added, nulls placed."""
+        if self.regions is not None:
+            return self._finish_regions()
         if not self.fallback and (self.held is not None or self.out is not None):
             values: Any = self.held if self.held is not None else self.out
             values = values if self.rows == len(values) else values[:self.rows]

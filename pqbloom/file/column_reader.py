@@ -84,6 +84,7 @@ class ChunkParts:
     num_rows: int
     page_rows: list[int] | None = None  # rows of each piece, when the pieces are the pages (nullable chunks)
     placed: bool = False  # pieces[0] holds every row, nulls placed (file/column_builder.place_pages)
+    region: BinarySink | None = None  # the column region the chunk decoded into (BinarySink.in_column)
 
 
 def expand_dictionary(dictionary: Values | None, idx: np.ndarray) -> Values:
@@ -122,8 +123,11 @@ def collect_chunk(pages: Iterable[tuple[str, Any, Any, Any]], desc: ColumnDescri
             levels.append(present)
     if sink is not None:
         parts = [("values", p) for p in sink.pieces()]
-    return assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
-                           num_values)
+    chunk = assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
+                            num_values)
+    if sink is not None and sink.shared:
+        chunk.region = sink
+    return chunk
 
 
 def assemble_values(f: Field, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None,

@@ -41,7 +41,7 @@ from ..table import (
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
 from .chunks import ChunkAccess
-from .column_builder import ColumnBuilder
+from .column_builder import ByteArrayRegions, ColumnBuilder
 from .column_reader import (
     DECODE_FAILURES,
     DictIndices,
@@ -220,15 +220,20 @@ class FileReader(ChunkAccess):
         # a chunk placed into its own full-length buffer is the column itself only when it is the one
         # row group; with several, placing would add a copy (chunk buffer, then the column's), so their
         # dense pages go straight into the column buffer instead
-        results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads, placed=n == 1)
+        # with several, a byte-array column whose chunks state their sizes decodes each chunk into its
+        # region of the column's buffers (no copy from a chunk buffer into the column's)
+        regions = {k: r for k, d in enumerate(descs) if n > 1 and (r := self._byte_array_regions(d, rgs)) is not None}
+        sinks = {(k, j): r.sink(j) for k, r in regions.items() for j in range(n)}
+        results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads, placed=n == 1,
+                                   sinks=[sinks.get((k, j)) for k in range(len(descs)) for j in range(n)])
         with closing(results):
             cols: list[Column] = []
-            for d in descs:
+            for k, d in enumerate(descs):
                 if isinstance(d, NestedSelection):
                     parts = [next(results) for _ in range(n)]
                     cols.append(parts[0] if n == 1 else NestedColumn.concat(parts))
                     continue
-                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs))
+                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs), regions.get(k))
                 for _ in range(n):
                     builder.add(next(results))
                 cols.append(builder.finish())
@@ -249,12 +254,15 @@ class FileReader(ChunkAccess):
             raise IndexError(f"row group {i} out of range (file has {self.num_row_groups})")
         return int(i)
 
-    def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool,
-                    placed: bool = False) -> Generator[Any, None, None]:
+    def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool, placed: bool = False,
+                    sinks: list[BinarySink | None] | None = None) -> Generator[Any, None, None]:
         """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code);
-        ``placed``: fixed-width chunks may come with nulls placed (for a ColumnBuilder)."""
+        ``placed``: fixed-width chunks may come with nulls placed (for a ColumnBuilder); ``sinks``: the
+        column region each chunk decodes into, if any (:class:`ByteArrayRegions`)."""
+        sinks = sinks or [None] * len(chunks)
         tasks = [partial(self.read_nested, i, d) if isinstance(d, NestedSelection)
-                 else partial(self.read_chunk_parts, i, d, placed=placed) for i, d in chunks]
+                 else partial(self.read_chunk_parts, i, d, placed=placed, sink=sink)
+                 for (i, d), sink in zip(chunks, sinks)]
         use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
         return map_ordered(tasks, use_threads=use_threads)
 
@@ -273,6 +281,25 @@ class FileReader(ChunkAccess):
         except ParquetError:  # the task reading that chunk reports it, in order
             return False
         return True
+
+    def _byte_array_regions(self, desc: ColumnDescriptor | NestedSelection,
+                            row_groups: Sequence[int]) -> ByteArrayRegions | None:
+        """Buffers for a flat byte-array column whose every chunk states its value bytes
+        (SizeStatistics) and has one value slot per row; None otherwise."""
+        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0 or \
+                self._byte_array_size_hint(desc, row_groups) is None:
+            return None
+        rows, sizes = [], []
+        for i in row_groups:
+            m = self.chunk_metadata(i, desc)
+            ss = m.size_statistics
+            assert ss is not None and ss.unencoded_byte_array_data_bytes is not None  # the size hint checked
+            r = self.thrift_metadata.row_groups[i].num_rows
+            if r is None or r < 0 or m.num_values != r:
+                return None
+            rows.append(r)
+            sizes.append(ss.unencoded_byte_array_data_bytes)
+        return ByteArrayRegions(desc.field, rows, sizes)
 
     def _byte_array_size_hint(self, desc: ColumnDescriptor, row_groups: Sequence[int]) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""

@@ -168,3 +168,51 @@ def test_nested_leaf_pages_decode_into_one_buffer(monkeypatch: pytest.MonkeyPatc
     want = pq.read_table(io.BytesIO(data))
     _no_join(monkeypatch)
     assert pqbloom.read_table(io.BytesIO(data), use_threads=False).to_arrow().equals(want)
+
+
+def rewrite_one_chunk(data: bytes, rg: int, delta: int) -> bytes:
+    """Change the byte count SizeStatistics give row group ``rg``'s chunks by ``delta``."""
+    flen = int.from_bytes(data[-8:-4], "little")
+    foff = len(data) - 8 - flen
+    md = decode(T.FileMetaData, data[foff:foff + flen])
+    for cc in md.row_groups[rg].columns:
+        ss = cc.meta_data.size_statistics
+        if ss is not None and ss.unencoded_byte_array_data_bytes is not None:
+            ss.unencoded_byte_array_data_bytes = max(ss.unencoded_byte_array_data_bytes + delta, 0)
+    f = encode(md)
+    return data[:foff] + f + len(f).to_bytes(4, "little") + b"PAR1"
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("rg", [0, 1, 3])
+@pytest.mark.parametrize("delta", [-1, 1, -500])
+@pytest.mark.parametrize("nulls", [False, True])
+def test_one_chunk_whose_statistics_lie_does_not_spoil_its_neighbours(threads: bool, rg: int, delta: int,
+                                                                       nulls: bool) -> None:
+    # several row groups decode into regions of one column buffer, each chunk where the statistics
+    # of the chunks before it put it: one chunk off by a byte (or more) shifts where it ends against
+    # where its neighbour starts. Its values, and its neighbours', must still be right
+    n = 40_000
+    t = pa.table({"s": strings(n, 4, nulls), "k": pa.array([f"key{i % 50}" for i in range(n)])})
+    data = rewrite_one_chunk(peer_file(t, row_group_size=10_000, data_page_size=8192), rg, delta)
+    got = pqbloom.read_table(io.BytesIO(data), use_threads=threads).to_arrow()
+    assert got.column("s").to_pylist() == t.column("s").to_pylist()
+    assert got.column("k").to_pylist() == t.column("k").to_pylist()
+
+
+@pytest.mark.parametrize("threads", [False, True])
+@pytest.mark.parametrize("nulls", [False, True])
+def test_row_groups_decode_into_the_column_without_a_copy(monkeypatch: pytest.MonkeyPatch, threads: bool,
+                                                          nulls: bool) -> None:
+    # each row group's chunk decodes into its region of the column's buffers: no chunk is copied
+    # into the column afterwards, and nothing is joined
+    from pqbloom.file.column_builder import ColumnBuilder
+
+    n = 50_000
+    t = pa.table({"s": strings(n, 6, nulls), "k": pa.array([f"key{i % 50}" for i in range(n)])})
+    data = peer_file(t, row_group_size=7_000, data_page_size=8192, dictionary_pagesize_limit=4096)
+    _no_join(monkeypatch)
+    monkeypatch.setattr(ColumnBuilder, "_copy_binary", lambda self, piece: pytest.fail("chunk copied"))
+    got = pqbloom.read_table(io.BytesIO(data), use_threads=threads)
+    assert got.to_arrow().column("s").to_pylist() == t.column("s").to_pylist()
+    assert got.to_arrow().column("k").to_pylist() == t.column("k").to_pylist()
