@@ -3,9 +3,11 @@
 Fixed-width values land at their rows in one full-length buffer, nulls placed on the way (each
 page's values go to the rows its presence flags mark), so a nullable column costs no dense copy
 and no second full-length array; a column of one chunk without nulls is that chunk's array itself.
-Byte arrays are copied into one buffer sized from SizeStatistics (a column of one chunk, decoded
-into one buffer by a :class:`~pqbloom.file.binary_sink.BinarySink`, is that buffer), their nulls
-placed at the end (new offsets only: the bytes are shared). Whatever does not fit (a type that
+Byte arrays of several chunks whose SizeStatistics give each chunk's bytes decode straight into
+their regions of the column's buffers (:class:`ByteArrayRegions`); otherwise they are copied into
+one buffer sized from SizeStatistics (a column of one chunk, decoded into one buffer by a
+:class:`~pqbloom.file.binary_sink.BinarySink`, is that buffer), their nulls placed at the end (new
+offsets only: the bytes are shared). Whatever does not fit (a type that
 changes between chunks, statistics that lie) falls back to joining the pieces at the end.
 """
 
