@@ -22,7 +22,9 @@ The kernels:
 7. :func:`binary_argminmax` and :func:`encode_plain_byte_array` (write path);
 8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
-   and prefixes of the DELTA byte-array encodings).
+   and prefixes of the DELTA byte-array encodings);
+10. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
+    the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None).
 """
 
 from __future__ import annotations
@@ -53,20 +55,21 @@ __all__ = [
     "encode_plain_byte_array",
     "decimal_buffer",
     "decode_delta_binary_packed",
+    "page_header",
 ]
 
 
 def _load_extension() -> tuple[Any, ...] | None:
     try:
         return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
-                     for name in ("binary", "decimals", "delta", "hybrid", "levels"))
+                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "pageheader"))
     except ImportError:  # not built (no C compiler at install time, or a source checkout)
         return None
 
 
 _ext = _load_extension()
 # the compiled modules (no stubs: Any); used only while COMPILED, so never None then
-_binary, _decimals, _delta, _hybrid, _levels = _ext if _ext is not None else (None,) * 5
+_binary, _decimals, _delta, _hybrid, _levels, _pageheader = _ext if _ext is not None else (None,) * 6
 
 #: the compiled extension could be imported
 EXTENSION_BUILT: bool = _ext is not None
@@ -500,3 +503,19 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     if int(_delta.decode(u8, want, out)) < 0:  # pragma: no cover - the stream was walked just before
         raise RuntimeError("DELTA_BINARY_PACKED: the input changed during the decoding")
     return out, used
+
+
+# -- 10. page headers ----------------------------------------------------------------------------
+
+def page_header(buf: Buffer, pos: int) -> tuple[Any, ...] | None:
+    """The page header at ``buf[pos]`` as a flat tuple (see ``pqbloom._kernels.pageheader.parse``),
+    or None: not compiled, or bytes the compiled parser does not accept (malformed or unusual). The
+    caller then decodes the header with Thrift (:func:`pqbloom.format.decode_at`), which raises the
+    error, so both modes fail with the same message."""
+    if not COMPILED:
+        return None
+    try:
+        got = _pageheader.parse(buf, pos)
+    except (ValueError, TypeError, BufferError):  # not a contiguous byte buffer, or pos outside it
+        return None
+    return None if type(got) is int else got  # type: ignore[no-any-return]

@@ -44,7 +44,8 @@ Buffer = bytes | bytearray | memoryview
 #: bytes a page header is expected to fit in when a chunk is read by windows (a longer one is retried)
 HEADER_ROOM = 1 << 16
 
-__all__ = ["parse_page_header", "iter_pages", "decode_page_values", "v2_flag_ignored"]
+__all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatHeader", "iter_pages",
+           "decode_page_values", "v2_flag_ignored"]
 
 
 def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
@@ -72,6 +73,37 @@ def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDe
                                             dictionary_hint=dictionary_hint)
     header, _ = decode_prefix(T.PageHeader, hbytes, offset=offset, what="page header")
     return header, pos + 4 + mlen
+
+
+#: the flat page header the page loop reads: (end, type, uncompressed size, compressed size, crc,
+#: data page header, dictionary page header, v2 data page header), None for an absent field; the
+#: nested headers are tuples (num_values, encoding, definition / repetition level encodings),
+#: (num_values, encoding) and (num_values, num_nulls, num_rows, encoding, definition / repetition
+#: levels byte lengths, is_compressed)
+FlatHeader = tuple[Any, ...]
+
+
+def flat_page_header(header: T.PageHeader, end: int) -> FlatHeader:
+    """``header`` (decoded by Thrift, ending at ``end``) as the compiled parser returns it."""
+    dp, dh, v2 = header.data_page_header, header.dictionary_page_header, header.data_page_header_v2
+    return (end, header.type, header.uncompressed_page_size, header.compressed_page_size, header.crc,
+            None if dp is None else (dp.num_values, dp.encoding, dp.definition_level_encoding,
+                                     dp.repetition_level_encoding),
+            None if dh is None else (dh.num_values, dh.encoding),
+            None if v2 is None else (v2.num_values, v2.num_nulls, v2.num_rows, v2.encoding,
+                                     v2.definition_levels_byte_length, v2.repetition_levels_byte_length,
+                                     v2.is_compressed))
+
+
+def page_header_fields(buf: Buffer, pos: int, *, offset: int) -> FlatHeader:
+    """The plaintext page header at ``buf[pos]`` as a :data:`FlatHeader`: parsed by the compiled
+    kernel (:func:`pqbloom.kernels.page_header`, no Thrift objects), else, and for any bytes the kernel
+    does not accept, by Thrift, which raises the :class:`~pqbloom.errors.CorruptFileError`."""
+    got = kernels.page_header(buf, pos)
+    if got is not None:
+        return got
+    header, end = decode_at(T.PageHeader, buf, pos, offset=offset, what="page header")  # type: ignore[arg-type]
+    return flat_page_header(header, end)
 
 
 def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, data: Buffer, rg: int,
@@ -132,17 +164,21 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                                    offset=base + pos)
         hdr_raw_start = pos
         try:
-            header, pos = parse_page_header(
-                buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
-                page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
-                dictionary_hint=meta.dictionary_page_offset is not None and base + pos == meta.dictionary_page_offset)
+            if header_decryption is None:
+                pos, ptype, usize, csize, crc, dp, dh, dp2 = page_header_fields(buf, pos, offset=base + pos)
+            else:
+                header, pos = parse_page_header(
+                    buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
+                    page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
+                    dictionary_hint=meta.dictionary_page_offset is not None
+                    and base + pos == meta.dictionary_page_offset)
+                pos, ptype, usize, csize, crc, dp, dh, dp2 = flat_page_header(header, pos)
         except CorruptFileError:
             if window is None or base + len(buf) >= window.end:
                 raise
             # a header longer than HEADER_ROOM (huge statistics): read the rest of the chunk, parse again
             buf, base, pos = window.advance(buf, base, pos, window.end - base - pos)
             continue
-        csize, usize = header.compressed_page_size, header.uncompressed_page_size
         if window is not None and csize is not None and csize > 0:
             was = base
             buf, base, pos = window.advance(buf, base, pos, csize)
@@ -154,22 +190,20 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                                    offset=base + hdr_raw_start)
         stored = memoryview(buf)[pos:pos + csize]  # a view: slicing bytes copied every page
         pos += csize
-        if verify_checksums and header.crc is not None:
-            if (zlib.crc32(stored) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
+        if verify_checksums and crc is not None:
+            if (zlib.crc32(stored) & 0xFFFFFFFF) != (crc & 0xFFFFFFFF):
                 raise ChecksumError("page CRC mismatch", offset=base + hdr_raw_start)
-        ptype = header.type
         if ptype == PageType.DICTIONARY_PAGE:
-            dh = header.dictionary_page_header
-            if dh is None or dh.num_values is None or dh.num_values < 0:
+            if dh is None or dh[0] is None or dh[0] < 0:
                 raise CorruptFileError("dictionary page header is missing or has a negative count",
                                        offset=base + hdr_raw_start)
             if dictionary is not None:
                 raise CorruptFileError("second dictionary page in a column chunk", offset=base + hdr_raw_start)
             body = _open_module(decryption, ModuleType.DICTIONARY_PAGE, stored, rg, desc)
             raw = compression_mod.decompress(codec, body, usize)
-            if dh.encoding not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
-                raise UnsupportedError(f"dictionary page encoding {dh.encoding}")
-            dictionary, _ = decode_plain(raw, f.physical_type, dh.num_values, f.type_length)
+            if dh[1] not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
+                raise UnsupportedError(f"dictionary page encoding {dh[1]}")
+            dictionary, _ = decode_plain(raw, f.physical_type, dh[0], f.type_length)
             continue
         if ptype == PageType.INDEX_PAGE:
             continue
@@ -179,26 +213,21 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         page_ordinal += 1
         page_present: np.ndarray | None = None
         if ptype == PageType.DATA_PAGE:
-            dp = header.data_page_header
             if dp is None:
                 raise CorruptFileError("data page without its header", offset=base + hdr_raw_start)
-            n = dp.num_values
+            n, enc, def_enc, rep_enc = dp
             if n is None or n < 0 or n > total_values - seen:
                 raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                        offset=base + hdr_raw_start)
             raw = compression_mod.decompress(codec, body, usize)
-            reps, defs, p, n_present = levels_of.v1(raw, n, dp.repetition_level_encoding,
-                                                     dp.definition_level_encoding)
+            reps, defs, p, n_present = levels_of.v1(raw, n, rep_enc, def_enc)
             if defs is not None and not levels:
                 page_present = defs == max_def
-            enc = dp.encoding
             values_buf = memoryview(raw)[p:]
         else:
-            dp2 = header.data_page_header_v2
             if dp2 is None:
                 raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
-            n = dp2.num_values
-            rows = dp2.num_rows
+            n, _, rows, enc, dl, rl, is_compressed = dp2
             if max_rep == 0 and max_def == 0 and n is not None and n > total_values - seen \
                     and rows is not None and 0 <= rows <= total_values - seen:
                 # a required flat column holds one value per row and its page has no levels to
@@ -206,7 +235,6 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                 # the rows are what the chunk and the row group say, and what pyarrow and DuckDB
                 # read (by rows); parquet-go wrote such pages. With levels, pyarrow refuses too.
                 n = rows
-            dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
             if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                     or dl + rl > len(body):
                 raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
@@ -214,9 +242,8 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             if defs is not None and not levels:
                 page_present = defs == max_def
             rest = body[rl + dl:]
-            if dp2.is_compressed is None or dp2.is_compressed or v2_always_compressed:
+            if is_compressed is None or is_compressed or v2_always_compressed:
                 rest = compression_mod.decompress(codec, rest, usize - rl - dl)
-            enc = dp2.encoding
             values_buf = memoryview(rest)
         seen += n
         sunk = sink.decode_plain(values_buf, n_present) if sink is not None and enc == Encoding.PLAIN else None
