@@ -110,7 +110,7 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
     raise _hybrid_error(rc, info, bit_width)
 
 
-def _hybrid_error(rc: int, info: np.ndarray, bit_width: int) -> CorruptFileError:
+def _hybrid_error(rc: int, info: Any, bit_width: int) -> CorruptFileError:
     """The reference's CorruptFileError for a negative return of the compiled hybrid decoder."""
     if rc == _hybrid.HEADER_TRUNCATED:
         return CorruptFileError("RLE/bit-packed run header: truncated varint")
@@ -132,25 +132,29 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
     definition levels equal to ``max_def``); see :func:`pqbloom.kernels_reference.page_levels`."""
     if not COMPILED:
         return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
-    u8 = _bytes(buf)
     # an absent block's array is not touched; the kernel takes one dtype for both
     r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
     d = defs if def_bw else r
-    info = np.zeros(4, np.int64)
     try:
         # the kernel checks what its memory safety needs (widths, lengths, dtypes, shapes) and raises
-        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the same message
-        rc = int(_hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def, info))
-    except (ValueError, TypeError, OverflowError):
-        reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
-        raise
+        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the
+        # same message. ``buf`` goes as it is (a contiguous byte buffer: bytes, a memoryview, uint8).
+        got = _hybrid.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def)
+    except (ValueError, TypeError, OverflowError, BufferError):
+        u8 = _bytes(buf)  # a strided or non-byte buffer: as the reference takes it
+        try:
+            got = _hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def)
+        except (ValueError, TypeError, OverflowError):
+            reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+            raise
+    rc = got[0]
     if rc >= 0:
-        return rc, int(info[3])
+        return got  # type: ignore[no-any-return]
     if rc == _hybrid.LEVELS_NO_PREFIX:
         raise CorruptFileError("level data truncated: no length prefix")
     if rc == _hybrid.LEVELS_PAST_END:
-        raise CorruptFileError(f"level data length {info[0]} exceeds the {info[1]} bytes available")
-    raise _hybrid_error(rc, info, def_bw if info[3] else rep_bw)  # info[3]: which block failed
+        raise CorruptFileError(f"level data length {got[1]} exceeds the {got[2]} bytes available")
+    raise _hybrid_error(rc, got[1:4], def_bw if got[4] else rep_bw)  # got[4]: which block failed
 
 
 # -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
@@ -208,6 +212,22 @@ def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, d
     ``offsets[:count + 1]`` holds garbage). Errors as :func:`decode_plain_byte_array`."""
     if not COMPILED:
         return reference.decode_plain_byte_array_into(buf, count, offsets, data, base)
+    try:
+        # one call per page: the kernel checks the count and the buffers (typed memoryviews: dtype,
+        # contiguity, writability), so the checks below run only when it refuses or fails
+        got = _binary.plain_decode_into(buf, count, offsets, data, base)
+    except (ValueError, TypeError, BufferError, OverflowError):
+        got = None
+    if type(got) is tuple:
+        return got  # type: ignore[no-any-return]
+    if got == _binary.TOO_LARGE or got == _binary.UNUSABLE:
+        return None
+    return _plain_into_checked(buf, count, offsets, data, base)
+
+
+def _plain_into_checked(buf: Buffer, count: int, offsets: np.ndarray, data: np.ndarray,
+                        base: int) -> tuple[int, int] | None:
+    """:func:`decode_plain_byte_array_into` with every check in Python (the errors' details)."""
     u8, count, size = _plain_byte_array_input(buf, count)
     if not reference.into_buffers_usable(count, offsets, data):
         return None
