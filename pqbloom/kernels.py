@@ -189,6 +189,24 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     """
     if not COMPILED:
         return reference.decode_plain_byte_array(buf, count)
+    try:
+        size = memoryview(buf).nbytes
+        count = int(count)
+    except (TypeError, ValueError):  # the checks below raise what the reference does
+        size = -1
+    if 0 <= count <= size // 4:
+        offsets = np.empty(count + 1, np.int64)
+        data = np.empty(size - 4 * count, np.uint8)
+        try:
+            got = _binary.plain_decode_into(buf, count, offsets, data, 0)
+        except (ValueError, TypeError, BufferError):  # a strided or non-byte buffer
+            got = None
+        if type(got) is tuple:
+            total, used = got
+            if len(data) - total > (1 << 16):  # bytes after the values (rare): do not keep them alive
+                return BinaryArray.wrap(offsets, data[:total].copy()), used
+            return BinaryArray.wrap(offsets, data[:total]), used
+    # an invalid count, an input error (named by the checks below) or a buffer the kernel refused
     u8, count, size = _plain_byte_array_input(buf, count)
     offsets = np.empty(count + 1, np.int64)
     data = np.empty(size - 4 * count, np.uint8)

@@ -32,7 +32,7 @@ from ..encodings import (
 from ..encodings.rle import level_dtype
 from ..errors import ChecksumError, CorruptFileError, UnsupportedError
 from ..format import Encoding, PageType, T, decode_at, decode_prefix
-from ..limits import charge
+from ..limits import charge, current_budget
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
 from .binary_sink import BinarySink
@@ -43,6 +43,12 @@ Buffer = bytes | bytearray | memoryview
 
 #: bytes a page header is expected to fit in when a chunk is read by windows (a longer one is retried)
 HEADER_ROOM = 1 << 16
+
+# the enumerations' values as plain ints: the page loop compares with them per page, and an IntEnum
+# member's lookup and comparison cost several times an int's
+_DICTIONARY_PAGE, _INDEX_PAGE = int(PageType.DICTIONARY_PAGE), int(PageType.INDEX_PAGE)
+_DATA_PAGE, _DATA_PAGE_V2 = int(PageType.DATA_PAGE), int(PageType.DATA_PAGE_V2)
+_PLAIN, _PLAIN_DICTIONARY, _BIT_PACKED = int(Encoding.PLAIN), int(Encoding.PLAIN_DICTIONARY), int(Encoding.BIT_PACKED)
 
 __all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatHeader", "iter_pages",
            "decode_page_values", "v2_flag_ignored"]
@@ -100,8 +106,10 @@ def page_header_fields(buf: Buffer, pos: int, *, offset: int) -> FlatHeader:
     kernel (:func:`pqbloom.kernels.page_header`, no Thrift objects), else, and for any bytes the kernel
     does not accept, by Thrift, which raises the :class:`~pqbloom.errors.CorruptFileError`."""
     got = kernels.page_header(buf, pos)
-    if got is not None:
-        return got
+    return got if got is not None else _thrift_page_header(buf, pos, offset)
+
+
+def _thrift_page_header(buf: Buffer, pos: int, offset: int) -> FlatHeader:
     header, end = decode_at(T.PageHeader, buf, pos, offset=offset, what="page header")  # type: ignore[arg-type]
     return flat_page_header(header, end)
 
@@ -165,14 +173,17 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         hdr_raw_start = pos
         try:
             if header_decryption is None:
-                pos, ptype, usize, csize, crc, dp, dh, dp2 = page_header_fields(buf, pos, offset=base + pos)
+                hdr = kernels.page_header(buf, pos)  # page_header_fields, one call less per page
+                if hdr is None:
+                    hdr = _thrift_page_header(buf, pos, base + pos)
             else:
-                header, pos = parse_page_header(
+                header, end = parse_page_header(
                     buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
                     page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
                     dictionary_hint=meta.dictionary_page_offset is not None
                     and base + pos == meta.dictionary_page_offset)
-                pos, ptype, usize, csize, crc, dp, dh, dp2 = flat_page_header(header, pos)
+                hdr = flat_page_header(header, end)
+            pos, ptype, usize, csize, crc, dp, dh, dp2 = hdr
         except CorruptFileError:
             if window is None or base + len(buf) >= window.end:
                 raise
@@ -193,7 +204,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         if verify_checksums and crc is not None:
             if (zlib.crc32(stored) & 0xFFFFFFFF) != (crc & 0xFFFFFFFF):
                 raise ChecksumError("page CRC mismatch", offset=base + hdr_raw_start)
-        if ptype == PageType.DICTIONARY_PAGE:
+        if ptype == _DICTIONARY_PAGE:
             if dh is None or dh[0] is None or dh[0] < 0:
                 raise CorruptFileError("dictionary page header is missing or has a negative count",
                                        offset=base + hdr_raw_start)
@@ -201,18 +212,19 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                 raise CorruptFileError("second dictionary page in a column chunk", offset=base + hdr_raw_start)
             body = _open_module(decryption, ModuleType.DICTIONARY_PAGE, stored, rg, desc)
             raw = compression_mod.decompress(codec, body, usize)
-            if dh[1] not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
+            if dh[1] != _PLAIN and dh[1] != _PLAIN_DICTIONARY:
                 raise UnsupportedError(f"dictionary page encoding {dh[1]}")
             dictionary, _ = decode_plain(raw, f.physical_type, dh[0], f.type_length)
             continue
-        if ptype == PageType.INDEX_PAGE:
+        if ptype == _INDEX_PAGE:
             continue
-        if ptype not in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+        if ptype != _DATA_PAGE and ptype != _DATA_PAGE_V2:
             raise CorruptFileError(f"unknown page type {ptype}", offset=base + hdr_raw_start)
-        body = _open_module(decryption, ModuleType.DATA_PAGE, stored, rg, desc, page_ordinal)
+        body = stored if decryption is None else _open_module(decryption, ModuleType.DATA_PAGE, stored, rg, desc,
+                                                              page_ordinal)
         page_ordinal += 1
         page_present: np.ndarray | None = None
-        if ptype == PageType.DATA_PAGE:
+        if ptype == _DATA_PAGE:
             if dp is None:
                 raise CorruptFileError("data page without its header", offset=base + hdr_raw_start)
             n, enc, def_enc, rep_enc = dp
@@ -246,7 +258,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                 rest = compression_mod.decompress(codec, rest, usize - rl - dl)
             values_buf = memoryview(rest)
         seen += n
-        sunk = sink.decode_plain(values_buf, n_present) if sink is not None and enc == Encoding.PLAIN else None
+        sunk = sink.decode_plain(values_buf, n_present) if sink is not None and enc == _PLAIN else None
         kind, values = ("values", sunk[0]) if sunk is not None else \
             decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
         yield kind, values, ((defs, reps) if levels else page_present), dictionary
@@ -287,11 +299,12 @@ class _ChunkLevels:
     def _plausible(self, raw: Buffer, n: int) -> bool:
         # the kernels decode into arrays of n levels made first: a count beyond what the bytes could
         # plausibly hold (a lying header) goes to the per-block decoders, which find the runs before
-        # they allocate (as pqbloom.encodings.rle.decode_hybrid decides)
+        # they allocate (as pqbloom.encodings.rle.decode_hybrid decides); v1 inlines this test
         return n <= _LEVELS_PER_BYTE * len(raw) + 4096
 
     def _decode(self, raw: Buffer, n: int, rl: int, dl: int) -> tuple[np.ndarray | None, np.ndarray | None, int, int]:
-        charge(n * (self.dtype.itemsize * self.arrays + 1), f"the levels and presence flags of a page of {n:,} values")
+        if current_budget() is not None:  # the message is formatted only then: most reads have no budget
+            charge(n * (self.dtype.itemsize * self.arrays + 1), f"the levels and presence flags of a page of {n:,} values")
         reps = np.empty(n, self.dtype) if self.rep_bw else None
         defs = np.empty(n, self.dtype) if self.def_bw else None
         used, n_present = kernels.page_levels(raw, n, self.rep_bw, self.def_bw, rl, dl, reps, defs, self.max_def)
@@ -302,20 +315,20 @@ class _ChunkLevels:
         """(repetition levels, definition levels, bytes they take, values present) of a v1 page."""
         if not self.arrays:
             return None, None, 0, n
-        if (not self.rep_bw or rep_enc != Encoding.BIT_PACKED) and (not self.def_bw or def_enc != Encoding.BIT_PACKED) \
-                and self._plausible(raw, n):
+        if (not self.rep_bw or rep_enc != _BIT_PACKED) and (not self.def_bw or def_enc != _BIT_PACKED) \
+                and n <= _LEVELS_PER_BYTE * len(raw) + 4096:
             return self._decode(raw, n, -1, -1)
         p = 0
         reps = defs = None
         if self.rep_bw:
-            if rep_enc == Encoding.BIT_PACKED:
+            if rep_enc == _BIT_PACKED:
                 reps = decode_bit_packed_levels(raw, self.rep_bw, n)
                 p = (n * self.rep_bw + 7) // 8
             else:
                 reps, p = decode_levels_v1(raw, self.rep_bw, n, self.rep_dtype)
         if not self.def_bw:
             return reps, None, p, n
-        if def_enc == Encoding.BIT_PACKED:
+        if def_enc == _BIT_PACKED:
             defs = decode_bit_packed_levels(memoryview(raw)[p:], self.def_bw, n)
             p += (n * self.def_bw + 7) // 8
         else:
