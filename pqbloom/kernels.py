@@ -190,7 +190,7 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     if not COMPILED:
         return reference.decode_plain_byte_array(buf, count)
     try:
-        size = memoryview(buf).nbytes
+        size = memoryview(buf).nbytes  # type: ignore[arg-type]
         count = int(count)
     except (TypeError, ValueError):  # the checks below raise what the reference does
         size = -1
