@@ -20,7 +20,7 @@ import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
-from .limits import charge, current_budget, out_of_memory
+from .limits import BUDGET, charge, out_of_memory
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "decompress", "check_level", "CODEC_NAMES",
            "LEVELS"]
@@ -65,7 +65,7 @@ def _snappy_decompress(data: Buffer, size: int) -> Buffer:
     if declared != size:
         raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
     # straight into a buffer of the declared size: bytes(decompress_raw(...)) copied every page once more
-    out = _fresh(size)
+    out = bytearray(size) if size < _SMALL else _fresh(size)  # _fresh inlined: a call less per page
     n = cramjam.snappy.decompress_raw_into(data, out)
     if n != size:
         raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {size}")
@@ -370,7 +370,7 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
         raise CorruptFileError(f"negative uncompressed page size {uncompressed_size}")
     if uncompressed_size == 0 and len(data) == 0:  # empty v2 value sections are stored as nothing at all
         return b""
-    if current_budget() is not None:  # the message is formatted only then: most reads have no budget
+    if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
         charge(uncompressed_size, f"a {codec.name} page of {uncompressed_size:,} bytes")
     try:
         out = codec.decompress(data, uncompressed_size)

@@ -14,7 +14,7 @@ from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import NUMERIC_DTYPES, PhysicalType, name_of
-from ..limits import charge, current_budget
+from ..limits import BUDGET, charge
 from .bitpack import Buffer, as_u8
 
 __all__ = ["encode_plain", "decode_plain", "value_width", "encode_plain_byte_array", "decode_plain_byte_array"]
@@ -90,7 +90,7 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
     need = count * width
     if len(u8) < need:  # the type's name only then
         _need(u8, need, count, name_of(PhysicalType, ptype))
-    if current_budget() is not None:  # the message is formatted only then: most reads have no budget
+    if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
         charge(need, f"{count:,} PLAIN values")
     if stored is not None:
         values = u8[:need].copy().view(stored)
@@ -120,6 +120,6 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
                                f"only {size} available")
     # offsets and the value bytes, and the numpy reference's prefix positions and mask
-    if current_budget() is not None:
+    if BUDGET.get() is not None:
         charge(8 * (count + 1) + size + 8 * count + size, f"{count:,} PLAIN BYTE_ARRAY values")
     return kernels.decode_plain_byte_array(u8, count)
