@@ -10,7 +10,7 @@ import os
 from setuptools import Extension, setup
 
 _REQUIRED = os.environ.get("PQBLOOM_REQUIRE_KERNELS", "") not in ("", "0")
-_MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "snappy"]
+_MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "snappy", "pageheader"]
 
 
 def _extensions() -> list:

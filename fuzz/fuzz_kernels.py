@@ -42,6 +42,8 @@ from pqbloom.encodings.bitpack import uleb128  # noqa: E402
 from pqbloom.encodings.delta import encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.rle import encode_rle_bitpacked  # noqa: E402
 from pqbloom.errors import ParquetError  # noqa: E402
+from pqbloom.file.pages import page_header_fields  # noqa: E402
+from pqbloom.format import T, encode  # noqa: E402
 
 INTERESTING = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF]
 
@@ -279,6 +281,42 @@ def case_snappy(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     return _snappy_round_trip, (data,)
 
 
+def _rand_i32(rng: random.Random) -> int | None:
+    return rng.choice([None, rng.randint(-5, 300), rng.randint(-(2**31), 2**31 - 1)])
+
+
+def _rand_statistics(rng: random.Random) -> Any:
+    if rng.random() < 0.5:
+        return None
+    return T.Statistics(max=rand_bytes(rng, rng.randint(0, 20)), min=rand_bytes(rng, rng.randint(0, 5)),
+                        null_count=rng.choice([None, rng.randint(0, 2**40)]), is_max_value_exact=rng.random() < 0.5)
+
+
+def case_page_header(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A Thrift PageHeader (data page, dictionary page or v2, with statistics), encoded, then maybe
+    mutated, at a random position: the compiled parser against Thrift's decoder (the reference)."""
+    r = lambda: _rand_i32(rng)  # noqa: E731
+    h = T.PageHeader(type=rng.choice([0, 2, 3, r()]), uncompressed_page_size=r(), compressed_page_size=r(), crc=r())
+    kind = rng.randint(0, 3)
+    if kind == 0:
+        h.data_page_header = T.DataPageHeader(r(), r(), r(), r(), _rand_statistics(rng))
+    elif kind == 1:
+        h.dictionary_page_header = T.DictionaryPageHeader(r(), r(), rng.choice([None, True, False]))
+    elif kind == 2:
+        h.data_page_header_v2 = T.DataPageHeaderV2(r(), r(), r(), r(), r(), r(), rng.choice([None, True, False]),
+                                                   _rand_statistics(rng))
+    data = encode(h)
+    if rng.random() < 0.3:  # an unknown field (long-form tag) before the stop byte
+        data = data[:-1] + bytes([rng.choice([5, 8, 9, 11, 12])]) + uleb128(rng.randint(0, 400)) \
+            + rand_bytes(rng, rng.randint(0, 12)) + b"\x00"
+    data = mutate(rng, data) if rng.random() < 0.7 else data
+    before = rand_bytes(rng, rng.randint(0, 3))
+
+    def run(buf: Any, pos: int) -> Any:
+        return page_header_fields(buf, pos, offset=0)
+    return run, (as_buffer(rng, before + data), len(before))
+
+
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
     "page_levels": case_page_levels,
@@ -293,6 +331,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "decimal": case_decimal,
     "delta": case_delta,
     "snappy": case_snappy,
+    "page_header": case_page_header,
 }
 
 

@@ -43,6 +43,15 @@ class BinaryArray:
 
     # -- construction -------------------------------------------------------
     @classmethod
+    def wrap(cls, offsets: np.ndarray, data: np.ndarray) -> BinaryArray:
+        """Around arrays that already are int64 offsets and uint8 data (a decoder's own, per page:
+        the constructor's conversions cost more than a small page's decoding)."""
+        obj = cls.__new__(cls)
+        obj.offsets = offsets
+        obj.data = data
+        return obj
+
+    @classmethod
     def from_pylist(cls, values: Iterable[bytes | bytearray | str | None]) -> BinaryArray:
         """Build from Python bytes/str (str is UTF-8 encoded; None becomes empty)."""
         items = [

@@ -25,6 +25,8 @@ The kernels:
    and prefixes of the DELTA byte-array encodings);
 10. :func:`snappy_compress`: a snappy raw block (write path); its reference is cramjam's compressor,
     in :mod:`pqbloom.compression`, and the two agree on what decompresses, not byte for byte.
+11. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
+    the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None).
 """
 
 from __future__ import annotations
@@ -56,20 +58,21 @@ __all__ = [
     "decimal_buffer",
     "decode_delta_binary_packed",
     "snappy_compress",
+    "page_header",
 ]
 
 
 def _load_extension() -> tuple[Any, ...] | None:
     try:
         return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
-                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "snappy"))
+                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "snappy", "pageheader"))
     except ImportError:  # not built (no C compiler at install time, or a source checkout)
         return None
 
 
 _ext = _load_extension()
 # the compiled modules (no stubs: Any); used only while COMPILED, so never None then
-_binary, _decimals, _delta, _hybrid, _levels, _snappy = _ext if _ext is not None else (None,) * 6
+_binary, _decimals, _delta, _hybrid, _levels, _snappy, _pageheader = _ext if _ext is not None else (None,) * 7
 
 #: the compiled extension could be imported
 EXTENSION_BUILT: bool = _ext is not None
@@ -110,7 +113,7 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
     raise _hybrid_error(rc, info, bit_width)
 
 
-def _hybrid_error(rc: int, info: np.ndarray, bit_width: int) -> CorruptFileError:
+def _hybrid_error(rc: int, info: Any, bit_width: int) -> CorruptFileError:
     """The reference's CorruptFileError for a negative return of the compiled hybrid decoder."""
     if rc == _hybrid.HEADER_TRUNCATED:
         return CorruptFileError("RLE/bit-packed run header: truncated varint")
@@ -132,25 +135,29 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
     definition levels equal to ``max_def``); see :func:`pqbloom.kernels_reference.page_levels`."""
     if not COMPILED:
         return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
-    u8 = _bytes(buf)
     # an absent block's array is not touched; the kernel takes one dtype for both
     r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
     d = defs if def_bw else r
-    info = np.zeros(4, np.int64)
     try:
         # the kernel checks what its memory safety needs (widths, lengths, dtypes, shapes) and raises
-        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the same message
-        rc = int(_hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def, info))
-    except (ValueError, TypeError, OverflowError):
-        reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
-        raise
+        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the
+        # same message. ``buf`` goes as it is (a contiguous byte buffer: bytes, a memoryview, uint8).
+        got = _hybrid.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def)
+    except (ValueError, TypeError, OverflowError, BufferError):
+        u8 = _bytes(buf)  # a strided or non-byte buffer: as the reference takes it
+        try:
+            got = _hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def)
+        except (ValueError, TypeError, OverflowError):
+            reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+            raise
+    rc = got[0]
     if rc >= 0:
-        return rc, int(info[3])
+        return got  # type: ignore[no-any-return]
     if rc == _hybrid.LEVELS_NO_PREFIX:
         raise CorruptFileError("level data truncated: no length prefix")
     if rc == _hybrid.LEVELS_PAST_END:
-        raise CorruptFileError(f"level data length {info[0]} exceeds the {info[1]} bytes available")
-    raise _hybrid_error(rc, info, def_bw if info[3] else rep_bw)  # info[3]: which block failed
+        raise CorruptFileError(f"level data length {got[1]} exceeds the {got[2]} bytes available")
+    raise _hybrid_error(rc, got[1:4], def_bw if got[4] else rep_bw)  # got[4]: which block failed
 
 
 # -- 2. PLAIN BYTE_ARRAY decode ------------------------------------------------------------------
@@ -185,6 +192,24 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     """
     if not COMPILED:
         return reference.decode_plain_byte_array(buf, count)
+    try:
+        size = memoryview(buf).nbytes  # type: ignore[arg-type]
+        count = int(count)
+    except (TypeError, ValueError):  # the checks below raise what the reference does
+        size = -1
+    if 0 <= count <= size // 4:
+        offsets = np.empty(count + 1, np.int64)
+        data = np.empty(size - 4 * count, np.uint8)
+        try:
+            got = _binary.plain_decode_into(buf, count, offsets, data, 0)
+        except (ValueError, TypeError, BufferError):  # a strided or non-byte buffer
+            got = None
+        if type(got) is tuple:
+            total, used = got
+            if len(data) - total > (1 << 16):  # bytes after the values (rare): do not keep them alive
+                return BinaryArray.wrap(offsets, data[:total].copy()), used
+            return BinaryArray.wrap(offsets, data[:total]), used
+    # an invalid count, an input error (named by the checks below) or a buffer the kernel refused
     u8, count, size = _plain_byte_array_input(buf, count)
     offsets = np.empty(count + 1, np.int64)
     data = np.empty(size - 4 * count, np.uint8)
@@ -208,6 +233,22 @@ def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, d
     ``offsets[:count + 1]`` holds garbage). Errors as :func:`decode_plain_byte_array`."""
     if not COMPILED:
         return reference.decode_plain_byte_array_into(buf, count, offsets, data, base)
+    try:
+        # one call per page: the kernel checks the count and the buffers (typed memoryviews: dtype,
+        # contiguity, writability), so the checks below run only when it refuses or fails
+        got = _binary.plain_decode_into(buf, count, offsets, data, base)
+    except (ValueError, TypeError, BufferError, OverflowError):
+        got = None
+    if type(got) is tuple:
+        return got  # type: ignore[no-any-return]
+    if got == _binary.TOO_LARGE or got == _binary.UNUSABLE:
+        return None
+    return _plain_into_checked(buf, count, offsets, data, base)
+
+
+def _plain_into_checked(buf: Buffer, count: int, offsets: np.ndarray, data: np.ndarray,
+                        base: int) -> tuple[int, int] | None:
+    """:func:`decode_plain_byte_array_into` with every check in Python (the errors' details)."""
     u8, count, size = _plain_byte_array_input(buf, count)
     if not reference.into_buffers_usable(count, offsets, data):
         return None
@@ -521,3 +562,19 @@ def snappy_compress(data: Buffer, tail: Buffer | None = None) -> memoryview | No
     out = np.empty(_snappy.max_compressed_length(len(src), 0 if rest is None else len(rest)), np.uint8)
     n = _snappy.compress(src, out, rest)
     return memoryview(out[:n])  # type: ignore[arg-type]
+
+
+# -- 11. page headers ----------------------------------------------------------------------------
+
+def page_header(buf: Buffer, pos: int) -> tuple[Any, ...] | None:
+    """The page header at ``buf[pos]`` as a flat tuple (see ``pqbloom._kernels.pageheader.parse``),
+    or None: not compiled, or bytes the compiled parser does not accept (malformed or unusual). The
+    caller then decodes the header with Thrift (:func:`pqbloom.format.decode_at`), which raises the
+    error, so both modes fail with the same message."""
+    if not COMPILED:
+        return None
+    try:
+        got = _pageheader.parse(buf, pos)
+    except (ValueError, TypeError, BufferError):  # not a contiguous byte buffer, or pos outside it
+        return None
+    return None if type(got) is int else got  # type: ignore[no-any-return]

@@ -30,7 +30,7 @@ from typing import TypeVar
 
 from .errors import MemoryLimitError
 
-__all__ = ["MemoryBudget", "charge", "current_budget", "memory_budget", "out_of_memory", "run_limited"]
+__all__ = ["MemoryBudget", "BUDGET", "charge", "current_budget", "memory_budget", "out_of_memory", "run_limited"]
 
 T = TypeVar("T")
 
@@ -67,6 +67,8 @@ class MemoryBudget:
 
 _CURRENT: contextvars.ContextVar[MemoryBudget | None] = contextvars.ContextVar("pqbloom_memory_budget",
                                                                               default=None)
+#: the context variable behind :func:`current_budget`, for per-page code: ``BUDGET.get()`` is one C call
+BUDGET = _CURRENT
 
 
 def out_of_memory(exc: MemoryError, what: str = "this read") -> MemoryLimitError:

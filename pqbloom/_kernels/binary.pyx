@@ -22,6 +22,8 @@ INVALID_PREFIX = -5  # a negative prefix length, or a non-zero first one
 PREFIX_TOO_LONG = -6  # info: the first value whose prefix is longer than the value before it
 TOO_LARGE = -7  # the output would not fit 63 bits
 VALUE_TOO_LONG = -8  # info: the first value longer than 2**31-1 bytes (PLAIN encode)
+BAD_COUNT = -9  # a value count outside 0..2**31-1, or more than the input's length prefixes could hold
+UNUSABLE = -10  # the output offsets are too short for the values
 
 cdef enum:
     E_PREFIX_PAST_END = -1
@@ -32,6 +34,8 @@ cdef enum:
     E_PREFIX_TOO_LONG = -6
     E_TOO_LARGE = -7
     E_VALUE_TOO_LONG = -8
+    E_BAD_COUNT = -9
+    E_UNUSABLE = -10
 
 cdef int64_t _I64_MAX = 0x7FFFFFFFFFFFFFFF
 
@@ -43,7 +47,7 @@ ctypedef fused index_t:
 # -- PLAIN BYTE_ARRAY ---------------------------------------------------------------------------
 
 cdef int64_t _plain_decode(const uint8_t *src, int64_t end, int64_t count, int64_t *offsets, uint8_t *dst,
-                           int64_t cap, int64_t *info) noexcept nogil:
+                           int64_t cap, int64_t *info, int64_t base=0) noexcept nogil:
     cdef int64_t pos = 0, total = 0, i, ln
     cdef bint copying = True
     for i in range(count):
@@ -51,7 +55,7 @@ cdef int64_t _plain_decode(const uint8_t *src, int64_t end, int64_t count, int64
             info[0] = i
             return E_PREFIX_PAST_END
         ln = load_le32(src + pos)
-        offsets[i] = total
+        offsets[i] = base + total
         if ln > end - pos - 4:
             # runs past the end: reported as the encodings' loop does (pos stays below 2**33 past
             # the end here, so nothing overflows)
@@ -68,7 +72,7 @@ cdef int64_t _plain_decode(const uint8_t *src, int64_t end, int64_t count, int64
             memcpy(dst + total, src + pos + 4, <size_t>ln)
         pos += 4 + ln
         total += ln
-    offsets[count] = total
+    offsets[count] = base + total
     if not copying:  # unreachable when data is as long as documented
         return E_TOO_LARGE
     return pos
@@ -89,6 +93,25 @@ def plain_decode(const uint8_t[::1] buf, int64_t count, int64_t[::1] offsets, ui
     with nogil:
         rc = _plain_decode(u8_ptr(buf), buf.shape[0], count, &offsets[0], u8_mut(data), data.shape[0], &info[0])
     return rc
+
+
+def plain_decode_into(const uint8_t[::1] buf, int64_t count, int64_t[::1] offsets, uint8_t[::1] data,
+                      int64_t base):
+    """:func:`plain_decode` with the page reader's checks, for a call per page: the offsets start at
+    ``base``. Returns (value bytes, input bytes used), or an error code: BAD_COUNT (the count is
+    invalid or needs more than the input's bytes for its prefixes), UNUSABLE (``offsets`` shorter
+    than ``count + 1``), TOO_LARGE (the values do not fit ``data``) or an input error of
+    :func:`plain_decode` (its details are not returned: the caller decodes again to name them)."""
+    if count < 0 or count > 0x7FFFFFFF or 4 * count > buf.shape[0]:
+        return E_BAD_COUNT
+    if offsets.shape[0] < count + 1:
+        return E_UNUSABLE
+    cdef int64_t rc, info = 0
+    with nogil:
+        rc = _plain_decode(u8_ptr(buf), buf.shape[0], count, &offsets[0], u8_mut(data), data.shape[0], &info, base)
+    if rc < 0:
+        return rc
+    return offsets[count] - base, rc
 
 
 cdef int64_t _plain_encode_size(const int64_t *off, int64_t n, int64_t data_len, int64_t *info) noexcept nogil:

@@ -263,17 +263,18 @@ cdef int64_t _count_equal(const out_t *lv, int64_t n, int64_t top) noexcept nogi
 
 
 def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, int64_t rep_len, int64_t def_len,
-                out_t[::1] reps not None, out_t[::1] defs not None, int64_t max_def, int64_t[::1] info not None):
+                out_t[::1] reps not None, out_t[::1] defs not None, int64_t max_def):
     """The repetition then definition levels of one data page, ``count`` each, from the start of ``buf``.
 
     A bit width of 0 means the page has no such levels (nothing is read for them). ``rep_len`` and
     ``def_len`` are the v2 header's byte lengths of the two blocks (the caller checked that they fit
-    ``buf``), or both -1 for v1 blocks, each a 4-byte length then the hybrid. Returns the bytes the
-    levels take (where the values start) or a negative error code (details in ``info``, 4 int64;
-    ``info[3]`` is then 0 when the repetition levels failed, 1 for the definition levels); on success
-    ``info[3]`` is the number of definition levels equal to ``max_def`` (``count`` without them).
+    ``buf``), or both -1 for v1 blocks, each a 4-byte length then the hybrid. Returns (the bytes the
+    levels take (where the values start), the number of definition levels equal to ``max_def``:
+    ``count`` without them), or (a negative error code, its three details, 0 when the repetition
+    levels failed or 1 for the definition levels): a tuple, not an info array, as a page of a few
+    values spent as long allocating one as decoding.
     """
-    if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or count < 0 or info.shape[0] < 4 \
+    if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or count < 0 \
             or (rep_bw and reps.shape[0] < count) or (def_bw and defs.shape[0] < count) \
             or (rep_len >= 0) != (def_len >= 0) or rep_len + def_len > buf.shape[0]:
         raise ValueError("hybrid.page_levels: invalid arguments")
@@ -282,25 +283,25 @@ def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, i
         raise ValueError("hybrid.page_levels: invalid arguments")
     cdef const uint8_t *src = u8_ptr(buf)
     cdef int64_t end = buf.shape[0], pos = 0, rc = 0
+    cdef int64_t info[4]
     # never dereferenced when count is 0 (the run loop then writes nothing)
     cdef out_t *rp = &reps[0] if reps.shape[0] else NULL
     cdef out_t *dp = &defs[0] if defs.shape[0] else NULL
+    info[0] = info[1] = info[2] = 0
     info[3] = count
     with nogil:
         if rep_bw:
-            rc = _level_block(src, end, 0, rep_len, rep_bw, count, rp, &info[0], &pos)
+            rc = _level_block(src, end, 0, rep_len, rep_bw, count, rp, info, &pos)
             if rc < 0:
                 info[3] = 0  # the block that failed
         elif rep_len > 0:
             pos = rep_len
         if rc == 0 and def_bw:
-            rc = _level_block(src, end, pos, def_len, def_bw, count, dp, &info[0], &pos)
+            rc = _level_block(src, end, pos, def_len, def_bw, count, dp, info, &pos)
             if rc == 0:
                 info[3] = _count_equal(dp, count, max_def)
             else:
                 info[3] = 1
     if rc < 0:
-        return rc
-    if rep_len >= 0:
-        return rep_len + def_len
-    return pos
+        return rc, info[0], info[1], info[2], info[3]
+    return (rep_len + def_len if rep_len >= 0 else pos), info[3]

@@ -45,6 +45,9 @@ _APPLIES: dict[int, tuple[int, ...] | None] = {
 }
 
 
+_PLAIN = int(Encoding.PLAIN)
+
+
 def is_dictionary_encoding(encoding: int) -> bool:
     """Whether a data page's values are dictionary indices (PLAIN_DICTIONARY or RLE_DICTIONARY)."""
     return encoding in DICTIONARY_ENCODINGS
@@ -98,6 +101,8 @@ def decode_values(buf: Buffer, encoding: int, physical_type: int, count: int, ty
     read for the type raises :class:`~pqbloom.errors.UnsupportedError` naming ``type_name`` (the column's
     type, default the physical type's name).
     """
+    if encoding == _PLAIN:  # first: the common case, compared with an int (not an IntEnum member)
+        return decode_plain(buf, physical_type, count, type_length)[0]
     if is_dictionary_encoding(encoding):
         return decode_dictionary_indices(buf, count)
     if encoding == Encoding.PLAIN:

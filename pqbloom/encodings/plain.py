@@ -14,12 +14,14 @@ from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import NUMERIC_DTYPES, PhysicalType, name_of
-from ..limits import charge
+from ..limits import BUDGET, charge
 from .bitpack import Buffer, as_u8
 
 __all__ = ["encode_plain", "decode_plain", "value_width", "encode_plain_byte_array", "decode_plain_byte_array"]
 
 _MAX_COUNT = (1 << 31) - 1
+# plain ints: decode_plain runs per page, and an IntEnum member's lookup costs several times an int's
+_BOOLEAN, _BYTE_ARRAY = int(PhysicalType.BOOLEAN), int(PhysicalType.BYTE_ARRAY)
 
 
 def value_width(ptype: int, type_length: int | None = None) -> int | None:
@@ -74,22 +76,25 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
     if count < 0 or count > _MAX_COUNT:
         raise CorruptFileError(f"PLAIN: invalid value count {count}")
     u8 = as_u8(buf)
-    if ptype == PhysicalType.BOOLEAN:
+    if ptype == _BOOLEAN:
         need = (count + 7) // 8
         _need(u8, need, count, "BOOLEAN")
         charge(count, f"{count:,} PLAIN booleans")  # a byte per bit
         return np.unpackbits(u8[:need], bitorder="little", count=count).view(bool), need
-    if ptype == PhysicalType.BYTE_ARRAY:
+    if ptype == _BYTE_ARRAY:
         return decode_plain_byte_array(u8, count)
-    width = value_width(ptype, type_length)
+    stored = NUMERIC_DTYPES.get(ptype)
+    width = stored.itemsize if stored is not None else value_width(ptype, type_length)
     if width is None:
         raise ValueError(f"unknown physical type {ptype}")
     need = count * width
-    _need(u8, need, count, name_of(PhysicalType, ptype))
-    charge(need, f"{count:,} PLAIN values")
-    if ptype in NUMERIC_DTYPES:
-        stored = NUMERIC_DTYPES[ptype]
-        return u8[:need].copy().view(stored).astype(stored.newbyteorder("="), copy=False), need
+    if len(u8) < need:  # the type's name only then
+        _need(u8, need, count, name_of(PhysicalType, ptype))
+    if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
+        charge(need, f"{count:,} PLAIN values")
+    if stored is not None:
+        values = u8[:need].copy().view(stored)
+        return (values if stored.isnative else values.astype(stored.newbyteorder("="))), need
     return u8[:need].copy().reshape(count, width), need
 
 
@@ -115,5 +120,6 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: {count} values need at least {4 * count} bytes, "
                                f"only {size} available")
     # offsets and the value bytes, and the numpy reference's prefix positions and mask
-    charge(8 * (count + 1) + size + 8 * count + size, f"{count:,} PLAIN BYTE_ARRAY values")
+    if BUDGET.get() is not None:
+        charge(8 * (count + 1) + size + 8 * count + size, f"{count:,} PLAIN BYTE_ARRAY values")
     return kernels.decode_plain_byte_array(u8, count)

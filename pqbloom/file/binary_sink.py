@@ -102,7 +102,7 @@ class BinarySink:
             self.offsets[self.n] = self.pos  # the failed attempt overwrote it
             return None
         size, used = got
-        piece = BinaryArray(self.offsets[self.n:self.n + count + 1], self.data)
+        piece = BinaryArray.wrap(self.offsets[self.n:self.n + count + 1], self.data)
         self.n += count
         self.pos += size
         self.last = piece

@@ -32,7 +32,7 @@ from ..encodings import (
 from ..encodings.rle import level_dtype
 from ..errors import ChecksumError, CorruptFileError, UnsupportedError
 from ..format import Encoding, PageType, T, decode_at, decode_prefix
-from ..limits import charge
+from ..limits import BUDGET, charge
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
 from .binary_sink import BinarySink
@@ -44,7 +44,14 @@ Buffer = bytes | bytearray | memoryview
 #: bytes a page header is expected to fit in when a chunk is read by windows (a longer one is retried)
 HEADER_ROOM = 1 << 16
 
-__all__ = ["parse_page_header", "iter_pages", "decode_page_values", "v2_flag_ignored"]
+# the enumerations' values as plain ints: the page loop compares with them per page, and an IntEnum
+# member's lookup and comparison cost several times an int's
+_DICTIONARY_PAGE, _INDEX_PAGE = int(PageType.DICTIONARY_PAGE), int(PageType.INDEX_PAGE)
+_DATA_PAGE, _DATA_PAGE_V2 = int(PageType.DATA_PAGE), int(PageType.DATA_PAGE_V2)
+_PLAIN, _PLAIN_DICTIONARY, _BIT_PACKED = int(Encoding.PLAIN), int(Encoding.PLAIN_DICTIONARY), int(Encoding.BIT_PACKED)
+
+__all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatHeader", "iter_pages",
+           "decode_page_values", "v2_flag_ignored"]
 
 
 def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
@@ -72,6 +79,39 @@ def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDe
                                             dictionary_hint=dictionary_hint)
     header, _ = decode_prefix(T.PageHeader, hbytes, offset=offset, what="page header")
     return header, pos + 4 + mlen
+
+
+#: the flat page header the page loop reads: (end, type, uncompressed size, compressed size, crc,
+#: data page header, dictionary page header, v2 data page header), None for an absent field; the
+#: nested headers are tuples (num_values, encoding, definition / repetition level encodings),
+#: (num_values, encoding) and (num_values, num_nulls, num_rows, encoding, definition / repetition
+#: levels byte lengths, is_compressed)
+FlatHeader = tuple[Any, ...]
+
+
+def flat_page_header(header: T.PageHeader, end: int) -> FlatHeader:
+    """``header`` (decoded by Thrift, ending at ``end``) as the compiled parser returns it."""
+    dp, dh, v2 = header.data_page_header, header.dictionary_page_header, header.data_page_header_v2
+    return (end, header.type, header.uncompressed_page_size, header.compressed_page_size, header.crc,
+            None if dp is None else (dp.num_values, dp.encoding, dp.definition_level_encoding,
+                                     dp.repetition_level_encoding),
+            None if dh is None else (dh.num_values, dh.encoding),
+            None if v2 is None else (v2.num_values, v2.num_nulls, v2.num_rows, v2.encoding,
+                                     v2.definition_levels_byte_length, v2.repetition_levels_byte_length,
+                                     v2.is_compressed))
+
+
+def page_header_fields(buf: Buffer, pos: int, *, offset: int) -> FlatHeader:
+    """The plaintext page header at ``buf[pos]`` as a :data:`FlatHeader`: parsed by the compiled
+    kernel (:func:`pqbloom.kernels.page_header`, no Thrift objects), else, and for any bytes the kernel
+    does not accept, by Thrift, which raises the :class:`~pqbloom.errors.CorruptFileError`."""
+    got = kernels.page_header(buf, pos)
+    return got if got is not None else _thrift_page_header(buf, pos, offset)
+
+
+def _thrift_page_header(buf: Buffer, pos: int, offset: int) -> FlatHeader:
+    header, end = decode_at(T.PageHeader, buf, pos, offset=offset, what="page header")  # type: ignore[arg-type]
+    return flat_page_header(header, end)
 
 
 def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, data: Buffer, rg: int,
@@ -132,17 +172,24 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                                    offset=base + pos)
         hdr_raw_start = pos
         try:
-            header, pos = parse_page_header(
-                buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
-                page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
-                dictionary_hint=meta.dictionary_page_offset is not None and base + pos == meta.dictionary_page_offset)
+            if header_decryption is None:
+                hdr = kernels.page_header(buf, pos)  # page_header_fields, one call less per page
+                if hdr is None:
+                    hdr = _thrift_page_header(buf, pos, base + pos)
+            else:
+                header, end = parse_page_header(
+                    buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
+                    page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
+                    dictionary_hint=meta.dictionary_page_offset is not None
+                    and base + pos == meta.dictionary_page_offset)
+                hdr = flat_page_header(header, end)
+            pos, ptype, usize, csize, crc, dp, dh, dp2 = hdr
         except CorruptFileError:
             if window is None or base + len(buf) >= window.end:
                 raise
             # a header longer than HEADER_ROOM (huge statistics): read the rest of the chunk, parse again
             buf, base, pos = window.advance(buf, base, pos, window.end - base - pos)
             continue
-        csize, usize = header.compressed_page_size, header.uncompressed_page_size
         if window is not None and csize is not None and csize > 0:
             was = base
             buf, base, pos = window.advance(buf, base, pos, csize)
@@ -154,51 +201,45 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                                    offset=base + hdr_raw_start)
         stored = memoryview(buf)[pos:pos + csize]  # a view: slicing bytes copied every page
         pos += csize
-        if verify_checksums and header.crc is not None:
-            if (zlib.crc32(stored) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
+        if verify_checksums and crc is not None:
+            if (zlib.crc32(stored) & 0xFFFFFFFF) != (crc & 0xFFFFFFFF):
                 raise ChecksumError("page CRC mismatch", offset=base + hdr_raw_start)
-        ptype = header.type
-        if ptype == PageType.DICTIONARY_PAGE:
-            dh = header.dictionary_page_header
-            if dh is None or dh.num_values is None or dh.num_values < 0:
+        if ptype == _DICTIONARY_PAGE:
+            if dh is None or dh[0] is None or dh[0] < 0:
                 raise CorruptFileError("dictionary page header is missing or has a negative count",
                                        offset=base + hdr_raw_start)
             if dictionary is not None:
                 raise CorruptFileError("second dictionary page in a column chunk", offset=base + hdr_raw_start)
             body = _open_module(decryption, ModuleType.DICTIONARY_PAGE, stored, rg, desc)
             raw = compression_mod.decompress(codec, body, usize)
-            if dh.encoding not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
-                raise UnsupportedError(f"dictionary page encoding {dh.encoding}")
-            dictionary, _ = decode_plain(raw, f.physical_type, dh.num_values, f.type_length)
+            if dh[1] != _PLAIN and dh[1] != _PLAIN_DICTIONARY:
+                raise UnsupportedError(f"dictionary page encoding {dh[1]}")
+            dictionary, _ = decode_plain(raw, f.physical_type, dh[0], f.type_length)
             continue
-        if ptype == PageType.INDEX_PAGE:
+        if ptype == _INDEX_PAGE:
             continue
-        if ptype not in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2):
+        if ptype != _DATA_PAGE and ptype != _DATA_PAGE_V2:
             raise CorruptFileError(f"unknown page type {ptype}", offset=base + hdr_raw_start)
-        body = _open_module(decryption, ModuleType.DATA_PAGE, stored, rg, desc, page_ordinal)
+        body = stored if decryption is None else _open_module(decryption, ModuleType.DATA_PAGE, stored, rg, desc,
+                                                              page_ordinal)
         page_ordinal += 1
         page_present: np.ndarray | None = None
-        if ptype == PageType.DATA_PAGE:
-            dp = header.data_page_header
+        if ptype == _DATA_PAGE:
             if dp is None:
                 raise CorruptFileError("data page without its header", offset=base + hdr_raw_start)
-            n = dp.num_values
+            n, enc, def_enc, rep_enc = dp
             if n is None or n < 0 or n > total_values - seen:
                 raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                        offset=base + hdr_raw_start)
             raw = compression_mod.decompress(codec, body, usize)
-            reps, defs, p, n_present = levels_of.v1(raw, n, dp.repetition_level_encoding,
-                                                     dp.definition_level_encoding)
+            reps, defs, p, n_present = levels_of.v1(raw, n, rep_enc, def_enc)
             if defs is not None and not levels:
                 page_present = defs == max_def
-            enc = dp.encoding
             values_buf = memoryview(raw)[p:]
         else:
-            dp2 = header.data_page_header_v2
             if dp2 is None:
                 raise CorruptFileError("v2 data page without its header", offset=base + hdr_raw_start)
-            n = dp2.num_values
-            rows = dp2.num_rows
+            n, _, rows, enc, dl, rl, is_compressed = dp2
             if max_rep == 0 and max_def == 0 and n is not None and n > total_values - seen \
                     and rows is not None and 0 <= rows <= total_values - seen:
                 # a required flat column holds one value per row and its page has no levels to
@@ -206,7 +247,6 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                 # the rows are what the chunk and the row group say, and what pyarrow and DuckDB
                 # read (by rows); parquet-go wrote such pages. With levels, pyarrow refuses too.
                 n = rows
-            dl, rl = dp2.definition_levels_byte_length, dp2.repetition_levels_byte_length
             if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                     or dl + rl > len(body):
                 raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
@@ -214,14 +254,16 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             if defs is not None and not levels:
                 page_present = defs == max_def
             rest = body[rl + dl:]
-            if dp2.is_compressed is None or dp2.is_compressed or v2_always_compressed:
+            if is_compressed is None or is_compressed or v2_always_compressed:
                 rest = compression_mod.decompress(codec, rest, usize - rl - dl)
-            enc = dp2.encoding
             values_buf = memoryview(rest)
         seen += n
-        sunk = sink.decode_plain(values_buf, n_present) if sink is not None and enc == Encoding.PLAIN else None
-        kind, values = ("values", sunk[0]) if sunk is not None else \
-            decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
+        if enc == _PLAIN:  # decode_page_values' first case, two calls less per page
+            sunk = sink.decode_plain(values_buf, n_present) if sink is not None else None
+            kind, values = "values", (sunk[0] if sunk is not None else
+                                      decode_plain(values_buf, phys, n_present, type_length)[0])
+        else:
+            kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
         yield kind, values, ((defs, reps) if levels else page_present), dictionary
     if seen != total_values:
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
@@ -260,11 +302,12 @@ class _ChunkLevels:
     def _plausible(self, raw: Buffer, n: int) -> bool:
         # the kernels decode into arrays of n levels made first: a count beyond what the bytes could
         # plausibly hold (a lying header) goes to the per-block decoders, which find the runs before
-        # they allocate (as pqbloom.encodings.rle.decode_hybrid decides)
+        # they allocate (as pqbloom.encodings.rle.decode_hybrid decides); v1 inlines this test
         return n <= _LEVELS_PER_BYTE * len(raw) + 4096
 
     def _decode(self, raw: Buffer, n: int, rl: int, dl: int) -> tuple[np.ndarray | None, np.ndarray | None, int, int]:
-        charge(n * (self.dtype.itemsize * self.arrays + 1), f"the levels and presence flags of a page of {n:,} values")
+        if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
+            charge(n * (self.dtype.itemsize * self.arrays + 1), f"the levels and presence flags of a page of {n:,} values")
         reps = np.empty(n, self.dtype) if self.rep_bw else None
         defs = np.empty(n, self.dtype) if self.def_bw else None
         used, n_present = kernels.page_levels(raw, n, self.rep_bw, self.def_bw, rl, dl, reps, defs, self.max_def)
@@ -275,20 +318,20 @@ class _ChunkLevels:
         """(repetition levels, definition levels, bytes they take, values present) of a v1 page."""
         if not self.arrays:
             return None, None, 0, n
-        if (not self.rep_bw or rep_enc != Encoding.BIT_PACKED) and (not self.def_bw or def_enc != Encoding.BIT_PACKED) \
-                and self._plausible(raw, n):
+        if (not self.rep_bw or rep_enc != _BIT_PACKED) and (not self.def_bw or def_enc != _BIT_PACKED) \
+                and n <= _LEVELS_PER_BYTE * len(raw) + 4096:
             return self._decode(raw, n, -1, -1)
         p = 0
         reps = defs = None
         if self.rep_bw:
-            if rep_enc == Encoding.BIT_PACKED:
+            if rep_enc == _BIT_PACKED:
                 reps = decode_bit_packed_levels(raw, self.rep_bw, n)
                 p = (n * self.rep_bw + 7) // 8
             else:
                 reps, p = decode_levels_v1(raw, self.rep_bw, n, self.rep_dtype)
         if not self.def_bw:
             return reps, None, p, n
-        if def_enc == Encoding.BIT_PACKED:
+        if def_enc == _BIT_PACKED:
             defs = decode_bit_packed_levels(memoryview(raw)[p:], self.def_bw, n)
             p += (n * self.def_bw + 7) // 8
         else:
