@@ -19,6 +19,7 @@ The kernels:
 4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
 5. :func:`rebuild_prefixes`: DELTA_BYTE_ARRAY values from prefix lengths and suffixes;
 6. :func:`list_offsets`: repetition and definition levels to the innermost list's offsets;
+   :func:`check_chunk_levels`: a nested chunk's levels checked (and its records counted) in one pass;
 7. :func:`binary_argminmax` and :func:`encode_plain_byte_array` (write path);
 8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
@@ -49,6 +50,7 @@ __all__ = [
     "scatter_nulls",
     "rebuild_prefixes",
     "list_offsets",
+    "check_chunk_levels",
     "binary_argminmax",
     "encode_plain_byte_array",
     "decimal_buffer",
@@ -380,6 +382,22 @@ def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int
     if rc != nslots:  # pragma: no cover - the levels changed between the passes
         raise RuntimeError("list_offsets: levels changed during the pass")
     return out
+
+
+def check_chunk_levels(defs: np.ndarray | None, reps: np.ndarray | None, max_def: int, max_rep: int,
+                       rep_def: list[int], n: int) -> int:
+    """Refuse a chunk's levels no valid writer produces and count its records, in one pass over
+    both level arrays; see :func:`pqbloom.kernels_reference.check_chunk_levels`."""
+    if not COMPILED or defs is None or reps is None or not len(reps) or len(defs) != len(reps) \
+            or defs.dtype != reps.dtype or defs.dtype not in reference.HYBRID_DTYPES[:3] \
+            or not 0 <= max_rep < len(rep_def) or rep_def[0] != 0 or not -(1 << 62) < max_def < (1 << 62):
+        return reference.check_chunk_levels(defs, reps, max_def, max_rep, rep_def, n)
+    info = np.zeros(4, np.int64)
+    _levels.check_chunk(np.ascontiguousarray(defs), np.ascontiguousarray(reps), max_def, max_rep,
+                        np.array(rep_def[:max_rep + 1], np.int64), info)
+    if info[1] or info[2] or info[3] or reps[0] != 0:  # an error: the reference finds and reports it
+        return reference.check_chunk_levels(defs, reps, max_def, max_rep, rep_def, n)
+    return int(info[0])
 
 
 # -- 7. write path -------------------------------------------------------------------------------

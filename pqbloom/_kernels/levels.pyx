@@ -230,3 +230,43 @@ def list_offsets(const level_t[::1] defs, const level_t[::1] reps, int ctx_def, 
     with nogil:
         rc = _list_offsets(&defs[0], &reps[0], n, ctx_def, ctx_rep, elem_def, &out[0], out.shape[0])
     return rc
+
+
+# -- a nested chunk's levels checked in one pass -------------------------------------------------
+
+cdef void _check_chunk(const level_t *defs, const level_t *reps, int64_t n, int64_t max_def, int64_t max_rep,
+                       const int64_t *rep_def, int64_t *info) noexcept nogil:
+    # branch-free per entry: the flags are or-ed, errors are rare and reported after the pass
+    cdef int64_t i, d, r, t, prev = 0, records = 0
+    cdef int bad_def = 0, bad_rep = 0, bad_cont = 0, ok
+    for i in range(n):
+        d = defs[i]
+        r = reps[i]
+        bad_def |= (d < 0) | (d > max_def)
+        ok = (r >= 0) & (r <= max_rep)
+        bad_rep |= 1 - ok
+        records += r == 0
+        # an entry repeating at level r >= 1, and the entry before it, must reach that list's
+        # elements (rep_def[0] is 0, so rep 0 never fails this; an out-of-range r reads slot 0)
+        t = rep_def[r if ok else 0]
+        bad_cont |= (d < t) | (prev < t)
+        prev = d
+    info[0] = records
+    info[1] = bad_def
+    info[2] = bad_rep
+    info[3] = bad_cont
+
+
+def check_chunk(const level_t[::1] defs, const level_t[::1] reps, int64_t max_def, int64_t max_rep,
+                const int64_t[::1] rep_def not None, int64_t[::1] info not None):
+    """One pass over a nested chunk's definition and repetition levels (same length, n >= 1):
+    ``info`` gets the number of records (entries with rep 0), then three flags: a definition
+    level outside 0..max_def, a repetition level outside 0..max_rep, an entry repeating at level
+    k >= 1 whose definition level or its predecessor's is below ``rep_def[k]`` (the level at which
+    that list holds an element; ``rep_def[0]`` must be 0)."""
+    cdef int64_t n = defs.shape[0]
+    if reps.shape[0] != n or n == 0 or max_rep < 0 or rep_def.shape[0] != max_rep + 1 or rep_def[0] != 0 \
+            or info.shape[0] < 4:
+        raise ValueError("levels.check_chunk: invalid arguments")
+    with nogil:
+        _check_chunk(&defs[0], &reps[0], n, max_def, max_rep, &rep_def[0], &info[0])
