@@ -131,17 +131,19 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
     definition levels equal to ``max_def``); see :func:`pqbloom.kernels_reference.page_levels`."""
     if not COMPILED:
         return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
-    u8 = _bytes(buf)
+    # a contiguous byte memoryview (a page's) goes to the kernel as it is: once per page, the numpy
+    # view would cost about as much as decoding a small page's levels
+    u8 = buf if type(buf) is memoryview and buf.format == "B" and buf.c_contiguous and buf.ndim == 1 else _bytes(buf)
     # an absent block's array is not touched; the kernel takes one dtype for both
     r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
     d = defs if def_bw else r
-    info = np.zeros(4, np.int64)
+    info = np.empty(4, np.int64)  # the kernel sets what is read back
     try:
         # the kernel checks what its memory safety needs (widths, lengths, dtypes, shapes) and raises
         # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the same message
         rc = int(_hybrid.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def, info))
     except (ValueError, TypeError, OverflowError):
-        reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+        reference.check_page_levels_args(_bytes(buf), count, rep_bw, def_bw, rep_len, def_len, reps, defs)
         raise
     if rc >= 0:
         return rc, int(info[3])
