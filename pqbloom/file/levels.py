@@ -173,6 +173,13 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
     defs, reps = lv.defs, lv.reps
     max_rep = first.max_repetition_level
     n_entries = lv.num_values
+    if node.kind == "struct" and not node.nullable and defs is not None:
+        # no mask to make: the slots need only be counted, not found
+        slot = defs >= ctx_def if ctx_def > 0 else None
+        if reps is not None and ctx_rep < max_rep:
+            slot = reps <= ctx_rep if slot is None else slot & (reps <= ctx_rep)
+        return _struct(node, fld, data, ctx_def, ctx_rep, n_entries if slot is None else int(np.count_nonzero(slot)),
+                       None)
     # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep
     pos: np.ndarray | None = None  # their positions, when known
     sd: np.ndarray | None = None  # their definition levels, when known
@@ -199,12 +206,7 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
     if node.nullable and sd is not None:
         mask = sd < node.def_level
     if node.kind == "struct":
-        kids = [assemble(c, data, ctx_def, ctx_rep, f) for c, f in zip(node.children, fld.children)]
-        for k in kids:
-            if len(k) != nslots:
-                raise CorruptFileError(f"struct {'.'.join(node.path)!r}: member {k.field.name!r} has {len(k)} "
-                                       f"values for {nslots} slots (leaves disagree on their levels)")
-        return NestedColumn(fld, nslots, mask, kids)
+        return _struct(node, fld, data, ctx_def, ctx_rep, nslots, mask)
     de, re_ = node.elem_def, ctx_rep + 1
     if defs is None or reps is None or pos is None or sd is None:
         raise CorruptFileError(f"list {'.'.join(node.path)!r} has a leaf without levels")
@@ -229,6 +231,17 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
             raise CorruptFileError(f"{node.kind} {'.'.join(node.path)!r}: child {k.field.name!r} has {len(k)} "
                                    f"values for {int(offsets[-1])} elements (leaves disagree on their levels)")
     return NestedColumn(fld, nslots, mask, kids, offsets)
+
+
+def _struct(node: LNode, fld: NestedField, data: Mapping[int, LeafLevels], ctx_def: int, ctx_rep: int, nslots: int,
+            mask: np.ndarray | None) -> NestedColumn:
+    """A struct of ``nslots`` slots: its members assembled in its context."""
+    kids = [assemble(c, data, ctx_def, ctx_rep, f) for c, f in zip(node.children, fld.children)]
+    for k in kids:
+        if len(k) != nslots:
+            raise CorruptFileError(f"struct {'.'.join(node.path)!r}: member {k.field.name!r} has {len(k)} "
+                                   f"values for {nslots} slots (leaves disagree on their levels)")
+    return NestedColumn(fld, nslots, mask, kids)
 
 
 def _has_leaf(node: LNode) -> bool:
