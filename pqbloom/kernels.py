@@ -392,7 +392,10 @@ def check_chunk_levels(defs: np.ndarray | None, reps: np.ndarray | None, max_def
     both level arrays; see :func:`pqbloom.kernels_reference.check_chunk_levels`."""
     if not COMPILED or defs is None or reps is None or not len(reps) or len(defs) != len(reps) \
             or defs.dtype != reps.dtype or defs.dtype not in reference.HYBRID_DTYPES[:3] \
-            or not 0 <= max_rep < len(rep_def) or rep_def[0] != 0 or not -(1 << 62) < max_def < (1 << 62):
+            or not 0 <= max_rep < len(rep_def) or rep_def[0] != 0 \
+            or not 0 <= max_def <= np.iinfo(defs.dtype).max or max_rep > np.iinfo(defs.dtype).max \
+            or not all(0 <= x <= max_def for x in rep_def[:max_rep + 1]):
+        # levels the kernel's one type cannot hold the maxima of (or mixed types): the reference
         return reference.check_chunk_levels(defs, reps, max_def, max_rep, rep_def, n)
     info = np.zeros(4, np.int64)
     _levels.check_chunk(np.ascontiguousarray(defs), np.ascontiguousarray(reps), max_def, max_rep,
