@@ -45,19 +45,51 @@ cdef int64_t _count_present(const level_t *lv, int64_t n, level_t top) noexcept 
     return c
 
 
+cdef enum:
+    _SKIP_AFTER_MIXED = 4  # groups of 8 slots placed one by one, untested, after a mixed group
+
+
+cdef inline uint8_t _group_bits(const level_t *lv, level_t top) noexcept nogil:
+    """Bit j set where ``lv[j] == top``, for the 8 levels at ``lv``."""
+    cdef uint8_t bits = 0
+    cdef int j
+    for j in range(8):
+        bits |= <uint8_t>(lv[j] == top) << j
+    return bits
+
+
 cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const item_t *src, int64_t ndense,
                          item_t *dst, uint8_t *validity) noexcept nogil:
     """The scatter for 1, 2, 4 and 8-byte values, without a branch per slot: every slot reads a
     dense value (clamped to the last one, so never past ``src``) and keeps it or zero."""
     cdef int64_t i, k = 0, b, j, stop, last = ndense - 1
     cdef uint8_t bits
-    cdef int p
+    cdef int p, skip = 0
     cdef item_t v
     for b in range((n + 7) >> 3):  # one validity byte per 8 slots
-        bits = 0
         stop = n - 8 * b
+        if skip:
+            skip -= 1
+        elif stop >= 8:
+            # nulls and values often come in runs: 8 slots all present are a copy, all null a fill;
+            # after a mixed group the next few go slot by slot untested (random nulls would make
+            # the test a mispredicted branch per group)
+            bits = _group_bits(lv + 8 * b, top)
+            if bits == 0xFF and k + 8 <= ndense:
+                for j in range(8):
+                    dst[8 * b + j] = src[k + j]
+                k += 8
+                validity[b] = bits
+                continue
+            if bits == 0:
+                for j in range(8):
+                    dst[8 * b + j] = 0
+                validity[b] = 0
+                continue
+            skip = _SKIP_AFTER_MIXED
         if stop > 8:
             stop = 8
+        bits = 0
         for j in range(stop):
             i = 8 * b + j
             p = lv[i] == top
@@ -137,14 +169,34 @@ def scatter_fixed(const level_t[::1] levels, int max_level, const uint8_t[::1] d
 
 cdef int64_t _scatter_binary(const level_t *lv, int64_t n, level_t top, const int64_t *doff, int64_t ndense,
                              int64_t *out_off, uint8_t *validity) noexcept nogil:
-    cdef int64_t i, k = 0, b, j, stop, base = doff[0]
+    cdef int64_t i, k = 0, b, j, stop, base = doff[0], v
     cdef uint8_t bits
+    cdef int skip = 0
     out_off[0] = 0
     for b in range((n + 7) >> 3):
-        bits = 0
         stop = n - 8 * b
+        if skip:
+            skip -= 1
+        elif stop >= 8:
+            # runs of 8 present (their offsets) or 8 null slots (the same offset) without a branch
+            # each; after a mixed group the next few go slot by slot (as in _scatter_words)
+            bits = _group_bits(lv + 8 * b, top)
+            if bits == 0xFF and k + 8 <= ndense:
+                for j in range(8):
+                    out_off[8 * b + j + 1] = doff[k + j + 1] - base
+                k += 8
+                validity[b] = bits
+                continue
+            if bits == 0:
+                v = doff[k] - base
+                for j in range(8):
+                    out_off[8 * b + j + 1] = v
+                validity[b] = 0
+                continue
+            skip = _SKIP_AFTER_MIXED
         if stop > 8:
             stop = 8
+        bits = 0
         for j in range(stop):
             i = 8 * b + j
             if lv[i] == top:

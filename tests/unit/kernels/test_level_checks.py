@@ -1,10 +1,12 @@
 """The one-pass check of a nested chunk's levels (pqbloom.kernels.check_chunk_levels) against its
-numpy reference and an independent oracle.
+numpy reference and an independent oracle, and the null scatter on levels that come in runs.
 
 * Property tests (hypothesis): compiled == reference (the same record count, or the same
   CorruptFileError with the same message) on random levels, in and out of range, with every
   level dtype, and on levels shredded from random nested rows (valid, then mutated).
 * Oracle: a plain Python reading of the rules on the same inputs (in both modes).
+* scatter_nulls on runs of present and null slots (whole groups of 8 take the kernel's run
+  paths), with one value too many or too few: compiled == reference == a Python oracle.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pqbloom import kernels
+from pqbloom.arrays import BinaryArray
 from tests.unit.kernels.test_kernels import compiled, outcome, same
 
 PROPS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -104,3 +107,27 @@ def test_records_counted_in_both_modes() -> None:
     assert outcome(kernels.check_chunk_levels, np.array([0, 1], np.int8), None, 1, 0, [0], 2) == ("ok", 2)
     assert outcome(kernels.check_chunk_levels, np.array(defs, np.int16), np.array(reps, np.int8), 5, 2,
                    [0, 2, 4], len(defs)) == ("ok", 4)
+
+
+@PROPS
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 40)), max_size=12), st.sampled_from([-1, 0, 0, 0, 1]),
+       st.sampled_from(["i8", "f8", "i2", "bool", "binary"]), st.sampled_from(["i1", "i4", "mask"]))
+def test_scatter_runs(runs: list[tuple[bool, int]], extra: int, kind: str, lvtype: str) -> None:
+    present = [p for p, k in runs for _ in range(k)]
+    nd = max(0, sum(present) + extra)
+    levels = np.array([3 if p else 2 for p in present], np.int8)
+    lv = levels == 3 if lvtype == "mask" else levels.astype(lvtype)
+    dense = (BinaryArray.from_pylist([bytes([i % 251]) * (i % 3) for i in range(nd)]) if kind == "binary"
+             else np.arange(1, nd + 1).astype(kind))
+    got = same(kernels.scatter_nulls, dense, lv, 3)
+    if nd != sum(present):
+        assert got[0] == "error"
+        return
+    it = iter(range(nd))
+    if kind == "binary":
+        want = BinaryArray.from_pylist([bytes([i % 251]) * (i % 3) if p else b"" for p, i in
+                                        ((p, next(it) if p else 0) for p in present)])
+    else:
+        want = np.array([next(it) + 1 if p else 0 for p in present]).astype(kind)
+    bits = np.packbits(np.array(present, bool), bitorder="little")
+    assert got == outcome(lambda: (want, bits))
