@@ -212,6 +212,20 @@ def case_list_offsets(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
     return kernels.list_offsets, (defs, reps, rng.randint(0, 4), rng.randint(0, 3), rng.randint(0, 2))
 
 
+def case_check_levels(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A nested chunk's levels: mostly valid list<list<...>> shapes, some entries out of range."""
+    max_rep = rng.randint(1, 4)
+    rep_def = [0] + sorted(rng.sample(range(1, 2 * max_rep + 2), max_rep))
+    max_def = rep_def[-1] + rng.randint(0, 2)
+    n = rng.randint(1, 120)
+    reps = [0] + [rng.choice([0, rng.randint(0, max_rep)]) for _ in range(n - 1)]
+    defs = [max(rep_def[r], rng.randint(0, max_def)) if rng.random() < 0.9 else rng.randint(0, max_def) for r in reps]
+    for _ in range(rng.choice([0, 0, 1, 2])):  # out of range, negative, a first record continuing
+        (reps if rng.random() < 0.5 else defs)[rng.randrange(n)] = rng.choice([-1, max_rep + 1, max_def + 1, 1])
+    dt = rng.choice(["i1", "i2", "i4"])
+    return kernels.check_chunk_levels, (np.array(defs, dt), np.array(reps, dt), max_def, max_rep, rep_def, n)
+
+
 def case_argminmax(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     if rng.random() < 0.3:
         n, w = rng.randint(0, 20), rng.randint(0, 9)
@@ -326,6 +340,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "scatter": case_scatter,
     "prefix": case_prefix,
     "list_offsets": case_list_offsets,
+    "check_levels": case_check_levels,
     "argminmax": case_argminmax,
     "encode": case_encode,
     "decimal": case_decimal,

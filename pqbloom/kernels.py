@@ -19,6 +19,7 @@ The kernels:
 4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
 5. :func:`rebuild_prefixes`: DELTA_BYTE_ARRAY values from prefix lengths and suffixes;
 6. :func:`list_offsets`: repetition and definition levels to the innermost list's offsets;
+   :func:`check_chunk_levels`: a nested chunk's levels checked (and its records counted) in one pass;
 7. :func:`binary_argminmax` and :func:`encode_plain_byte_array` (write path);
 8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
@@ -53,6 +54,7 @@ __all__ = [
     "scatter_nulls",
     "rebuild_prefixes",
     "list_offsets",
+    "check_chunk_levels",
     "binary_argminmax",
     "encode_plain_byte_array",
     "decimal_buffer",
@@ -426,6 +428,25 @@ def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int
     return out
 
 
+def check_chunk_levels(defs: np.ndarray | None, reps: np.ndarray | None, max_def: int, max_rep: int,
+                       rep_def: list[int], n: int) -> int:
+    """Refuse a chunk's levels no valid writer produces and count its records, in one pass over
+    both level arrays; see :func:`pqbloom.kernels_reference.check_chunk_levels`."""
+    if not COMPILED or defs is None or reps is None or not len(reps) or len(defs) != len(reps) \
+            or defs.dtype != reps.dtype or defs.dtype not in reference.HYBRID_DTYPES[:3] \
+            or not 0 <= max_rep < len(rep_def) or rep_def[0] != 0 \
+            or not 0 <= max_def <= np.iinfo(defs.dtype).max or max_rep > np.iinfo(defs.dtype).max \
+            or not all(0 <= x <= max_def for x in rep_def[:max_rep + 1]):
+        # levels the kernel's one type cannot hold the maxima of (or mixed types): the reference
+        return reference.check_chunk_levels(defs, reps, max_def, max_rep, rep_def, n)
+    info = np.zeros(4, np.int64)
+    _levels.check_chunk(np.ascontiguousarray(defs), np.ascontiguousarray(reps), max_def, max_rep,
+                        np.array(rep_def[:max_rep + 1], np.int64), info)
+    if info[1] or info[2] or info[3] or reps[0] != 0:  # an error: the reference finds and reports it
+        return reference.check_chunk_levels(defs, reps, max_def, max_rep, rep_def, n)
+    return int(info[0])
+
+
 # -- 7. write path -------------------------------------------------------------------------------
 
 def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
@@ -551,10 +572,8 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
 def snappy_compress(data: Buffer, tail: Buffer | None = None) -> memoryview | None:
     """``data`` (then ``tail``, as if joined: a v1 page's levels and values) as one snappy raw block
     by the compiled compressor (GIL released), or None when the kernels are not in use: the caller
-    then compresses with cramjam (:mod:`pqbloom.compression`).
-
-    The result is a view of a buffer of the format's worst-case size (about 1.17 times the input),
-    so the page is not copied once more to trim it."""
+    then compresses with cramjam (:mod:`pqbloom.compression`). The result is a view of a buffer of
+    the format's worst-case size (~1.17 times the input): the page is not copied again to trim it."""
     if not COMPILED:
         return None
     src = _bytes(data)

@@ -43,6 +43,7 @@ __all__ = [
     "scatter_nulls",
     "rebuild_prefixes",
     "list_offsets",
+    "check_chunk_levels",
     "binary_argminmax",
     "encode_plain_byte_array",
     "decimal_buffer",
@@ -408,6 +409,32 @@ def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int
         offsets[1:nslots] = cs[pos[1:] - 1]
         offsets[-1] = cs[-1]
     return offsets
+
+
+def check_chunk_levels(defs: np.ndarray | None, reps: np.ndarray | None, max_def: int, max_rep: int,
+                       rep_def: list[int], n: int) -> int:
+    """Refuse a chunk's levels no valid writer produces (CorruptFileError): out of range, a first
+    record continuing a list, or a repetition into a list that has no element (``rep_def[k]``: the
+    definition level at which the k-th repeated ancestor holds an element). Returns the number of
+    records: entries with repetition level 0 (``n`` without repetition levels)."""
+    if defs is not None and len(defs) and (int(defs.max()) > max_def or int(defs.min()) < 0):
+        raise CorruptFileError(f"definition level out of range 0..{max_def}")
+    if reps is None:
+        return n
+    if not len(reps):
+        return 0
+    if int(reps.max()) > max_rep or int(reps.min()) < 0:
+        raise CorruptFileError(f"repetition level out of range 0..{max_rep}")
+    if reps[0] != 0:
+        raise CorruptFileError(f"the first repetition level is {int(reps[0])}, not 0: the chunk starts inside a record")
+    if defs is not None:
+        for k in range(1, max_rep + 1):
+            # an entry repeating at level k, and the entry before it, must reach that list's elements
+            low = defs < rep_def[k]
+            low[1:] |= low[:-1]
+            if bool((low & (reps == k)).any()):
+                raise CorruptFileError("a repetition level continues a list that has no element")
+    return int(np.count_nonzero(reps == 0))
 
 
 # -- 7. write path -------------------------------------------------------------------------------

@@ -54,6 +54,15 @@ cdef inline void _unpack8(const uint8_t *p, int bw, uint32_t mask, uint32_t *dst
         dst[j] = <uint32_t>(load_le64(p + (bit >> 3)) >> (bit & 7)) & mask
 
 
+cdef inline void _unpack8_narrow(const uint8_t *p, int bw, uint32_t mask, uint32_t *dst) noexcept nogil:
+    """:func:`_unpack8` for ``bw`` <= 8 (levels): the group's ``bw`` bytes in one 64-bit load, which
+    must have 8 readable bytes."""
+    cdef uint64_t w = load_le64(p)
+    cdef int j
+    for j in range(8):
+        dst[j] = <uint32_t>(w >> (j * bw)) & mask
+
+
 cdef inline void _store(out_t *out, const uint32_t *vals, int64_t n) noexcept nogil:
     cdef int64_t j
     for j in range(n):
@@ -86,13 +95,22 @@ cdef void _unpack_run(const uint8_t *src, int64_t avail, int bw, int64_t take, o
             _unpack8_bits(src[g], out + g * 8)
         g = full
     else:
-        # groups whose 64-bit loads stay inside the input: g * bw + bw + 8 <= avail
-        safe = (avail - bw - 8) // bw + 1 if avail >= bw + 8 else 0
-        if safe > full:
+        # groups whose 64-bit loads stay inside the input: g * bw + bw + 8 <= avail (all of them
+        # but near the end of the input: no division per run then, runs are often one group)
+        if avail >= full * bw + 8:
             safe = full
-        for g in range(safe):
-            _unpack8(src + g * bw, bw, mask, vals)
-            _store(out + g * 8, vals, 8)
+        else:
+            safe = (avail - bw - 8) // bw + 1 if avail >= bw + 8 else 0
+            if safe > full:
+                safe = full
+        if bw <= 8:
+            for g in range(safe):
+                _unpack8_narrow(src + g * bw, bw, mask, vals)
+                _store(out + g * 8, vals, 8)
+        else:
+            for g in range(safe):
+                _unpack8(src + g * bw, bw, mask, vals)
+                _store(out + g * 8, vals, 8)
         g = safe
     while g < ngroups:
         at = g * bw
@@ -118,7 +136,11 @@ cdef inline void _fill(out_t *out, int64_t n, uint32_t v) noexcept nogil:
     else:
         x = <out_t>v
     if out_t is int8_t or out_t is uint8_t:
-        memset(out, <int>x, <size_t>n)
+        if n <= 16:  # short runs (levels): a call to memset costs more than the stores
+            for j in range(n):
+                out[j] = x
+        else:
+            memset(out, <int>x, <size_t>n)
     else:
         for j in range(n):
             out[j] = x
@@ -170,7 +192,9 @@ cdef int64_t _decode(const uint8_t *src, int64_t end, int bw, int64_t count, out
                 info[1] = pos
                 info[2] = end - pos
                 return E_BITPACKED_TRUNCATED
-            if <uint64_t>groups > <uint64_t>((end - pos) // bw):
+            # groups > (end - pos) // bw, without a division (groups * bw cannot overflow once
+            # groups <= end - pos)
+            if <uint64_t>groups > <uint64_t>(end - pos) or groups * bw > end - pos:
                 stop = end
             else:
                 stop = pos + groups * bw

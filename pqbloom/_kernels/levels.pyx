@@ -45,19 +45,51 @@ cdef int64_t _count_present(const level_t *lv, int64_t n, level_t top) noexcept 
     return c
 
 
+cdef enum:
+    _SKIP_AFTER_MIXED = 4  # groups of 8 slots placed one by one, untested, after a mixed group
+
+
+cdef inline uint8_t _group_bits(const level_t *lv, level_t top) noexcept nogil:
+    """Bit j set where ``lv[j] == top``, for the 8 levels at ``lv``."""
+    cdef uint8_t bits = 0
+    cdef int j
+    for j in range(8):
+        bits |= <uint8_t>(lv[j] == top) << j
+    return bits
+
+
 cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const item_t *src, int64_t ndense,
                          item_t *dst, uint8_t *validity) noexcept nogil:
     """The scatter for 1, 2, 4 and 8-byte values, without a branch per slot: every slot reads a
     dense value (clamped to the last one, so never past ``src``) and keeps it or zero."""
     cdef int64_t i, k = 0, b, j, stop, last = ndense - 1
     cdef uint8_t bits
-    cdef int p
+    cdef int p, skip = 0
     cdef item_t v
     for b in range((n + 7) >> 3):  # one validity byte per 8 slots
-        bits = 0
         stop = n - 8 * b
+        if skip:
+            skip -= 1
+        elif stop >= 8:
+            # nulls and values often come in runs: 8 slots all present are a copy, all null a fill;
+            # after a mixed group the next few go slot by slot untested (random nulls would make
+            # the test a mispredicted branch per group)
+            bits = _group_bits(lv + 8 * b, top)
+            if bits == 0xFF and k + 8 <= ndense:
+                for j in range(8):
+                    dst[8 * b + j] = src[k + j]
+                k += 8
+                validity[b] = bits
+                continue
+            if bits == 0:
+                for j in range(8):
+                    dst[8 * b + j] = 0
+                validity[b] = 0
+                continue
+            skip = _SKIP_AFTER_MIXED
         if stop > 8:
             stop = 8
+        bits = 0
         for j in range(stop):
             i = 8 * b + j
             p = lv[i] == top
@@ -137,14 +169,34 @@ def scatter_fixed(const level_t[::1] levels, int max_level, const uint8_t[::1] d
 
 cdef int64_t _scatter_binary(const level_t *lv, int64_t n, level_t top, const int64_t *doff, int64_t ndense,
                              int64_t *out_off, uint8_t *validity) noexcept nogil:
-    cdef int64_t i, k = 0, b, j, stop, base = doff[0]
+    cdef int64_t i, k = 0, b, j, stop, base = doff[0], v
     cdef uint8_t bits
+    cdef int skip = 0
     out_off[0] = 0
     for b in range((n + 7) >> 3):
-        bits = 0
         stop = n - 8 * b
+        if skip:
+            skip -= 1
+        elif stop >= 8:
+            # runs of 8 present (their offsets) or 8 null slots (the same offset) without a branch
+            # each; after a mixed group the next few go slot by slot (as in _scatter_words)
+            bits = _group_bits(lv + 8 * b, top)
+            if bits == 0xFF and k + 8 <= ndense:
+                for j in range(8):
+                    out_off[8 * b + j + 1] = doff[k + j + 1] - base
+                k += 8
+                validity[b] = bits
+                continue
+            if bits == 0:
+                v = doff[k] - base
+                for j in range(8):
+                    out_off[8 * b + j + 1] = v
+                validity[b] = 0
+                continue
+            skip = _SKIP_AFTER_MIXED
         if stop > 8:
             stop = 8
+        bits = 0
         for j in range(stop):
             i = 8 * b + j
             if lv[i] == top:
@@ -230,3 +282,61 @@ def list_offsets(const level_t[::1] defs, const level_t[::1] reps, int ctx_def, 
     with nogil:
         rc = _list_offsets(&defs[0], &reps[0], n, ctx_def, ctx_rep, elem_def, &out[0], out.shape[0])
     return rc
+
+
+# -- a nested chunk's levels checked in one pass -------------------------------------------------
+
+cdef void _check_chunk(const level_t *defs, const level_t *reps, int64_t n, level_t max_def, level_t max_rep,
+                       const int64_t *rep_def, int64_t *info) noexcept nogil:
+    # passes the compiler vectorizes (levels of one width, no gather, no branch per entry): ranges
+    # and records, then one pass per repetition level k; errors are rare and reported after
+    cdef int64_t i, k, records = 0
+    cdef int bad_def = 0, bad_rep = 0, bad_cont = 0
+    cdef level_t d, r, lo, t, kk
+    for i in range(n):
+        d = defs[i]
+        r = reps[i]
+        bad_def |= (d < 0) | (d > max_def)
+        bad_rep |= (r < 0) | (r > max_rep)
+        records += r == 0
+    if not (bad_def | bad_rep):  # a range error is reported first: the rest is not needed then
+        for k in range(1, max_rep + 1):
+            # an entry repeating at level k, and the entry before it, must reach that list's elements
+            # (entry 0 repeats at no level: the caller checks that first)
+            t = <level_t>rep_def[k]
+            kk = <level_t>k
+            for i in range(1, n):
+                lo = defs[i] if defs[i] < defs[i - 1] else defs[i - 1]
+                bad_cont |= (reps[i] == kk) & (lo < t)
+    info[0] = records
+    info[1] = bad_def
+    info[2] = bad_rep
+    info[3] = bad_cont
+
+
+def check_chunk(const level_t[::1] defs, const level_t[::1] reps, int64_t max_def, int64_t max_rep,
+                const int64_t[::1] rep_def not None, int64_t[::1] info not None):
+    """A nested chunk's definition and repetition levels (same length, n >= 1) checked:
+    ``info`` gets the number of records (entries with rep 0), then three flags: a definition
+    level outside 0..max_def, a repetition level outside 0..max_rep, and (only without those)
+    an entry i >= 1 repeating at level k >= 1 whose definition level or its predecessor's is
+    below ``rep_def[k]`` (the level at which that list holds an element). ``max_def``,
+    ``max_rep`` and ``rep_def`` (``max_rep + 1`` levels, the first 0, none above ``max_def``)
+    must fit the levels' type."""
+    cdef int64_t n = defs.shape[0], k, top
+    if level_t is int8_t:
+        top = 127
+    elif level_t is int16_t:
+        top = 32767
+    elif level_t is int32_t:
+        top = 2147483647
+    else:
+        top = 1
+    if reps.shape[0] != n or n == 0 or max_rep < 0 or rep_def.shape[0] != max_rep + 1 or rep_def[0] != 0 \
+            or info.shape[0] < 4 or not 0 <= max_def <= top or max_rep > top:
+        raise ValueError("levels.check_chunk: invalid arguments")
+    for k in range(max_rep + 1):
+        if not 0 <= rep_def[k] <= max_def:
+            raise ValueError("levels.check_chunk: invalid arguments")
+    with nogil:
+        _check_chunk(&defs[0], &reps[0], n, <level_t>max_def, <level_t>max_rep, &rep_def[0], &info[0])

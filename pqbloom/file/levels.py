@@ -21,9 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError, UnsupportedError
-from ..schema import ColumnDescriptor, LNode, repeated_def_levels
+from ..limits import charge
+from ..schema import ColumnDescriptor, Field, LNode, NestedField, repeated_def_levels
 from ..table.build import empty_values
 from ..table.column import Column, NestedColumn
 from ..table.nulls import place_nulls
@@ -34,27 +36,11 @@ __all__ = ["LeafLevels", "ShreddedLeaf", "assemble", "shred", "check_levels", "L
 LEVEL_DTYPE = np.int16
 
 
-def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarray | None, n: int) -> None:
+def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarray | None, n: int) -> int:
     """Reject levels no valid writer produces: out of range, a first record continuing a list,
-    or a repetition into a list that has no element."""
-    if defs is not None and len(defs) and (int(defs.max()) > desc.max_definition_level or int(defs.min()) < 0):
-        raise CorruptFileError(f"definition level out of range 0..{desc.max_definition_level}")
-    if reps is None or not len(reps):
-        return
-    if int(reps.max()) > desc.max_repetition_level or int(reps.min()) < 0:
-        raise CorruptFileError(f"repetition level out of range 0..{desc.max_repetition_level}")
-    if reps[0] != 0:
-        raise CorruptFileError(f"the first repetition level is {int(reps[0])}, not 0: the chunk starts inside a record")
-    if defs is None:
-        return
-    rd = repeated_def_levels(desc)
-    for k in range(1, desc.max_repetition_level + 1):
-        # an entry repeating at level k, and the entry before it, must reach that list's elements
-        low = defs < rd[k]
-        low[1:] |= low[:-1]
-        cont = reps.view(bool) if k == 1 == desc.max_repetition_level and reps.itemsize == 1 else reps == k
-        if bool((cont & low).any()):
-            raise CorruptFileError("a repetition level continues a list that has no element")
+    or a repetition into a list that has no element. Returns the chunk's number of records."""
+    return kernels.check_chunk_levels(defs, reps, desc.max_definition_level, desc.max_repetition_level,
+                                      repeated_def_levels(desc), n)
 
 
 # ---------------------------------------------------------------------------
@@ -68,10 +54,10 @@ class LeafLevels:
     concatenates them only when asked (one copy of the chunk fewer).
     """
 
-    __slots__ = ("_values", "pages", "defs", "reps", "num_values")
+    __slots__ = ("_values", "pages", "defs", "reps", "num_values", "records")
 
     def __init__(self, values: Any, defs: np.ndarray | None, reps: np.ndarray | None, num_values: int,
-                 pages: list[tuple[int, np.ndarray]] | None = None) -> None:
+                 pages: list[tuple[int, np.ndarray]] | None = None, records: int | None = None) -> None:
         if values is None and pages is None:
             raise ValueError("LeafLevels needs values or pages")
         self._values = values
@@ -79,6 +65,8 @@ class LeafLevels:
         self.defs = defs
         self.reps = reps
         self.num_values = num_values
+        #: the number of records (entries with repetition level 0), when already counted
+        self.records = records
 
     @property
     def values(self) -> Any:
@@ -96,6 +84,21 @@ class LeafLevels:
         return sum(len(v) for _, v in self.pages)
 
 
+
+
+#: pages holding this many dense bytes on average scatter one by one (no concatenated copy of
+#: the chunk); smaller ones are joined first: a Python step per page costs more than the copy
+_PAGE_SCATTER_BYTES = 256 << 10
+
+
+def _all_null(fld: Field, n: int) -> Any:
+    """``n`` placeholder values (zeros, empty values) of a flat field: a slot of every one is null."""
+    ev = empty_values(fld)
+    if isinstance(ev, BinaryArray):
+        charge(8 * n, "placing nulls")
+        return BinaryArray(np.zeros(n + 1, np.int64), ev.data)
+    charge(n * ev.itemsize * int(np.prod(ev.shape[1:], dtype=np.int64)), "placing nulls")
+    return np.zeros((n,) + ev.shape[1:], ev.dtype)
 
 
 def _scatter_pages(pages: list[tuple[int, np.ndarray]], in_ctx: np.ndarray | None, present: np.ndarray,
@@ -120,35 +123,49 @@ def _scatter_pages(pages: list[tuple[int, np.ndarray]], in_ctx: np.ndarray | Non
     return out
 
 
-def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_rep: int = 0) -> Column:
-    """Build the column of ``node`` from its leaves' decoded levels and values (keyed by leaf ordinal)."""
+def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_rep: int = 0,
+             fld: Field | None = None) -> Column:
+    """Build the column of ``node`` from its leaves' decoded levels and values (keyed by leaf ordinal);
+    ``fld``: ``node.to_field()`` when the caller has it (a parent passes its field's children)."""
+    if fld is None:
+        fld = node.to_field()
     if node.kind == "leaf":
         assert node.desc is not None
         lv = data[node.desc.index]
         maxd = node.desc.max_definition_level
-        fld = node.to_field()
         defs = lv.defs
         if defs is None:
             n = lv.num_values
             if len(lv.values) != n:
                 raise CorruptFileError(f"leaf {node.desc.dotted_path!r} decoded {len(lv.values)} values for {n} levels")
             return Column(fld, lv.values, None)
+        n = len(defs)
         in_ctx = defs >= ctx_def if ctx_def > 0 else None
-        sdefs = defs[in_ctx] if in_ctx is not None else defs
-        present = sdefs == maxd
-        npresent = int(np.count_nonzero(present))
+        nslots = n if in_ctx is None else int(np.count_nonzero(in_ctx))
+        if nslots == n:
+            in_ctx = None  # every entry is a slot: no selection to make
+        # the entries at maxd (>= ctx_def) are all slots: counted without selecting the slots first
+        npresent = int(np.count_nonzero(defs == maxd))
         ndense = lv.num_dense
         if npresent != ndense:
             raise CorruptFileError(f"leaf {node.desc.dotted_path!r} has {npresent} defined levels but "
                                    f"{ndense} values")
-        if npresent == len(sdefs):
+        if npresent == nslots:
             return Column(fld, lv.values, None)
-        if lv.pages is not None and len(lv.pages) > 1 and npresent:
+        if not npresent:
+            return Column(fld, _all_null(fld, nslots), np.ones(nslots, bool) if node.nullable else None)
+        sdefs = defs if in_ctx is None else defs[in_ctx]
+        if lv.pages is not None and len(lv.pages) > 1 and \
+                sum(v.nbytes for _, v in lv.pages) >= len(lv.pages) * _PAGE_SCATTER_BYTES:
+            present = sdefs == maxd
             full = _scatter_pages(lv.pages, in_ctx, present, node.desc.dotted_path)
+            mask = ~present
         else:
-            full = place_nulls(lv.values if npresent else empty_values(fld), present, node.desc.dotted_path)
-        return Column(fld, full, ~present if node.nullable else None)
-    if not node.leaves():
+            full = place_nulls(lv.values, sdefs, node.desc.dotted_path, max_level=maxd)
+            mask = sdefs != maxd
+        return Column(fld, full, mask if node.nullable else None)
+    assert isinstance(fld, NestedField)
+    if not _has_leaf(node):
         raise UnsupportedError(f"{'.'.join(node.path)!r} is an empty group inside a field that holds data: its "
                                f"slots cannot be told from the levels of its siblings (pyarrow and DuckDB refuse it too)")
     first = node.first_leaf()
@@ -156,6 +173,13 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
     defs, reps = lv.defs, lv.reps
     max_rep = first.max_repetition_level
     n_entries = lv.num_values
+    if node.kind == "struct" and not node.nullable and defs is not None:
+        # no mask to make: the slots need only be counted, not found
+        slot = defs >= ctx_def if ctx_def > 0 else None
+        if reps is not None and ctx_rep < max_rep:
+            slot = reps <= ctx_rep if slot is None else slot & (reps <= ctx_rep)
+        return _struct(node, fld, data, ctx_def, ctx_rep, n_entries if slot is None else int(np.count_nonzero(slot)),
+                       None)
     # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep
     pos: np.ndarray | None = None  # their positions, when known
     sd: np.ndarray | None = None  # their definition levels, when known
@@ -181,14 +205,8 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
     mask = None
     if node.nullable and sd is not None:
         mask = sd < node.def_level
-    fld = node.to_field()
     if node.kind == "struct":
-        kids = [assemble(c, data, ctx_def, ctx_rep) for c in node.children]
-        for k in kids:
-            if len(k) != nslots:
-                raise CorruptFileError(f"struct {'.'.join(node.path)!r}: member {k.field.name!r} has {len(k)} "
-                                       f"values for {nslots} slots (leaves disagree on their levels)")
-        return NestedColumn(fld, nslots, mask, kids)
+        return _struct(node, fld, data, ctx_def, ctx_rep, nslots, mask)
     de, re_ = node.elem_def, ctx_rep + 1
     if defs is None or reps is None or pos is None or sd is None:
         raise CorruptFileError(f"list {'.'.join(node.path)!r} has a leaf without levels")
@@ -207,12 +225,28 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
             # elements before slot k's first entry: the running count just before it
             offsets[1:nslots] = cs[pos[1:] - 1]
             offsets[-1] = cs[-1]
-    kids = [assemble(c, data, de, re_) for c in node.children]
+    kids = [assemble(c, data, de, re_, f) for c, f in zip(node.children, fld.children)]
     for k in kids:
         if len(k) != int(offsets[-1]):
             raise CorruptFileError(f"{node.kind} {'.'.join(node.path)!r}: child {k.field.name!r} has {len(k)} "
                                    f"values for {int(offsets[-1])} elements (leaves disagree on their levels)")
     return NestedColumn(fld, nslots, mask, kids, offsets)
+
+
+def _struct(node: LNode, fld: NestedField, data: Mapping[int, LeafLevels], ctx_def: int, ctx_rep: int, nslots: int,
+            mask: np.ndarray | None) -> NestedColumn:
+    """A struct of ``nslots`` slots: its members assembled in its context."""
+    kids = [assemble(c, data, ctx_def, ctx_rep, f) for c, f in zip(node.children, fld.children)]
+    for k in kids:
+        if len(k) != nslots:
+            raise CorruptFileError(f"struct {'.'.join(node.path)!r}: member {k.field.name!r} has {len(k)} "
+                                   f"values for {nslots} slots (leaves disagree on their levels)")
+    return NestedColumn(fld, nslots, mask, kids)
+
+
+def _has_leaf(node: LNode) -> bool:
+    """Whether some leaf is under ``node`` (stops at the first; ``leaves()`` lists them all)."""
+    return node.desc is not None or any(_has_leaf(c) for c in node.children)
 
 
 def _innermost_offsets(defs: np.ndarray, reps: np.ndarray, pos: np.ndarray, sd: np.ndarray, de: int,

@@ -514,13 +514,13 @@ class FileReader(ChunkAccess):
             for lv in (d_all, r_all):
                 if lv is not None and len(lv) != n:
                     raise CorruptFileError(f"decoded {len(lv)} levels for {n} values")
-            check_levels(desc, d_all, r_all, n)
+            records = check_levels(desc, d_all, r_all, n)
             # narrow levels (in range, just checked) so that assembly moves a quarter of the bytes
             if d_all is not None and desc.max_definition_level < 128:
                 d_all = d_all.astype(np.int8, copy=False)
             if r_all is not None and desc.max_repetition_level < 128:
                 r_all = r_all.astype(np.int8, copy=False)
-            return LeafLevels(values, d_all, r_all, n, pages)
+            return LeafLevels(values, d_all, r_all, n, pages, records)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
 
@@ -537,7 +537,9 @@ class FileReader(ChunkAccess):
             lv = levels.get(d.index) if levels else None
             if lv is None:
                 lv = self.read_leaf_levels(rg, d)
-            records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))
+            records = lv.records
+            if records is None:
+                records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))
             if records != expected:
                 raise CorruptFileError(f"column has {records} rows but the row group has {expected}",
                                        row_group=rg, column=d.dotted_path)

@@ -45,10 +45,11 @@ def logical_numpy(f: Field, v: Any, mask: np.ndarray | None = None) -> np.ndarra
         return v.astype(np.int64).view(f"timedelta64[{lt.unit}]")  # type: ignore[union-attr]
     if kind == "INTEGER":
         bits, signed = lt.bit_width or 64, lt.signed  # type: ignore[union-attr]
+        # a view when the width is the physical one (as for columns without an annotation): no copy
         if not signed:
             u = v.view(np.uint32 if p == PhysicalType.INT32 else np.uint64)
-            return u.astype({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits])
-        return v.astype({8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[bits])
+            return u.astype({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[bits], copy=False)
+        return v.astype({8: np.int8, 16: np.int16, 32: np.int32, 64: np.int64}[bits], copy=False)
     if kind == "FLOAT16":
         return np.ascontiguousarray(v).view(np.float16).reshape(-1)
     return v
@@ -191,7 +192,12 @@ def validity_buffer(mask: np.ndarray | None) -> Any:
 
     if mask is None:
         return None
-    return pa.py_buffer(np.packbits(~mask, bitorder="little").tobytes())
+    # the mask packed, then inverted in place (no inverted copy of the mask, nor of the bits)
+    bits = np.packbits(mask, bitorder="little")
+    np.invert(bits, out=bits)
+    if len(mask) % 8:  # the padding bits past the last slot stay 0
+        bits[-1] &= (1 << (len(mask) % 8)) - 1
+    return pa.py_buffer(bits)
 
 
 def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
@@ -213,7 +219,8 @@ def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
         big = c.nbytes >= 2**31
         btyp = (pa.large_string() if big else pa.string()) if kind in ("STRING", "JSON", "ENUM") else (
             pa.large_binary() if big else pa.binary())
-        offs = c.offsets if big else c.offsets.astype(np.int32)
+        # offsets of empty values only (an all-null column) are zeros: made, not converted
+        offs = c.offsets if big else np.zeros(n + 1, np.int32) if not c.nbytes else c.offsets.astype(np.int32)
         arr = pa.Array.from_buffers(btyp, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
         # JSON as pyarrow reads it: the arrow.json extension type over its text
         return pa.ExtensionArray.from_storage(pa.json_(btyp), arr) if kind == "JSON" else arr
