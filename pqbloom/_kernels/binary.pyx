@@ -48,7 +48,7 @@ ctypedef fused index_t:
 
 cdef int64_t _plain_decode(const uint8_t *src, int64_t end, int64_t count, int64_t *offsets, uint8_t *dst,
                            int64_t cap, int64_t *info, int64_t base=0) noexcept nogil:
-    cdef int64_t pos = 0, total = 0, i, ln
+    cdef int64_t pos = 0, total = 0, i, ln, r, k
     cdef bint copying = True
     for i in range(count):
         if end - pos < 4:
@@ -69,7 +69,16 @@ cdef int64_t _plain_decode(const uint8_t *src, int64_t end, int64_t count, int64
             # error further on, so go on checking without copying
             copying = False
         if ln and copying:
-            memcpy(dst + total, src + pos + 4, <size_t>ln)
+            r = (ln + 15) & ~15
+            if ln <= 128 and total + r <= cap and pos + 4 + r <= end:
+                # a short value in fixed 16-byte copies (vector moves, no call): the bytes past it
+                # land where the next values go, inside dst (checked), and are overwritten
+                k = 0
+                while k < ln:
+                    memcpy(dst + total + k, src + pos + 4 + k, 16)
+                    k += 16
+            else:
+                memcpy(dst + total, src + pos + 4, <size_t>ln)
         pos += 4 + ln
         total += ln
     offsets[count] = base + total
