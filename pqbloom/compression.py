@@ -379,11 +379,11 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
             declared = cramjam.snappy.decompress_raw_len(data)
             if declared != uncompressed_size:
                 raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {uncompressed_size}")
-            out = bytearray(uncompressed_size)
-            n = cramjam.snappy.decompress_raw_into(data, out)
+            small = bytearray(uncompressed_size)
+            n = cramjam.snappy.decompress_raw_into(data, small)
             if n != uncompressed_size:
                 raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {uncompressed_size}")
-            return out
+            return small
         out = codec.decompress(data, uncompressed_size)
     except CorruptFileError:
         raise
