@@ -389,6 +389,17 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
     if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
         charge(uncompressed_size, f"a {codec.name} page of {uncompressed_size:,} bytes")
     try:
+        # SNAPPY (most files' codec) without its function's call: pages of a few KB make the
+        # calls a large part of the page's cost; the same steps as _snappy_decompress
+        if codec.decompress is _snappy_decompress and uncompressed_size < _SMALL:
+            declared = cramjam.snappy.decompress_raw_len(data)
+            if declared != uncompressed_size:
+                raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {uncompressed_size}")
+            small = bytearray(uncompressed_size)
+            n = cramjam.snappy.decompress_raw_into(data, small)
+            if n != uncompressed_size:
+                raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {uncompressed_size}")
+            return small
         out = codec.decompress(data, uncompressed_size)
     except CorruptFileError:
         raise

@@ -109,7 +109,8 @@ class BinarySink:
         return piece, used
 
     def add(self, values: Any) -> None:
-        """Append a decoded piece (a no-op for the piece :meth:`decode_plain` just returned)."""
+        """Append a decoded piece (a no-op for the piece :meth:`decode_plain` just returned, which a
+        caller may also skip by testing ``values is sink.last``)."""
         if values is self.last:
             self.last = None
             return

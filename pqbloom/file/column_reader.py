@@ -116,7 +116,8 @@ def collect_chunk(pages: Iterable[tuple[str, Any, Any, Any]], desc: ColumnDescri
     for kind, values, present, page_dictionary in pages:
         dictionary = page_dictionary
         if sink is not None:
-            sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
+            if values is not sink.last:  # else decoded in place: add() would only say so
+                sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
         else:
             parts.append((kind, values))
         if present is not None:

@@ -161,6 +161,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
     pos = 0
     page_ordinal = 0
     header_decryption = decryption if decryption is not None and decryption.column_encrypted(desc) else None
+    view, view_of = memoryview(b""), None  # a view of buf, made again only when buf changes
     while seen < total_values:
         if window is not None:  # bytes of decoded pages dropped, the next ones read (file/chunk_window.py)
             buf, base, pos = window.advance(buf, base, pos, HEADER_ROOM)
@@ -194,12 +195,15 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             was = base
             buf, base, pos = window.advance(buf, base, pos, csize)
             hdr_raw_start -= base - was
-        if csize is not None and csize >= 0 and pos + csize > len(buf) and not extended:
-            buf, extended = extend(buf, base), True
-        if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):
-            raise CorruptFileError(f"page sizes (compressed {csize}, uncompressed {usize}) do not fit the chunk",
-                                   offset=base + hdr_raw_start)
-        stored = memoryview(buf)[pos:pos + csize]  # a view: slicing bytes copied every page
+        if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):  # rare: then
+            if csize is not None and csize >= 0 and pos + csize > len(buf) and not extended:
+                buf, extended = extend(buf, base), True
+            if csize is None or usize is None or csize < 0 or usize < 0 or pos + csize > len(buf):
+                raise CorruptFileError(f"page sizes (compressed {csize}, uncompressed {usize}) do not fit the chunk",
+                                       offset=base + hdr_raw_start)
+        if view_of is not buf:
+            view, view_of = memoryview(buf), buf
+        stored = view[pos:pos + csize]  # a view: slicing bytes copied every page
         pos += csize
         if verify_checksums and crc is not None:
             if (zlib.crc32(stored) & 0xFFFFFFFF) != (crc & 0xFFFFFFFF):
@@ -232,7 +236,11 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
                 raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                        offset=base + hdr_raw_start)
             raw = compression_mod.decompress(codec, body, usize)
-            reps, defs, p, n_present = levels_of.v1(raw, n, rep_enc, def_enc)
+            if levels_of.arrays:
+                reps, defs, p, n_present = levels_of.v1(raw, n, rep_enc, def_enc)
+            else:  # a required flat column: no levels (v1's first case, a call less per page)
+                reps = defs = None
+                p, n_present = 0, n
             if defs is not None and not levels:
                 page_present = defs == max_def
             values_buf = memoryview(raw)[p:]

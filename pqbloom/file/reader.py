@@ -491,7 +491,8 @@ class FileReader(ChunkAccess):
                                                                                 window=window):
                 dictionary = page_dictionary
                 if sink is not None:
-                    sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
+                    if values is not sink.last:  # else decoded in place: add() would only say so
+                        sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
                 else:
                     parts.append((kind, values))
                 if defs is not None:
