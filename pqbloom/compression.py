@@ -68,7 +68,7 @@ def _snappy_decompress(data: Buffer, size: int) -> Buffer:
     if declared != size:
         raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
     # straight into a buffer of the declared size: bytes(decompress_raw(...)) copied every page once more
-    out = bytearray(size) if size < _SMALL else _fresh(size)  # _fresh inlined: a call less per page
+    out = _fresh(size)
     n = cramjam.snappy.decompress_raw_into(data, out)
     if n != size:
         raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {size}")
@@ -129,7 +129,7 @@ def _load_libzstd() -> ctypes.CDLL | None:
         try:
             lib = ctypes.CDLL(name)
             lib.ZSTD_versionNumber.restype = ctypes.c_uint
-            if lib.ZSTD_versionNumber() < 10400:  # ZSTD_getFrameContentSize's error values are stable since 1.3
+            if lib.ZSTD_versionNumber() < 10400:  # older than 1.4 (2019): not tried, cramjam instead
                 continue
             lib.ZSTD_decompress.restype = ctypes.c_size_t
             lib.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
@@ -374,7 +374,7 @@ def compress_joined(codec: Codec, head: Buffer, body: Buffer, level: int | None 
         out = kernels.snappy_compress(head, body)
         if out is not None:
             return out
-    return compress(codec, bytes(head) + bytes(body) if not isinstance(head, bytes) else head + body, level)
+    return compress(codec, bytes(head) + body, level)
 
 
 def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
@@ -389,17 +389,6 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
     if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
         charge(uncompressed_size, f"a {codec.name} page of {uncompressed_size:,} bytes")
     try:
-        # SNAPPY (most files' codec) without its function's call: pages of a few KB make the
-        # calls a large part of the page's cost; the same steps as _snappy_decompress
-        if codec.decompress is _snappy_decompress and uncompressed_size < _SMALL:
-            declared = cramjam.snappy.decompress_raw_len(data)
-            if declared != uncompressed_size:
-                raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {uncompressed_size}")
-            small = bytearray(uncompressed_size)
-            n = cramjam.snappy.decompress_raw_into(data, small)
-            if n != uncompressed_size:
-                raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {uncompressed_size}")
-            return small
         out = codec.decompress(data, uncompressed_size)
     except CorruptFileError:
         raise

@@ -105,8 +105,6 @@ def decode_values(buf: Buffer, encoding: int, physical_type: int, count: int, ty
         return decode_plain(buf, physical_type, count, type_length)[0]
     if is_dictionary_encoding(encoding):
         return decode_dictionary_indices(buf, count)
-    if encoding == Encoding.PLAIN:
-        return decode_plain(buf, physical_type, count, type_length)[0]
     if encoding == Encoding.RLE and physical_type == PhysicalType.BOOLEAN:
         return decode_rle_booleans(buf, count)[0]
     if encoding == Encoding.DELTA_BINARY_PACKED and physical_type in (PhysicalType.INT32, PhysicalType.INT64):

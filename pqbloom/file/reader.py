@@ -219,9 +219,8 @@ class FileReader(ChunkAccess):
         # stays near the result's size (plus the pool's window of chunks)
         # a chunk placed into its own full-length buffer is the column itself only when it is the one
         # row group; with several, placing would add a copy (chunk buffer, then the column's), so their
-        # dense pages go straight into the column buffer instead
-        # with several, a byte-array column whose chunks state their sizes decodes each chunk into its
-        # region of the column's buffers (no copy from a chunk buffer into the column's)
+        # dense pages go straight into the column buffer instead, and a byte-array column whose chunks
+        # state their sizes decodes each chunk into its region of the column's buffers
         regions = {k: r for k, d in enumerate(descs) if n > 1 and (r := self._byte_array_regions(d, rgs)) is not None}
         sinks = {(k, j): r.sink(j) for k, r in regions.items() for j in range(n)}
         results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads, placed=n == 1,
