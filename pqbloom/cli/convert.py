@@ -222,9 +222,12 @@ class _Progress:
 
 def progress_mode(progress: bool | None, isatty: bool) -> str | None:
     """Which bar to show: ``progress`` None shows tqdm's or rich's on a terminal (nothing without them);
-    True shows one anyway (the plain bar without them); False none."""
+    True shows one anyway (the plain bar without them, or when stderr is not a terminal: rich draws
+    nothing there); False none."""
     if progress is False or (progress is None and not isatty):
         return None
+    if not isatty:
+        return "plain"
     for name in ("tqdm", "rich"):
         try:
             __import__(name)
