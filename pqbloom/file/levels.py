@@ -49,46 +49,22 @@ def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarr
 class LeafLevels:
     """A decoded leaf chunk: dense (non-null) physical values and its levels (None when the max is 0).
 
-    The values may instead come as ``pages``: (level entries, dense numeric values) per data page.
-    Assembly then scatters each page straight into the full-length column, and ``values``
-    concatenates them only when asked (one copy of the chunk fewer).
+    ``room``: when given, the values are the head of this buffer of one slot per level entry, which
+    belongs to this object alone: its one assembly places the nulls among the values within it and
+    cuts it to the slots (no second full-length array).
     """
 
-    __slots__ = ("_values", "pages", "defs", "reps", "num_values", "records")
+    __slots__ = ("values", "room", "defs", "reps", "num_values", "records")
 
     def __init__(self, values: Any, defs: np.ndarray | None, reps: np.ndarray | None, num_values: int,
-                 pages: list[tuple[int, np.ndarray]] | None = None, records: int | None = None) -> None:
-        if values is None and pages is None:
-            raise ValueError("LeafLevels needs values or pages")
-        self._values = values
-        self.pages = pages
+                 records: int | None = None, room: np.ndarray | None = None) -> None:
+        self.values = values
+        self.room = room
         self.defs = defs
         self.reps = reps
         self.num_values = num_values
         #: the number of records (entries with repetition level 0), when already counted
         self.records = records
-
-    @property
-    def values(self) -> Any:
-        if self._values is None:
-            assert self.pages is not None
-            pieces = [v for _, v in self.pages]
-            self._values = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-        return self._values
-
-    @property
-    def num_dense(self) -> int:
-        """The number of dense values (without concatenating pages)."""
-        if self._values is not None or self.pages is None:
-            return len(self.values)
-        return sum(len(v) for _, v in self.pages)
-
-
-
-
-#: pages holding this many dense bytes on average scatter one by one (no concatenated copy of
-#: the chunk); smaller ones are joined first: a Python step per page costs more than the copy
-_PAGE_SCATTER_BYTES = 256 << 10
 
 
 def _all_null(fld: Field, n: int) -> Any:
@@ -101,26 +77,55 @@ def _all_null(fld: Field, n: int) -> Any:
     return np.zeros((n,) + ev.shape[1:], ev.dtype)
 
 
-def _scatter_pages(pages: list[tuple[int, np.ndarray]], in_ctx: np.ndarray | None, present: np.ndarray,
-                   where: str) -> np.ndarray:
-    """:func:`scatter` of per-page dense values: each page fills its own stretch of the output.
+#: slots placed per step by :func:`_spread_in_place`
+_BLOCK = 1 << 16
 
-    ``pages`` holds (level entries, dense values) per page; ``in_ctx`` says which level entries
-    are slots of the output (None: all), ``present`` which slots hold a value.
-    """
-    first = pages[0][1]
-    out = np.zeros((len(present),) + first.shape[1:], first.dtype)
-    entry = slot = 0
-    for n_entries, vals in pages:
-        k = n_entries if in_ctx is None else int(np.count_nonzero(in_ctx[entry:entry + n_entries]))
-        seg = present[slot:slot + k]
-        if int(np.count_nonzero(seg)) != len(vals) or vals.dtype != first.dtype:
-            raise CorruptFileError(f"leaf {where!r}: a page has {int(np.count_nonzero(seg))} defined levels "
-                                   f"but {len(vals)} values")
-        out[slot:slot + k][seg] = vals
-        entry += n_entries
-        slot += k
-    return out
+
+def _count_at_least(levels: np.ndarray, level: int) -> int:
+    """How many ``levels`` are at least ``level``, by blocks (no mask of them all is made)."""
+    return sum(int(np.count_nonzero(levels[a:a + _BLOCK] >= level)) for a in range(0, len(levels), _BLOCK))
+
+
+def _slot_values(lv: LeafLevels, present: np.ndarray | None, where: str) -> Any:
+    """The leaf's values, one per slot: the dense ones (``present`` None: every slot holds one), or
+    those spread to the ``present`` slots with zeros (empty values) between. In the leaf's room when
+    it has one (the room is used up: ``lv`` gives its values once)."""
+    room, lv.room = lv.room, None
+    if room is None:
+        return lv.values if present is None else place_nulls(lv.values, present, where)
+    count = len(lv.values)
+    lv.values = None  # the last view of the room: it may now shrink in place
+    n = count if present is None else len(present)
+    if present is not None:
+        _spread_in_place(room, present, count, where)
+    if len(room) != n:
+        try:  # realloc: a large buffer shrinks where it is, without a copy
+            room.resize((n,) + room.shape[1:], refcheck=True)
+        except ValueError:
+            return room[:n]
+    return room
+
+
+def _spread_in_place(room: np.ndarray, present: np.ndarray, count: int, where: str) -> None:
+    """Spread the ``count`` values at the head of ``room`` to the ``present`` slots of its first
+    ``len(present)``, zeros elsewhere. Blocks go from the last to the first: the values of slots
+    ``a..b`` come from ``count(present[:a])..count(present[:b])``, at or below ``a..b``, which no block
+    written before (all above ``b``) touched; each block's values are copied out before it is written."""
+    n = len(present)
+    if len(room) < n:
+        raise CorruptFileError(f"leaf {where!r}: {n} slots for {len(room)} level entries")
+    starts = range(0, n, _BLOCK)
+    before = [0]
+    for a in starts:
+        before.append(before[-1] + int(np.count_nonzero(present[a:a + _BLOCK])))
+    if before[-1] != count:
+        raise CorruptFileError(f"leaf {where!r} has {before[-1]} defined levels but {count} values")
+    for a, c0, c1 in zip(starts[::-1], before[-2::-1], before[:0:-1]):
+        seg = present[a:a + _BLOCK]
+        vals = room[c0:c1].copy()
+        dst = room[a:a + len(seg)]
+        dst[~seg] = 0
+        dst[seg] = vals
 
 
 def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_rep: int = 0,
@@ -140,30 +145,20 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
                 raise CorruptFileError(f"leaf {node.desc.dotted_path!r} decoded {len(lv.values)} values for {n} levels")
             return Column(fld, lv.values, None)
         n = len(defs)
-        in_ctx = defs >= ctx_def if ctx_def > 0 else None
-        nslots = n if in_ctx is None else int(np.count_nonzero(in_ctx))
-        if nslots == n:
-            in_ctx = None  # every entry is a slot: no selection to make
+        nslots = n if ctx_def <= 0 else _count_at_least(defs, ctx_def)
         # the entries at maxd (>= ctx_def) are all slots: counted without selecting the slots first
-        npresent = int(np.count_nonzero(defs == maxd))
-        ndense = lv.num_dense
+        npresent = _count_at_least(defs, maxd)
+        ndense = len(lv.values)
         if npresent != ndense:
             raise CorruptFileError(f"leaf {node.desc.dotted_path!r} has {npresent} defined levels but "
                                    f"{ndense} values")
         if npresent == nslots:
-            return Column(fld, lv.values, None)
+            return Column(fld, _slot_values(lv, None, node.desc.dotted_path), None)
         if not npresent:
             return Column(fld, _all_null(fld, nslots), np.ones(nslots, bool) if node.nullable else None)
-        sdefs = defs if in_ctx is None else defs[in_ctx]
-        if lv.pages is not None and len(lv.pages) > 1 and \
-                sum(v.nbytes for _, v in lv.pages) >= len(lv.pages) * _PAGE_SCATTER_BYTES:
-            present = sdefs == maxd
-            full = _scatter_pages(lv.pages, in_ctx, present, node.desc.dotted_path)
-            mask = ~present
-        else:
-            full = place_nulls(lv.values, sdefs, node.desc.dotted_path, max_level=maxd)
-            mask = sdefs != maxd
-        return Column(fld, full, mask if node.nullable else None)
+        present = (defs if nslots == n else defs[defs >= ctx_def]) == maxd
+        full = _slot_values(lv, present, node.desc.dotted_path)
+        return Column(fld, full, ~present if node.nullable else None)
     assert isinstance(fld, NestedField)
     if not _has_leaf(node):
         raise UnsupportedError(f"{'.'.join(node.path)!r} is an empty group inside a field that holds data: its "
@@ -180,10 +175,19 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
             slot = reps <= ctx_rep if slot is None else slot & (reps <= ctx_rep)
         return _struct(node, fld, data, ctx_def, ctx_rep, n_entries if slot is None else int(np.count_nonzero(slot)),
                        None)
+    if node.kind != "struct" and defs is not None and reps is not None and ctx_rep + 1 == max_rep:
+        # the innermost list: its offsets in one pass over the levels, no slot positions made
+        offsets = kernels.list_offsets(defs, reps, node.elem_def, ctx_def, ctx_rep, f"list {'.'.join(node.path)!r}")
+        mask = None
+        if node.nullable:
+            head = defs[reps == 0 if ctx_rep == 0 else reps <= ctx_rep]  # definition levels of the slots
+            if ctx_def > 0:
+                head = head[head >= ctx_def]
+            mask = head < node.def_level
+        return _list(node, fld, data, len(offsets) - 1, mask, offsets, ctx_rep + 1)
     # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep
     pos: np.ndarray | None = None  # their positions, when known
     sd: np.ndarray | None = None  # their definition levels, when known
-    others = False  # some entry with rep <= ctx_rep is not a slot (an ancestor is null or empty there)
     if reps is not None and ctx_rep < max_rep:
         # slot starts are a minority of the entries here: index them rather than mask everything
         pos = np.flatnonzero(reps == 0 if ctx_rep == 0 else reps <= ctx_rep)
@@ -192,7 +196,6 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
             if ctx_def > 0:
                 keep = sd >= ctx_def
                 if not bool(keep.all()):
-                    others = True
                     pos, sd = pos[keep], sd[keep]
         nslots = len(pos)
     elif defs is not None and ctx_def > 0:
@@ -210,22 +213,25 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
     de, re_ = node.elem_def, ctx_rep + 1
     if defs is None or reps is None or pos is None or sd is None:
         raise CorruptFileError(f"list {'.'.join(node.path)!r} has a leaf without levels")
-    offsets = None
-    if re_ == max_rep and not others:
-        offsets = _innermost_offsets(defs, reps, pos, sd, de, ctx_rep)
-    if offsets is None:
-        el = defs >= de
-        if re_ < max_rep:
-            el &= reps <= re_
-        cs = np.cumsum(el, dtype=np.int64 if n_entries >= 2**31 - 1 else np.int32)
-        offsets = np.zeros(nslots + 1, np.int64)
-        if n_entries:
-            if (cs[pos[0] - 1] if nslots and pos[0] else cs[-1] if not nslots else 0) != 0:
-                raise CorruptFileError(f"list {'.'.join(node.path)!r}: elements before the first slot")
-            # elements before slot k's first entry: the running count just before it
-            offsets[1:nslots] = cs[pos[1:] - 1]
-            offsets[-1] = cs[-1]
-    kids = [assemble(c, data, de, re_, f) for c, f in zip(node.children, fld.children)]
+    el = defs >= de
+    if re_ < max_rep:
+        el &= reps <= re_
+    cs = np.cumsum(el, dtype=np.int64 if n_entries >= 2**31 - 1 else np.int32)
+    offsets = np.zeros(nslots + 1, np.int64)
+    if n_entries:
+        if (cs[pos[0] - 1] if nslots and pos[0] else cs[-1] if not nslots else 0) != 0:
+            raise CorruptFileError(f"list {'.'.join(node.path)!r}: elements before the first slot")
+        # elements before slot k's first entry: the running count just before it
+        offsets[1:nslots] = cs[pos[1:] - 1]
+        offsets[-1] = cs[-1]
+    return _list(node, fld, data, nslots, mask, offsets, re_)
+
+
+def _list(node: LNode, fld: NestedField, data: Mapping[int, LeafLevels], nslots: int, mask: np.ndarray | None,
+          offsets: np.ndarray, re_: int) -> NestedColumn:
+    """A list (or map) of ``nslots`` slots with element ``offsets``: its children assembled in the
+    context of its elements (``re_`` repeated ancestors)."""
+    kids = [assemble(c, data, node.elem_def, re_, f) for c, f in zip(node.children, fld.children)]
     for k in kids:
         if len(k) != int(offsets[-1]):
             raise CorruptFileError(f"{node.kind} {'.'.join(node.path)!r}: child {k.field.name!r} has {len(k)} "
@@ -247,29 +253,6 @@ def _struct(node: LNode, fld: NestedField, data: Mapping[int, LeafLevels], ctx_d
 def _has_leaf(node: LNode) -> bool:
     """Whether some leaf is under ``node`` (stops at the first; ``leaves()`` lists them all)."""
     return node.desc is not None or any(_has_leaf(c) for c in node.children)
-
-
-def _innermost_offsets(defs: np.ndarray, reps: np.ndarray, pos: np.ndarray, sd: np.ndarray, de: int,
-                       ctx_rep: int) -> np.ndarray | None:
-    """Offsets of an innermost list whose slots start at every entry with rep <= ``ctx_rep`` (at
-    ``pos``, with definition levels ``sd``), without a running count over all entries.
-
-    Every other entry then continues the list of the slot before it (rep == ctx_rep + 1), which
-    valid levels only do with an element; so a slot holds its entries, less its first one when that
-    one is an empty or null list. None when the levels do not have that shape (the general count
-    then decides, or reports them).
-    """
-    n = len(defs)
-    nslots = len(pos)
-    if not nslots or pos[0] != 0 or bool(((reps > ctx_rep) & (defs < de)).any()):
-        return None
-    lens = np.empty(nslots, np.int64)
-    np.subtract(pos[1:], pos[:-1], out=lens[:-1])
-    lens[-1] = n - pos[-1]
-    lens -= sd < de
-    offsets = np.zeros(nslots + 1, np.int64)
-    np.cumsum(lens, out=offsets[1:])
-    return offsets
 
 
 # ---------------------------------------------------------------------------

@@ -154,7 +154,8 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         raise CorruptFileError(f"column chunk claims {total_values:,} values for a row group of {row_count:,} rows")
     max_def = desc.max_definition_level
     # facts of the chunk every page needs, worked out once
-    levels_of = _ChunkLevels(max_rep, max_def)
+    levels_of = _ChunkLevels(max_rep, max_def, total_values if levels and total_values <= plausible_count(
+        meta.total_compressed_size or 0) else 0)
     phys, type_length, type_name = f.physical_type, f.type_length, f.type_name
     dictionary = None
     seen = 0
@@ -296,10 +297,16 @@ class _ChunkLevels:
     """The repetition and definition levels of a chunk's data pages: bit widths and dtype worked out
     once, each page's levels decoded in one kernel call (:func:`pqbloom.kernels.page_levels`)."""
 
-    __slots__ = ("max_rep", "max_def", "rep_bw", "def_bw", "dtype", "rep_dtype", "def_dtype", "arrays")
+    __slots__ = ("max_rep", "max_def", "rep_bw", "def_bw", "dtype", "rep_dtype", "def_dtype", "arrays", "chunk",
+                 "chunk_reps", "chunk_defs", "filled")
 
-    def __init__(self, max_rep: int, max_def: int) -> None:
+    def __init__(self, max_rep: int, max_def: int, chunk: int = 0) -> None:
+        """``chunk``: the chunk's level entries, when its pages' levels are kept for the whole chunk:
+        they then decode into views of one array per level kind (see :func:`chunk_levels`)."""
         self.max_rep, self.max_def = max_rep, max_def
+        self.chunk, self.filled = chunk, 0
+        self.chunk_reps: np.ndarray | None = None
+        self.chunk_defs: np.ndarray | None = None
         self.rep_bw = bit_width_of(max_rep) if max_rep > 0 else 0
         self.def_bw = bit_width_of(max_def) if max_def > 0 else 0
         self.rep_dtype, self.def_dtype = level_dtype(max_rep), level_dtype(max_def)
@@ -313,11 +320,25 @@ class _ChunkLevels:
         # they allocate (as pqbloom.encodings.rle.decode_hybrid decides); v1 inlines this test
         return n <= _LEVELS_PER_BYTE * len(raw) + 4096
 
+    def _arrays(self, n: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """Where a page's ``n`` levels decode: the next stretch of the chunk's arrays, or new arrays."""
+        a, b = self.filled, self.filled + n
+        if b > self.chunk:
+            if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
+                charge(n * (self.dtype.itemsize * self.arrays + 1),
+                       f"the levels and presence flags of a page of {n:,} values")
+            return (np.empty(n, self.dtype) if self.rep_bw else None,
+                    np.empty(n, self.dtype) if self.def_bw else None)
+        if not a:
+            charge(self.chunk * self.dtype.itemsize * self.arrays, f"the levels of a chunk of {self.chunk:,} values")
+            self.chunk_reps = np.empty(self.chunk, self.dtype) if self.rep_bw else None
+            self.chunk_defs = np.empty(self.chunk, self.dtype) if self.def_bw else None
+        self.filled = b
+        return (None if self.chunk_reps is None else self.chunk_reps[a:b],
+                None if self.chunk_defs is None else self.chunk_defs[a:b])
+
     def _decode(self, raw: Buffer, n: int, rl: int, dl: int) -> tuple[np.ndarray | None, np.ndarray | None, int, int]:
-        if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
-            charge(n * (self.dtype.itemsize * self.arrays + 1), f"the levels and presence flags of a page of {n:,} values")
-        reps = np.empty(n, self.dtype) if self.rep_bw else None
-        defs = np.empty(n, self.dtype) if self.def_bw else None
+        reps, defs = self._arrays(n)
         used, n_present = kernels.page_levels(raw, n, self.rep_bw, self.def_bw, rl, dl, reps, defs, self.max_def)
         return reps, defs, used, n_present
 
@@ -366,6 +387,24 @@ class _ChunkLevels:
 
 #: as pqbloom.encodings.rle: the compiled hybrid takes counts up to this many values per input byte
 _LEVELS_PER_BYTE = 256
+
+
+def plausible_count(nbytes: int) -> int:
+    """The most level entries (or values) ``nbytes`` of RLE runs are taken to hold before arrays of
+    that many are made: a larger count is a lying header, decoded run by run instead."""
+    return _LEVELS_PER_BYTE * nbytes + 4096
+
+
+def join_levels(pieces: list[np.ndarray], n: int) -> np.ndarray:
+    """The ``n`` levels of a chunk from its pages' levels: the chunk's array itself when the pieces
+    are views that tile it (decoded in place, see ``_ChunkLevels``), else their concatenation."""
+    if len(pieces) == 1:
+        return pieces[0]
+    base = pieces[0].base if pieces else None
+    if isinstance(base, np.ndarray) and base.ndim == 1 and len(base) == n and all(p.base is base for p in pieces) \
+            and sum(len(p) for p in pieces) == n:
+        return base
+    return np.concatenate(pieces)
 
 
 def v2_flag_ignored(created_by: str | None) -> bool:

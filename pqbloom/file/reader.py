@@ -49,7 +49,6 @@ from .column_reader import (
     NestedSelection,
     RowQueue,
     Values,
-    assemble_values,
     build_column,
     concat_values,
     expand_dictionary,
@@ -57,8 +56,10 @@ from .column_reader import (
 )
 from .encryption import ReaderDecryption
 from .footer import FooterLocation, read_footer
+from .leaf_values import LeafValues
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
+from .pages import join_levels, plausible_count
 from .parallel import map_ordered
 from .select import select_columns
 
@@ -466,8 +467,10 @@ class FileReader(ChunkAccess):
         """
         return select_columns(self._tree, self._leaf_by_path, list(self._by_name), columns)
 
-    def read_leaf_levels(self, rg: int, desc: ColumnDescriptor) -> LeafLevels:
-        """One leaf chunk with its definition and repetition levels (for nested assembly)."""
+    def read_leaf_levels(self, rg: int, desc: ColumnDescriptor, *, for_assembly: bool = False) -> LeafLevels:
+        """One leaf chunk with its definition and repetition levels (for nested assembly).
+        ``for_assembly``: the caller hands the result to one :func:`assemble`, which may then place
+        the nulls within the values' own buffer (see :class:`LeafValues`)."""
         meta = self.chunk_metadata(rg, desc)
         f = desc.field
         if meta.num_values == 0:
@@ -476,12 +479,11 @@ class FileReader(ChunkAccess):
                               z if desc.max_repetition_level else None, 0)
         start, length = self.chunk_range(meta, rg, desc)
         buf, window = self.open_chunk(start, length)
-        # byte arrays without a dictionary decode into one buffer (no join of the pages after); a
-        # dictionary-encoded chunk keeps its pages' indices, expanded once for the whole chunk
-        sink = None if meta.dictionary_page_offset is not None else \
-            BinarySink.for_chunk(meta, desc, length, nested=True)
+        # byte arrays decode into one buffer sized from SizeStatistics (no join of the pages after),
+        # fixed-width values page by page into one buffer
+        sink = BinarySink.for_chunk(meta, desc, length, nested=True)
+        gathered = LeafValues(f, meta.num_values, room=meta.num_values <= plausible_count(length))
         try:
-            parts: list[tuple[str, Any]] = []
             defs_l: list[np.ndarray] = []
             reps_l: list[np.ndarray] = []
             dictionary = None
@@ -489,28 +491,23 @@ class FileReader(ChunkAccess):
                                                                                 levels=True, sink=sink,
                                                                                 window=window):
                 dictionary = page_dictionary
-                if sink is not None:
-                    if values is not sink.last:  # else decoded in place: add() would only say so
-                        sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
-                else:
-                    parts.append((kind, values))
+                if sink is None:
+                    gathered.add(kind, values, dictionary)
+                elif values is not sink.last:  # else decoded in place: add() would only say so
+                    sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
                 if defs is not None:
                     defs_l.append(defs)
                 if reps is not None:
                     reps_l.append(reps)
-            if sink is not None:
-                parts = [("values", p) for p in sink.pieces()]
-            pages = None
-            pieces = assemble_values(f, parts, None, dictionary, meta.num_values).pieces
-            if len(defs_l) == len(pieces) > 1 and all(type(v) is np.ndarray for v in pieces):
-                # numeric pages stay apart: assembly scatters each into place (no concatenated copy)
-                pages = [(len(d), v) for d, v in zip(defs_l, pieces)]
-                values = None
+            room = None
+            if sink is None:
+                values, room = gathered.finish(dictionary, keep_room=for_assembly)
             else:
-                values = concat_values(pieces, f)
-            d_all = (np.concatenate(defs_l) if len(defs_l) != 1 else defs_l[0]) if desc.max_definition_level else None
-            r_all = (np.concatenate(reps_l) if len(reps_l) != 1 else reps_l[0]) if desc.max_repetition_level else None
+                values = concat_values(sink.pieces(), f)
             n = meta.num_values
+            d_all = join_levels(defs_l, n) if desc.max_definition_level else None
+            r_all = join_levels(reps_l, n) if desc.max_repetition_level else None
+            del defs_l, reps_l
             for lv in (d_all, r_all):
                 if lv is not None and len(lv) != n:
                     raise CorruptFileError(f"decoded {len(lv)} levels for {n} values")
@@ -520,7 +517,7 @@ class FileReader(ChunkAccess):
                 d_all = d_all.astype(np.int8, copy=False)
             if r_all is not None and desc.max_repetition_level < 128:
                 r_all = r_all.astype(np.int8, copy=False)
-            return LeafLevels(values, d_all, r_all, n, pages, records)
+            return LeafLevels(values, d_all, r_all, n, records, room)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
 
@@ -536,7 +533,7 @@ class FileReader(ChunkAccess):
         for d in sel.leaves:
             lv = levels.get(d.index) if levels else None
             if lv is None:
-                lv = self.read_leaf_levels(rg, d)
+                lv = self.read_leaf_levels(rg, d, for_assembly=True)
             records = lv.records
             if records is None:
                 records = lv.num_values if lv.reps is None else int(np.count_nonzero(lv.reps == 0))

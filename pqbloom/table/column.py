@@ -212,8 +212,9 @@ class NestedColumn(Column):
             if len(offsets) != self._n + 1 or (len(offsets) and offsets[0] != 0):
                 raise SchemaError(f"column {field.name!r}: offsets must have n + 1 entries starting at 0")
             if mask is not None and len(offsets) > 1:
-                lens = np.diff(offsets)
-                if bool((lens[mask] > 0).any()):  # null slots backed by elements: drop those
+                nulls = np.flatnonzero(mask)  # the null slots only, not every slot's length
+                if bool((offsets[nulls + 1] > offsets[nulls]).any()):  # null slots backed by elements: drop those
+                    lens = np.diff(offsets)
                     keep_lens = np.where(mask, 0, lens)
                     new_off = np.zeros(len(offsets), np.int64)
                     np.cumsum(keep_lens, out=new_off[1:])

@@ -846,9 +846,9 @@ def test_pqbloom_reads_spark_nested(spark, tmp_path):
 # assembly paths: the innermost-list offsets without a running count, and per-page scatter
 
 
-def _list_levels(records, page_cuts):
+def _list_levels(records):
     """Levels of ``optional list<optional int64>`` records by the Dremel rules (def 0 null list, 1 empty
-    list, 2 null element, 3 value; rep 0 starts a record), and the dense values cut into pages."""
+    list, 2 null element, 3 value; rep 0 starts a record), and the dense values."""
     defs, reps, vals = [], [], []
     for rec in records:
         if rec is None or not rec:
@@ -860,15 +860,7 @@ def _list_levels(records, page_cuts):
             reps.append(0 if i == 0 else 1)
             if v is not None:
                 vals.append(v)
-    d = np.array(defs, np.int8)
-    r = np.array(reps, np.int8)
-    cuts = sorted({c % (len(d) + 1) for c in page_cuts} | {0, len(d)})
-    pages, seen = [], 0
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        k = int(np.count_nonzero(d[a:b] == 3))
-        pages.append((b - a, np.array(vals[seen:seen + k], np.int64)))
-        seen += k
-    return d, r, np.array(vals, np.int64), pages
+    return np.array(defs, np.int8), np.array(reps, np.int8), np.array(vals, np.int64)
 
 
 def _list_node():
@@ -884,27 +876,38 @@ LIST_RECORDS = st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), st.in
 
 
 @settings(max_examples=150, deadline=None)
-@given(records=LIST_RECORDS, cuts=st.lists(st.integers(0, 400), max_size=6))
-def test_list_assembly_matches_dremel_rules(records, cuts):
+@given(records=LIST_RECORDS, block=st.integers(1, 70))
+def test_list_assembly_matches_dremel_rules(records, block):
+    """Assembly from dense values, and from values at the head of a room of one slot per level
+    entry (nulls spread within it, by blocks of any size)."""
+    from pqbloom.file import levels
     from pqbloom.file.levels import LeafLevels, assemble
 
     node, desc = _list_node()
-    d, r, vals, pages = _list_levels(records, cuts)
-    for lv in (LeafLevels(vals, d, r, len(d)), LeafLevels(None, d, r, len(d), pages)):
-        col = assemble(node, {desc.index: lv})
-        assert col.to_pylist() == records
-        assert np.array_equal(lv.values, vals)
+    d, r, vals = _list_levels(records)
+    col = assemble(node, {desc.index: LeafLevels(vals, d, r, len(d))})
+    assert col.to_pylist() == records
+    room = np.full(len(d), -99, np.int64)  # garbage past the values: every slot is written
+    room[:len(vals)] = vals
+    saved, levels._BLOCK = levels._BLOCK, block
+    try:
+        col = assemble(node, {desc.index: LeafLevels(room[:len(vals)], d, r, len(d), room=room)})
+    finally:
+        levels._BLOCK = saved
+    assert col.to_pylist() == records
 
 
 @settings(max_examples=150, deadline=None)
 @given(records=LIST_RECORDS, data=st.data())
 def test_list_assembly_paths_agree_on_any_levels(records, data):
     """Levels no valid writer produces (a repetition continuing a list without an element, elements
-    before the first record) take the general count, or raise a typed error: never anything else."""
+    before the first record) give what the numpy reference of the offsets kernel gives, or a typed
+    error from both: never anything else."""
+    from pqbloom import kernels_reference
     from pqbloom.file import levels
 
     node, desc = _list_node()
-    d, r, vals, _ = _list_levels(records, [])
+    d, r, vals = _list_levels(records)
     n = len(d)
     i = data.draw(st.integers(0, n - 1))
     d[i] = data.draw(st.integers(0, 3))
@@ -920,7 +923,7 @@ def test_list_assembly_paths_agree_on_any_levels(records, data):
 
     fast = run()
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(levels, "_innermost_offsets", lambda *a: None)
+        m.setattr(levels.kernels, "list_offsets", kernels_reference.list_offsets)
         general = run()
     assert fast == general
 
