@@ -274,6 +274,11 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         else:
             kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
         yield kind, values, ((defs, reps) if levels else page_present), dictionary
+        # this page's buffers let go before the next one decompresses: once its values are copied
+        # out, nothing refers to its buffer, which then takes the next page (compression._fresh)
+        raw = rest = b""
+        values_buf = _NO_BYTES
+        values = None
     if seen != total_values:
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
 
@@ -384,6 +389,8 @@ class _ChunkLevels:
         defs = decode_rle_bitpacked(body[rl:rl + dl], self.def_bw, n, self.def_dtype)
         return reps, defs, int(np.count_nonzero(defs == self.max_def))
 
+
+_NO_BYTES = memoryview(b"")
 
 #: as pqbloom.encodings.rle: the compiled hybrid takes counts up to this many values per input byte
 _LEVELS_PER_BYTE = 256

@@ -110,3 +110,32 @@ def test_libzstd_reads_a_view_of_the_chunk(monkeypatch: pytest.MonkeyPatch) -> N
     for lib in _both_zstd_decoders():
         monkeypatch.setattr(compression, "_LIBZSTD", lib)
         assert bytes(compression.decompress(compression.codec_by_name("zstd"), view, len(payload))) == payload
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(compression._SMALL, 3 * compression._SMALL), min_size=2, max_size=8),
+       keep=st.lists(st.booleans(), min_size=8, max_size=8), codec=st.sampled_from(["snappy", "zstd"]))
+def test_a_page_buffer_is_taken_again_only_once_nothing_refers_to_it(sizes, keep, codec) -> None:
+    """Pages decompress into the thread's spare buffer once the last page's is let go: a page still
+    referred to (its values are views of it) keeps its bytes, whatever decompresses after it."""
+    c = compression.codec_by_name(codec)
+    kept = []
+    for i, size in enumerate(sizes):
+        payload = bytes([i % 251 + 1]) * size
+        out = compression.decompress(c, c.compress(payload), size)
+        assert bytes(out) == payload
+        if keep[i]:
+            kept.append((np.frombuffer(out, np.uint8), payload))  # a view, as PLAIN numeric values are
+        del out
+    for view, payload in kept:
+        assert view.tobytes() == payload
+
+
+def test_a_let_go_page_buffer_takes_the_next_page() -> None:
+    c = compression.codec_by_name("snappy")
+    payload = b"x" * (4 * compression._SMALL)
+    first = compression.decompress(c, c.compress(payload), len(payload))
+    address = np.frombuffer(first, np.uint8).ctypes.data
+    del first
+    second = compression.decompress(c, c.compress(payload), len(payload))
+    assert np.frombuffer(second, np.uint8).ctypes.data == address  # no new allocation per page
