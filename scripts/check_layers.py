@@ -28,12 +28,12 @@ LAYERS: list[list[str]] = [
     ["pqbloom.table"],
     ["pqbloom.statistics", "pqbloom.schema"],
     ["pqbloom.encodings", "pqbloom.compression", "pqbloom.bloom", "pqbloom.xxhash64", "pqbloom.crypto",
-     "pqbloom.kernels", "pqbloom.kernels_reference"],
+     "pqbloom.kernels", "pqbloom.kernels_reference", "pqbloom.buffers"],
     ["pqbloom.format", "pqbloom.io", "pqbloom.limits", "pqbloom.arrays"],
     ["pqbloom.errors", "pqbloom._version"],
 ]
 #: private module -> the modules allowed to import it (``pqbloom`` itself: any module of the package)
-DOORS: dict[str, tuple[str, ...]] = {"pqbloom._thrift": ("pqbloom.format",), "pqbloom._kernels": ("pqbloom.kernels",),
+DOORS: dict[str, tuple[str, ...]] = {"pqbloom._thrift": ("pqbloom.format",), "pqbloom._kernels": ("pqbloom.kernels", "pqbloom.buffers"),
                                      "pqbloom._version": ("pqbloom",)}
 GENERATED = ("pqbloom._thrift",)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
+from .. import buffers, kernels
 from ..arrays import BinaryArray
 from ..format import T
 from ..format.enums import Encoding, PhysicalType
@@ -43,8 +43,8 @@ class BinarySink:
 
     def __init__(self, num_values: int, capacity: int) -> None:
         charge(capacity + 8 * (num_values + 1), f"the value buffer of a column chunk of {num_values:,} values")
-        self.offsets = np.empty(num_values + 1, np.int64)
-        self.data = np.empty(capacity, np.uint8)
+        self.offsets = buffers.empty(num_values + 1, np.int64)
+        self.data = buffers.empty(capacity, np.uint8)
         self._start(0, capacity)
 
     def _start(self, start: int, end: int) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import buffers
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..limits import charge
@@ -143,8 +144,8 @@ class ByteArrayRegions:
     def __init__(self, f: Field, rows: list[int], sizes: list[int]) -> None:
         total_rows, total_bytes = sum(rows), sum(sizes)
         charge(total_bytes + 8 * (total_rows + 1), f"the result buffer of column {f.name!r}")
-        self.offsets = np.zeros(total_rows + 1, np.int64)
-        self.data = np.empty(total_bytes, np.uint8)
+        self.offsets = buffers.zeros(total_rows + 1, np.int64)
+        self.data = buffers.empty(total_bytes, np.uint8)
         self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
         self.byte_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).tolist()
 
@@ -277,8 +278,8 @@ class ColumnBuilder:
             return False
         if self.data is None:
             charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
-            self.data = np.empty(self.data_bytes, np.uint8)
-            self.offsets = np.zeros(self.num_rows + 1, np.int64)
+            self.data = buffers.empty(self.data_bytes, np.uint8)
+            self.offsets = buffers.zeros(self.num_rows + 1, np.int64)
         c = piece.compact()
         if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
             return False

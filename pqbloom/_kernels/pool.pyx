@@ -1,0 +1,147 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Large buffers kept for reuse after they are freed (the memory of a read's columns).
+
+A read's columns are hundreds of megabytes of fresh memory. glibc gives each such buffer its own
+mapping and unmaps it when the array is freed, so the next read faults every page in again, and on a
+virtual machine whose host takes freed pages back that costs more than decoding (a 10M-row string
+read: 1.5 s of system time for 1.3 s of work). pyarrow keeps freed memory in its own allocator; this
+module does the same for the buffers pqbloom hands out: a :class:`PoolBuffer` exports a block by
+the buffer protocol, and when the last reference to it goes (the array, its views, an Arrow buffer
+made from it), the block returns to a free list instead of to the system. A block is taken again by
+a request it fits with at most a quarter to spare; blocks unused for ``decay`` seconds, and any
+beyond ``limit`` bytes in all, are unmapped.
+
+Blocks are private anonymous mappings rounded to 2 MiB and advised as huge pages. Everything runs
+under the GIL (takes and gives back are a few list operations). :mod:`pqbloom.buffers` configures
+the pool and schedules the trims.
+"""
+
+from cpython.buffer cimport PyBuffer_FillInfo
+from libc.stdint cimport uintptr_t
+from posix.mman cimport MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ, PROT_WRITE, madvise, mmap, munmap
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+cdef extern from "sys/mman.h":
+    int MADV_HUGEPAGE
+
+
+cdef double _now() noexcept:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+DEF ALIGN = 2 * 1024 * 1024
+
+# the free list: (capacity, address, time freed), at most a few dozen blocks
+cdef list _free = []
+cdef Py_ssize_t _free_bytes = 0
+cdef Py_ssize_t _limit = 0
+cdef double _decay = 10.0
+cdef Py_ssize_t _mapped = 0
+cdef object _on_free = None  # called (no arguments) when a block joins the free list
+
+
+cdef void _unmap(uintptr_t addr, Py_ssize_t cap):
+    global _mapped
+    munmap(<void *>addr, cap)
+    _mapped -= cap
+
+
+cdef void _trim(double now, Py_ssize_t keep):
+    """Unmap blocks freed more than ``decay`` seconds ago, then the oldest until at most ``keep``
+    bytes are free."""
+    global _free_bytes
+    cdef Py_ssize_t i = 0
+    while i < len(_free):
+        cap, addr, t = _free[i]
+        if now - t > _decay:
+            _free.pop(i)
+            _free_bytes -= cap
+            _unmap(addr, cap)
+        else:
+            i += 1
+    while _free_bytes > keep and _free:
+        cap, addr, t = _free.pop(0)
+        _free_bytes -= cap
+        _unmap(addr, cap)
+
+
+cdef class PoolBuffer:
+    """``size`` writable bytes (uninitialized, like ``numpy.empty``) in a pooled block."""
+    cdef uintptr_t addr
+    cdef Py_ssize_t size
+    cdef Py_ssize_t cap
+
+    def __cinit__(self, Py_ssize_t size):
+        global _free_bytes, _mapped
+        cdef Py_ssize_t cap = (max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
+        cdef Py_ssize_t i, best = -1
+        cdef void *p
+        self.addr = 0
+        self.size = size
+        _trim(_now(), _limit)
+        for i in range(len(_free)):
+            c = _free[i][0]
+            if cap <= c <= cap + cap // 4 and (best < 0 or c < _free[best][0]):
+                best = i
+        if best >= 0:
+            c, a, _ = _free.pop(best)
+            _free_bytes -= c
+            self.addr, self.cap = a, c
+            return
+        p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        if p == MAP_FAILED:
+            raise MemoryError(f"cannot map {cap} bytes")
+        madvise(p, cap, MADV_HUGEPAGE)  # advice only: its failure changes nothing
+        _mapped += cap
+        self.addr, self.cap = <uintptr_t>p, cap
+
+    def __getbuffer__(self, Py_buffer *view, int flags):
+        PyBuffer_FillInfo(view, self, <void *>self.addr, self.size, 0, flags)
+
+    def __releasebuffer__(self, Py_buffer *view):
+        pass
+
+    def __len__(self):
+        return self.size
+
+    def __dealloc__(self):
+        global _free_bytes
+        if not self.addr:
+            return
+        addr, self.addr = self.addr, 0
+        if _limit <= 0 or self.cap > _limit or _free is None:  # (None: the module is being torn down)
+            _unmap(addr, self.cap)
+            return
+        _free.append((self.cap, addr, _now()))
+        _free_bytes += self.cap
+        _trim(_now(), _limit)
+        if _on_free is not None:
+            try:
+                _on_free()
+            except Exception:
+                pass
+
+
+def configure(Py_ssize_t limit, double decay, on_free=None):
+    """Keep at most ``limit`` free bytes (0: none, every block unmapped when freed), each for at most
+    ``decay`` seconds; ``on_free()`` is called when a block joins the free list (to schedule a trim)."""
+    global _limit, _decay, _on_free
+    _limit, _decay, _on_free = limit, decay, on_free
+    _trim(_now(), _limit)
+
+
+def trim():
+    """Unmap the blocks freed more than ``decay`` seconds ago; the number of free bytes left."""
+    _trim(_now(), _limit)
+    return _free_bytes
+
+
+def release():
+    """Unmap every free block now."""
+    _trim(_now(), 0)
+
+
+def stats():
+    """(bytes mapped in all, bytes free in the pool, blocks free)."""
+    return _mapped, _free_bytes, len(_free)
