@@ -8,8 +8,8 @@ read: 1.5 s of system time for 1.3 s of work). pyarrow keeps freed memory in its
 module does the same for the buffers pqbloom hands out: a :class:`PoolBuffer` exports a block by
 the buffer protocol, and when the last reference to it goes (the array, its views, an Arrow buffer
 made from it), the block returns to a free list instead of to the system. A block is taken again by
-a request it fits with at most a quarter to spare; blocks unused for ``decay`` seconds, and any
-beyond ``limit`` bytes in all, are unmapped.
+a request it fits with at most a quarter to spare; blocks unused for ``decay`` seconds are
+unmapped, and so is a block freed while ``limit`` bytes are already free.
 
 Blocks are private anonymous mappings rounded to 2 MiB and advised as huge pages. Everything runs
 under the GIL (takes and gives back are a few list operations). :mod:`pqbloom.buffers` configures
@@ -23,6 +23,13 @@ from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 cdef extern from "sys/mman.h":
     int MADV_HUGEPAGE
+
+cdef extern from "Python.h":
+    int PyTraceMalloc_Track(unsigned int domain, uintptr_t ptr, size_t size)
+    int PyTraceMalloc_Untrack(unsigned int domain, uintptr_t ptr)
+
+# tracemalloc sees a buffer while it is handed out, as it sees numpy's (which traces in its own domain)
+DEF TRACE_DOMAIN = 0x70716271
 
 
 cdef double _now() noexcept:
@@ -88,6 +95,7 @@ cdef class PoolBuffer:
             c, a, _ = _free.pop(best)
             _free_bytes -= c
             self.addr, self.cap = a, c
+            PyTraceMalloc_Track(TRACE_DOMAIN, self.addr, size)
             return
         p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if p == MAP_FAILED:
@@ -95,6 +103,7 @@ cdef class PoolBuffer:
         madvise(p, cap, MADV_HUGEPAGE)  # advice only: its failure changes nothing
         _mapped += cap
         self.addr, self.cap = <uintptr_t>p, cap
+        PyTraceMalloc_Track(TRACE_DOMAIN, self.addr, size)
 
     def __getbuffer__(self, Py_buffer *view, int flags):
         PyBuffer_FillInfo(view, self, <void *>self.addr, self.size, 0, flags)
@@ -110,12 +119,14 @@ cdef class PoolBuffer:
         if not self.addr:
             return
         addr, self.addr = self.addr, 0
-        if _limit <= 0 or self.cap > _limit or _free is None:  # (None: the module is being torn down)
+        PyTraceMalloc_Untrack(TRACE_DOMAIN, addr)
+        # beyond the limit the block goes back to the system at once; the free list is only
+        # appended to here (a collection may free a block while a take walks the list)
+        if _free is None or _free_bytes + self.cap > _limit:  # (None: the module is being torn down)
             _unmap(addr, self.cap)
             return
         _free.append((self.cap, addr, _now()))
         _free_bytes += self.cap
-        _trim(_now(), _limit)
         if _on_free is not None:
             try:
                 _on_free()
