@@ -473,6 +473,9 @@ class FileReader(ChunkAccess):
         the nulls within the values' own buffer (see :class:`LeafValues`)."""
         meta = self.chunk_metadata(rg, desc)
         f = desc.field
+        if meta.num_values is None or meta.num_values < 0:
+            raise CorruptFileError("column chunk metadata without a value count", row_group=rg,
+                                   column=desc.dotted_path)
         if meta.num_values == 0:
             z = np.zeros(0, np.int32)
             return LeafLevels(concat_values([], f), z if desc.max_definition_level else None,

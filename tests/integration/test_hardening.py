@@ -239,6 +239,22 @@ def test_fuzz_repeated_leaf_with_more_records_than_rows(num_rows):
             pf.read(filters=expr)
 
 
+def test_fuzz_nested_chunk_without_num_values():
+    # fuzz finding (random and atheris engines, CI settings): a list leaf's chunk without num_values
+    # raised TypeError (its count compared with what its bytes can hold) where a flat chunk's is corrupt
+    import pyarrow as pa
+
+    tags = pa.array([[i, i + 1] if i % 3 else [] for i in range(10)], pa.list_(pa.int64()))
+    data = _write(pa.table({"tags": tags}), write_page_index=False)
+
+    def fn(md):
+        md.row_groups[0].columns[0].meta_data.num_values = None
+
+    for threads in (False, True):
+        with pytest.raises(CorruptFileError, match="without a value count"):
+            pqbloom.read_table(rewrite_footer(data, fn), use_threads=threads)
+
+
 ANNOTATIONS = {  # (logical type set on a column of _base(), its schema element: 1 = id int64, 2 = s string)
     "int24": (lambda: T.LogicalType(INTEGER=T.IntType(bitWidth=24, isSigned=False)), 1),
     "decimal_p0": (lambda: T.LogicalType(DECIMAL=T.DecimalType(scale=0, precision=0)), 1),
