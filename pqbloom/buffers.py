@@ -1,6 +1,6 @@
 """Where the large buffers of a read's columns come from: a pool that keeps freed memory for the next read.
 
-A read of millions of strings fills hundreds of megabytes of fresh memory. Allocated with
+A read of millions of values fills hundreds of megabytes of fresh memory. Allocated with
 ``numpy.empty``, every such buffer is a new mapping that glibc hands back to the system when the
 array is freed, and the next read faults it in again page by page; on a virtual machine that gives
 freed pages back to its host, that cost more system time than the decoding took (a 10M-row string
@@ -79,21 +79,23 @@ if _pool is not None:
     _pool.configure(LIMIT, DECAY, _trim_later)
 
 
-def empty(n: int, dtype: Any) -> np.ndarray:
-    """An uninitialized 1-D array of ``n`` items (``numpy.empty``), from the pool when large."""
+def empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialized array (``numpy.empty``), from the pool when large."""
     dt = np.dtype(dtype)
-    nbytes = n * dt.itemsize
-    if _pool is None or nbytes < MIN_POOLED:
-        return np.empty(n, dt)
-    return np.frombuffer(_pool.PoolBuffer(nbytes), dt, count=n)
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    count = int(np.prod(dims, dtype=np.int64))
+    if _pool is None or count * dt.itemsize < MIN_POOLED:
+        return np.empty(dims, dt)
+    return np.frombuffer(_pool.PoolBuffer(count * dt.itemsize), dt, count=count).reshape(dims)
 
 
-def zeros(n: int, dtype: Any) -> np.ndarray:
-    """A zeroed 1-D array of ``n`` items (``numpy.zeros``), from the pool when large."""
+def zeros(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
+    """A zeroed array (``numpy.zeros``), from the pool when large."""
     dt = np.dtype(dtype)
-    if _pool is None or n * dt.itemsize < MIN_POOLED:
-        return np.zeros(n, dt)
-    out = empty(n, dt)
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    if _pool is None or int(np.prod(dims, dtype=np.int64)) * dt.itemsize < MIN_POOLED:
+        return np.zeros(dims, dt)
+    out = empty(dims, dt)
     out.fill(0)
     return out
 

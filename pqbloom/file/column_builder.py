@@ -59,7 +59,7 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         if type(values) is np.ndarray and out is None:
             charge(total * values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64)),
                    f"the values of a column chunk of {total:,} rows")
-            out = np.zeros((total,) + values.shape[1:], values.dtype)
+            out = buffers.zeros((total,) + values.shape[1:], values.dtype)
         if out is None or type(values) is not np.ndarray or values.dtype != out.dtype \
                 or values.shape[1:] != out.shape[1:] or r + n > total:
             head = [] if out is None or r == 0 else [_dense(out[:r], flags[:-1] if present is not None else flags)]
@@ -218,7 +218,7 @@ class ColumnBuilder:
             charge(self.num_rows * first.dtype.itemsize * int(np.prod(first.shape[1:], dtype=np.int64)),
                    f"the result buffer of column {self.f.name!r}")
             # zeros: the slots of nulls keep them, as place_nulls leaves them
-            self.out = np.zeros((self.num_rows,) + first.shape[1:], first.dtype)
+            self.out = buffers.zeros((self.num_rows,) + first.shape[1:], first.dtype)
         out = self.out
         if any(p.dtype != out.dtype or p.shape[1:] != out.shape[1:] for p in pieces):
             return False

@@ -45,7 +45,12 @@ def test_small_buffers_are_numpy_arrays_and_large_ones_pool_blocks():
     assert small.flags.owndata and small.shape == (1000,)
     big = buffers.empty(5 * MIB, np.uint8)
     assert big.shape == (5 * MIB,) and big.dtype == np.uint8 and big.flags.writeable
-    assert type(big.base.obj).__name__ == "PoolBuffer"  # (numpy's base: a memoryview of it)
+    base = big.base
+    while isinstance(base, np.ndarray):  # (numpy's chain ends at a memoryview of the block)
+        base = base.base
+    assert type(base.obj).__name__ == "PoolBuffer"
+    rows = buffers.zeros((MIB, 3), np.int32)  # rows of several items (FIXED_LEN_BYTE_ARRAY, INT96)
+    assert rows.shape == (MIB, 3) and not rows.any() and rows.flags.c_contiguous
     z = buffers.zeros(MIB, np.int64)
     assert z.shape == (MIB,) and not z.any()
 
