@@ -24,23 +24,24 @@ class LeafValues:
     """Gathers the decoded pages of one leaf chunk of ``entries`` level entries; ``room=False``
     (a count the chunk's bytes could not plausibly hold) keeps every page as a piece."""
 
-    __slots__ = ("f", "entries", "room", "count", "parts")
+    __slots__ = ("f", "entries", "placing", "room", "count", "parts")
 
     def __init__(self, f: Field, entries: int, room: bool = True) -> None:
         self.f, self.entries = f, entries
-        self.room: np.ndarray | None = None  # the buffer while pages fit it
+        self.placing = room  # pages still go into the room (until one does not fit)
+        self.room: np.ndarray | None = None  # the buffer, once made
         self.count = 0  # values at its head
-        # pieces, once a page did not fit (or for byte arrays, or without room)
-        self.parts: list[tuple[str, Any]] = [] if room else [("values", concat_values([], f))]
+        self.parts: list[tuple[str, Any]] = []  # pieces, once placing has stopped
 
     def add(self, kind: str, values: Any, dictionary: Any) -> None:
         """One page's values: ``("values", array)`` or ``("dict", indices)`` into ``dictionary``."""
-        if not self.parts:
+        if self.placing:
             if kind == "dict" and type(dictionary) is np.ndarray:
                 kind, values = "values", expand_dictionary(dictionary, values)
             if kind == "values" and type(values) is np.ndarray and not values.dtype.hasobject \
                     and self._fits(values):
                 return
+            self.placing = False
             if self.room is not None:  # placement stops here: the head becomes the first piece
                 self.parts.append(("values", self.room[:self.count]))
                 self.room = None
