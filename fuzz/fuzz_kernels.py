@@ -169,6 +169,35 @@ def case_take(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     return kernels.take_binary, (arr, np.array(idx, rng.choice([np.int32, np.int64])))
 
 
+def case_take_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    fn, (arr, idx) = case_take(rng)
+
+    def run(arr: BinaryArray, idx: np.ndarray, spare: int, capacity: int, base: int) -> Any:
+        offsets = np.zeros(max(len(idx) + 1 + spare, 0), np.int64)
+        data = np.zeros(capacity + 64, np.uint8)  # the region, then bytes no write may reach
+        got = kernels.take_binary_into(arr, idx, offsets, data[:capacity], base)
+        assert not data[capacity:].any(), "take_binary_into wrote past its data"
+        return None if got is None else (got, offsets[:len(idx) + 1], data[:got])
+    return run, (arr, idx, rng.randint(-2, 2), rng.randint(0, 600), rng.choice([0, 7, 2**40]))
+
+
+def case_scatter_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    n = rng.randint(0, 300)
+    mask = np.array([rng.random() < rng.choice([0.02, 0.5, 0.98]) for _ in range(n)], bool)
+    nd = max(0, int(mask.sum()) + rng.choice([0, 0, 0, -1, 1]))
+    dtype = rng.choice(["i1", "i2", "i4", "i8", "f8"])
+    shift = rng.randint(0, 7)  # a page's values start at any byte
+    width = np.dtype(dtype).itemsize
+    dense = np.frombuffer(memoryview(rand_bytes(rng, nd * width + shift))[shift:], dtype)
+
+    def run(dense: np.ndarray, mask: np.ndarray) -> Any:
+        out = np.full(len(mask) + 4, 9, dense.dtype)  # the rows, then rows no write may reach
+        values, validity = kernels.scatter_nulls(dense, mask, 1, "page", out[:len(mask)])
+        assert (out[len(mask):] == 9).all(), "scatter_nulls wrote past its rows"
+        return values, validity
+    return run, (dense, mask)
+
+
 def case_scatter(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     n = rng.randint(0, 100)
     max_level = rng.randint(0, 3)
@@ -338,6 +367,8 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "plain_decode_into": case_plain_decode_into,
     "take": case_take,
     "scatter": case_scatter,
+    "take_into": case_take_into,
+    "scatter_into": case_scatter_into,
     "prefix": case_prefix,
     "list_offsets": case_list_offsets,
     "check_levels": case_check_levels,

@@ -10,8 +10,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import sys
-import threading
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +22,7 @@ from . import kernels
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
 from .limits import BUDGET, charge, out_of_memory
+from .scratch import Scratch
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "compress_joined", "decompress", "check_level",
            "CODEC_NAMES", "LEVELS", "ZSTD_DECODER"]
@@ -49,29 +48,19 @@ def _check_size(out: Buffer, expected: int, name: str) -> Buffer:
 _SMALL = 1 << 14
 
 
-#: pages up to this size decompress into a buffer each thread keeps for its next page: a new
-#: allocation per page made glibc hand the heap's top back to the system and fault the same memory in
-#: again page after page (130k page faults, ~1.5 s of system time, in a read of 10M rows of strings)
-_RECYCLE_MAX = 8 << 20
-_spare = threading.local()
+#: pages decompress into buffers each thread reuses once their values are copied out (see
+#: :mod:`pqbloom.scratch`: a new allocation per page cost 130k page faults in a read of 10M strings)
+_pages = Scratch()
 
 
 def _fresh(size: int) -> memoryview | bytearray:
     """A writable buffer of ``size`` bytes, not zeroed when large (bytearray(size) first writes zeros
-    over it, which only costs less than numpy's array and memoryview for a small page).
-
-    Up to :data:`_RECYCLE_MAX`, the thread's spare buffer when nothing refers to it any more (the page
-    it held was consumed: its values copied out). A page whose values are views of it keeps it
-    referenced, and the next page gets a new spare."""
+    over it, which only costs less than numpy's array and memoryview for a small page): one of the
+    thread's page buffers that nothing refers to any more (a page whose values are views of its
+    buffer keeps it, and the next page gets another)."""
     if size < _SMALL:
         return bytearray(size)
-    if size > _RECYCLE_MAX:
-        return memoryview(np.empty(size, np.uint8))  # type: ignore[arg-type]
-    spare = getattr(_spare, "buf", None)
-    # free when only the thread-local and this frame refer to it (getrefcount counts its argument)
-    if spare is None or len(spare) < size or sys.getrefcount(spare) != 3:
-        spare = _spare.buf = np.empty(size, np.uint8)
-    return memoryview(spare)[:size]  # type: ignore[arg-type]
+    return _pages.take(size)
 
 
 # -- snappy -------------------------------------------------------------------

@@ -15,7 +15,7 @@ The kernels:
    indices, booleans), returning the bytes used; :func:`page_levels`: a data page's repetition and
    definition levels (v1 or v2 blocks) in one call, counting the values present;
 2. :func:`decode_plain_byte_array`: PLAIN BYTE_ARRAY to offsets + data in one pass;
-3. :func:`take_binary`: gather by index (dictionary take) without padding;
+3. :func:`take_binary` (:func:`take_binary_into`): gather by index (dictionary take), no padding;
 4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
 5. :func:`rebuild_prefixes`: DELTA_BYTE_ARRAY values from prefix lengths and suffixes;
 6. :func:`list_offsets`: repetition and definition levels to the innermost list's offsets;
@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from . import kernels_decimals
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
@@ -51,6 +52,7 @@ __all__ = [
     "decode_plain_byte_array",
     "decode_plain_byte_array_into",
     "take_binary",
+    "take_binary_into",
     "scatter_nulls",
     "rebuild_prefixes",
     "list_offsets",
@@ -308,6 +310,25 @@ def take_binary(values: BinaryArray, indices: Any) -> BinaryArray:
     return BinaryArray(new_off, out)
 
 
+def take_binary_into(values: BinaryArray, indices: Any, offsets: np.ndarray, data: np.ndarray,
+                     base: int = 0) -> int | None:
+    """:func:`take_binary` straight into the caller's buffers (a column's region, so the values are
+    not copied a second time): ``offsets[:len(indices) + 1]`` (contiguous int64, starting at ``base``)
+    and the bytes into ``data`` (contiguous uint8) from 0, never past it. Returns the bytes taken,
+    or None when they do not fit (``offsets`` then holds garbage). Errors as :func:`take_binary`."""
+    idx = _index_array(indices) if COMPILED else None
+    if idx is None or not reference.into_buffers_usable(len(idx), offsets, data):
+        return reference.take_binary_into(values, indices, offsets, data, base)
+    info = _info()
+    rc = int(_binary.take_into(np.ascontiguousarray(values.offsets, dtype=np.int64), np.ascontiguousarray(values.data),
+                               idx, offsets, data, base, info))
+    if rc >= 0:
+        return rc
+    if rc != _binary.UNUSABLE:
+        take_binary(values, idx)  # raises the error (bad index, bad offsets) as the two-pass gather does
+    return None
+
+
 # -- 4. nulls placed from definition levels ------------------------------------------------------
 
 def _level_arg(levels: np.ndarray, max_level: int) -> tuple[np.ndarray, int] | None:
@@ -324,21 +345,33 @@ def _level_arg(levels: np.ndarray, max_level: int) -> tuple[np.ndarray, int] | N
     return lv, max_level
 
 
-def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str = "column") -> tuple[Any, np.ndarray]:
+def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str = "column",
+                  out: np.ndarray | None = None) -> tuple[Any, np.ndarray]:
     """Full-length values and Arrow's validity bitmap (little-endian bits) from dense values, in
     one pass over the definition levels (or a bool presence mask).
 
     ``dense``: a numpy array (1-D, or 2-D uint8 rows) or a BinaryArray (its data is shared, not
     copied). Null slots hold zeros (empty values). CorruptFileError when the levels define a
-    different number of values than ``dense`` holds.
+    different number of values than ``dense`` holds. ``out``: where the values go (see
+    :func:`pqbloom.kernels_reference.scatter_nulls`; every row of it is written).
     """
+    if COMPILED and out is not None and type(dense) is type(levels) is type(out) is np.ndarray \
+            and levels.dtype == np.bool_ and dense.ndim == levels.ndim == 1 and out.shape == levels.shape \
+            and dense.dtype == out.dtype and dense.dtype.kind in "iufbmM" and dense.flags.c_contiguous \
+            and levels.flags.c_contiguous and out.flags.c_contiguous and out.flags.writeable:
+        validity = np.empty((len(levels) + 7) // 8, np.uint8)  # (the reader's case: the checks made short)
+        if int(_levels.scatter_fixed(levels.view(np.uint8), 1, dense.view(np.uint8), dense.itemsize,
+                                     out.view(np.uint8), validity)) >= 0:
+            return out, validity
     # plain data only: the kernel copies bytes, which would not count references to Python objects
     plain = isinstance(dense, BinaryArray) or (isinstance(dense, np.ndarray) and not dense.dtype.hasobject)
     arg = _level_arg(levels, max_level) if COMPILED and plain else None
     if arg is None:
-        return reference.scatter_nulls(dense, levels, max_level, where)
+        return reference.scatter_nulls(dense, levels, max_level, where, out)
     lv, top = arg
     n = len(lv)
+    if out is not None:
+        reference.check_scatter_out(dense, n, out)
     validity = np.empty((n + 7) // 8, np.uint8)
     if isinstance(dense, BinaryArray):
         offs = np.ascontiguousarray(dense.offsets, dtype=np.int64)
@@ -348,14 +381,13 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
     else:
         d = np.ascontiguousarray(dense)
         row = d.dtype.itemsize * int(np.prod(d.shape[1:], dtype=np.int64))
-        out = np.empty((n,) + d.shape[1:], d.dtype)
+        result = np.empty((n,) + d.shape[1:], d.dtype) if out is None else out
         if row == 0:  # zero-width rows: nothing to place, only the count to check
             rc = int(_levels.scatter_fixed(lv, top, np.zeros(len(d), np.uint8), 1, np.empty(n, np.uint8), validity))
             rc = rc if rc < 0 else len(d)
         else:
-            rc = int(_levels.scatter_fixed(lv, top, d.reshape(-1).view(np.uint8), row, out.reshape(-1).view(np.uint8),
-                                           validity))
-        result = out
+            rc = int(_levels.scatter_fixed(lv, top, d.reshape(-1).view(np.uint8), row,
+                                           result.reshape(-1).view(np.uint8), validity))
     if rc < 0:
         present = lv == top
         raise CorruptFileError(f"{where}: {int(np.count_nonzero(present))} defined levels but {len(dense)} values")
@@ -492,40 +524,9 @@ def encode_plain_byte_array(values: BinaryArray) -> bytes:
 # -- 8. decimals to Arrow ------------------------------------------------------------------------
 
 def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndarray:
-    """DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes: a uint8 array of
-    ``len(values) * byte_width`` little-endian two's complement, sign-extended.
-
-    ``values``: a BinaryArray (BYTE_ARRAY, big-endian), 2-D uint8 rows (FIXED_LEN_BYTE_ARRAY,
-    big-endian) or int32 / int64. CorruptFileError for a value that does not fit ``byte_width``.
-    """
-    if not COMPILED:
-        return reference.decimal_buffer(values, byte_width)
-    if byte_width not in (16, 32):
-        raise ValueError(f"decimal buffers have 16 or 32 bytes per value, not {byte_width}")
-    info = _info()
-    if isinstance(values, BinaryArray):
-        offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
-        out = np.empty(len(values) * byte_width, np.uint8)
-        rc = int(_decimals.from_binary(offs, np.ascontiguousarray(values.data), byte_width, out, info))
-        lens = np.diff(offs)
-    else:
-        a = np.asarray(values)
-        if a.ndim == 2 and a.dtype == np.uint8:
-            n, w = a.shape
-            out = np.empty(n * byte_width, np.uint8)
-            rc = int(_decimals.from_fixed(np.ascontiguousarray(a).reshape(-1), n, w, byte_width, out, info))
-            lens = np.full(n, w, np.int64)
-        elif a.ndim == 1 and a.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
-            out = np.empty(len(a) * byte_width, np.uint8)
-            rc = int(_decimals.from_ints(np.ascontiguousarray(a), byte_width, out))
-        else:
-            raise TypeError(f"decimal values are a BinaryArray, 2-D uint8 rows or int32/int64, not {a.dtype} {a.shape}")
-    if rc == _decimals.DOES_NOT_FIT:
-        i = int(info[0])
-        raise CorruptFileError(f"DECIMAL value {i} of {int(lens[i])} bytes does not fit {byte_width} bytes")
-    if rc < 0:
-        raise _bad_offsets()
-    return out
+    """DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes; see
+    :func:`pqbloom.kernels_decimals.decimal_buffer` (where this kernel's wrapper lives)."""
+    return kernels_decimals.decimal_buffer(values, byte_width, _decimals if COMPILED else None)
 
 
 # -- 9. DELTA_BINARY_PACKED ----------------------------------------------------------------------

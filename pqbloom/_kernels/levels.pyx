@@ -58,45 +58,55 @@ cdef inline uint8_t _group_bits(const level_t *lv, level_t top) noexcept nogil:
     return bits
 
 
-cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const item_t *src, int64_t ndense,
-                         item_t *dst, uint8_t *validity) noexcept nogil:
-    """The scatter for 1, 2, 4 and 8-byte values, without a branch per slot: every slot reads a
-    dense value (clamped to the last one, so never past ``src``) and keeps it or zero."""
-    cdef int64_t i, k = 0, b, j, stop, last = ndense - 1
-    cdef uint8_t bits
-    cdef int p, skip = 0
-    cdef item_t v
-    for b in range((n + 7) >> 3):  # one validity byte per 8 slots
-        stop = n - 8 * b
-        if skip:
-            skip -= 1
-        elif stop >= 8:
-            # nulls and values often come in runs: 8 slots all present are a copy, all null a fill;
-            # after a mixed group the next few go slot by slot untested (random nulls would make
-            # the test a mispredicted branch per group)
-            bits = _group_bits(lv + 8 * b, top)
-            if bits == 0xFF and k + 8 <= ndense:
-                for j in range(8):
-                    dst[8 * b + j] = src[k + j]
-                k += 8
-                validity[b] = bits
-                continue
-            if bits == 0:
-                for j in range(8):
-                    dst[8 * b + j] = 0
-                validity[b] = 0
-                continue
-            skip = _SKIP_AFTER_MIXED
-        if stop > 8:
-            stop = 8
+cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
+                         uint8_t *dst, uint8_t *validity, item_t word) noexcept nogil:
+    """The scatter for 1, 2, 4 and 8-byte values (``word``: a zero of that type, which picks it),
+    without a branch per slot: every slot reads a dense value (clamped to the last one, so never
+    past ``src``) and keeps it or zero (a mask). Words move through fixed-size memcpy (one mov each):
+    a page's values may start at any byte, after its levels."""
+    cdef int64_t k = 0, b, j, i, last = ndense - 1, c
+    cdef uint8_t bits, p
+    cdef item_t m, v
+    cdef size_t w = sizeof(item_t)
+    for b in range(n >> 6):  # blocks of 64 slots: all present (a copy), all null (zeros), or mixed
+        i = b << 6
+        c = 0
+        for j in range(64):
+            c += lv[i + j] == top
+        if c == 64 and k + 64 <= ndense:
+            memcpy(dst + i * w, src + k * w, 64 * w)
+            memset(validity + (i >> 3), 0xFF, 8)
+            k += 64
+            continue
+        if c == 0:
+            memset(dst + i * w, 0, 64 * w)
+            memset(validity + (i >> 3), 0, 8)
+            continue
+        # mixed (random nulls: every block): the branch above is predictable, the slots are not
+        for j in range(0, 64, 8):
+            bits = 0
+            for c in range(8):
+                p = lv[i + j + c] == top
+                m = <item_t>0 - <item_t>p
+                memcpy(&v, src + (k if k < last else last) * w, w)
+                v = v & m
+                memcpy(dst + (i + j + c) * w, &v, w)
+                k += p
+                bits |= p << c
+            validity[(i + j) >> 3] = bits
+    for b in range((n >> 6) << 3, (n + 7) >> 3):  # the last slots, by groups of 8
         bits = 0
-        for j in range(stop):
-            i = 8 * b + j
+        for c in range(8):
+            i = 8 * b + c
+            if i >= n:
+                break
             p = lv[i] == top
-            v = src[k if k < last else last]
-            dst[i] = v if p else 0
+            m = <item_t>0 - <item_t>p
+            memcpy(&v, src + (k if k < last else last) * w, w)
+            v = v & m
+            memcpy(dst + i * w, &v, w)
             k += p
-            bits |= p << j
+            bits |= p << c
         validity[b] = bits
 
 
@@ -121,11 +131,6 @@ cdef void _scatter_rows(const level_t *lv, int64_t n, level_t top, const uint8_t
         validity[b] = bits
 
 
-cdef inline bint _aligned(const uint8_t *a, const uint8_t *b, int w) noexcept nogil:
-    # word access needs aligned words (numpy arrays are, views at odd offsets may not be)
-    return (<uintptr_t>a) % w == 0 and (<uintptr_t>b) % w == 0
-
-
 cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uint8_t *src, int64_t ndense,
                             int64_t w, uint8_t *dst, uint8_t *validity) noexcept nogil:
     # the count first: the levels must define exactly the dense values (this also keeps the
@@ -135,14 +140,14 @@ cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uin
     if ndense == 0:
         memset(dst, 0, <size_t>(n * w))
         memset(validity, 0, <size_t>((n + 7) >> 3))
-    elif w == 8 and _aligned(src, dst, 8):
-        _scatter_words(lv, n, top, <const uint64_t *>src, ndense, <uint64_t *>dst, validity)
-    elif w == 4 and _aligned(src, dst, 4):
-        _scatter_words(lv, n, top, <const uint32_t *>src, ndense, <uint32_t *>dst, validity)
-    elif w == 2 and _aligned(src, dst, 2):
-        _scatter_words(lv, n, top, <const uint16_t *>src, ndense, <uint16_t *>dst, validity)
+    elif w == 8:
+        _scatter_words(lv, n, top, src, ndense, dst, validity, <uint64_t>0)
+    elif w == 4:
+        _scatter_words(lv, n, top, src, ndense, dst, validity, <uint32_t>0)
+    elif w == 2:
+        _scatter_words(lv, n, top, src, ndense, dst, validity, <uint16_t>0)
     elif w == 1:
-        _scatter_words(lv, n, top, src, ndense, dst, validity)
+        _scatter_words(lv, n, top, src, ndense, dst, validity, <uint8_t>0)
     else:
         _scatter_rows(lv, n, top, src, ndense, w, dst, validity)
     return ndense

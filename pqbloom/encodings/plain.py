@@ -67,10 +67,11 @@ def encode_plain_byte_array(values: BinaryArray) -> bytes:
 
 
 def decode_plain(buf: Buffer, ptype: int, count: int,
-                 type_length: int | None = None):  # type: ignore[no-untyped-def]
+                 type_length: int | None = None, *, copy: bool = True):  # type: ignore[no-untyped-def]
     """Decode ``count`` PLAIN values; return (values, bytes consumed).
 
-    The values never share memory with ``buf`` (they are writable copies).
+    The values never share memory with ``buf`` (they are writable copies), unless ``copy=False``:
+    fixed-width values may then be a view of ``buf`` (for a caller that copies them out at once).
     """
     count = int(count)
     if count < 0 or count > _MAX_COUNT:
@@ -92,10 +93,11 @@ def decode_plain(buf: Buffer, ptype: int, count: int,
         _need(u8, need, count, name_of(PhysicalType, ptype))
     if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
         charge(need, f"{count:,} PLAIN values")
+    raw = u8[:need].copy() if copy else u8[:need]
     if stored is not None:
-        values = u8[:need].copy().view(stored)
+        values = raw.view(stored)
         return (values if stored.isnative else values.astype(stored.newbyteorder("="))), need
-    return u8[:need].copy().reshape(count, width), need
+    return raw.reshape(count, width), need
 
 
 def _need(u8: np.ndarray, need: int, count: int, what: str) -> None:

@@ -108,6 +108,22 @@ class BinarySink:
         self.last = piece
         return piece, used
 
+    def take(self, dictionary: Any, indices: np.ndarray) -> bool:
+        """Expand a page's dictionary ``indices`` straight into the buffers (True), or do nothing
+        (False: not byte arrays, or they do not fit; the caller expands them and :meth:`add` keeps
+        them). A bad index raises as the dictionary expansion does."""
+        k = len(indices)
+        if self.rest or not isinstance(dictionary, BinaryArray) or self.n + k > len(self.offsets) - 1:
+            return False
+        got = kernels.take_binary_into(dictionary, indices, self.offsets[self.n:self.n + k + 1],
+                                       self.data[self.pos:self.end], self.pos)
+        if got is None:
+            self.offsets[self.n] = self.pos  # the failed attempt overwrote it
+            return False
+        self.n += k
+        self.pos += got
+        return True
+
     def add(self, values: Any) -> None:
         """Append a decoded piece (a no-op for the piece :meth:`decode_plain` just returned, which a
         caller may also skip by testing ``values is sink.last``)."""

@@ -12,11 +12,19 @@ already decoded are dropped as the walk moves on.
 from __future__ import annotations
 
 from ..io import RangeReader
+from ..scratch import Scratch
 
-__all__ = ["ChunkWindow", "WINDOW"]
+__all__ = ["ChunkBytes", "ChunkWindow", "WINDOW"]
+
+#: a chunk's bytes as read: a window (a view of a reused buffer) or the whole chunk
+ChunkBytes = bytes | memoryview
 
 #: bytes read ahead at a time: a few typical pages (pyarrow writes ~1 MiB pages before compression)
 WINDOW = 1 << 20
+
+#: the windows' bytes, in buffers each thread reuses once no page refers to them (a new ``bytes``
+#: per window was fresh memory, faulted in again window after window)
+_windows = Scratch(keep=3, smallest=2 * WINDOW)
 
 
 class ChunkWindow:
@@ -36,11 +44,16 @@ class ChunkWindow:
             return None
         return cls(reader, start, length, WINDOW)
 
-    def first(self) -> bytes:
-        """The first window of the chunk."""
-        return self.reader.read(self.start, min(self.window, self.end - self.start), what="column chunk")
+    def _read(self, start: int, length: int) -> memoryview:
+        out = _windows.take(length)
+        self.reader.read_into(start, out, what="column chunk")
+        return out
 
-    def advance(self, buf: bytes, base: int, pos: int, need: int) -> tuple[bytes, int, int]:
+    def first(self) -> memoryview:
+        """The first window of the chunk."""
+        return self._read(self.start, min(self.window, self.end - self.start))
+
+    def advance(self, buf: ChunkBytes, base: int, pos: int, need: int) -> tuple[ChunkBytes, int, int]:
         """``(buf, base, pos)`` such that the new ``buf`` (file offset ``base``) holds at least ``need``
         bytes from ``pos`` (or up to the chunk's end): the old one when it does, else its bytes from
         ``pos`` on plus the next ones read from the file (``pos`` becomes 0)."""
@@ -51,4 +64,4 @@ class ChunkWindow:
         # the bytes from pos on read again with the next ones: one copy out of the page cache, where
         # joining the rest of buf to the new bytes copied both twice
         start = base + pos
-        return self.reader.read(start, upto - start, what="column chunk"), start, 0
+        return self._read(start, upto - start), start, 0

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
+import numpy as np
+
 from ..bloom import BloomFilter
 from ..crypto import ModuleType
 from ..errors import CorruptFileError, ParquetError
@@ -21,7 +23,7 @@ from ..schema.literals import physical_candidates
 from .binary_sink import BinarySink
 from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
-from .chunk_window import ChunkWindow
+from .chunk_window import ChunkBytes, ChunkWindow
 from .column_builder import place_pages
 from .column_reader import DECODE_FAILURES, ChunkParts, collect_chunk, located_error
 from .encryption import ReaderDecryption
@@ -92,12 +94,14 @@ class ChunkAccess:
         return start, length
 
     def read_chunk_parts(self, rg: int, desc: ColumnDescriptor, *, placed: bool = False,
-                         sink: BinarySink | None = None) -> ChunkParts:
+                         sink: BinarySink | None = None,
+                         out: tuple[np.ndarray, np.ndarray | None] | None = None) -> ChunkParts:
         """Decode one column chunk into dense value pieces plus presence flags; check its row count.
         ``placed``: a fixed-width chunk may come as one full-length array, nulls placed
-        (``ChunkParts.placed``; :func:`pqbloom.file.column_builder.place_pages`). ``sink``: a byte-array
-        chunk decodes into it (its region of the column's buffers: ``ChunkParts.region``)."""
-        parts = self._read_chunk_unchecked(rg, desc, placed, sink)
+        (``ChunkParts.placed``; :func:`pqbloom.file.column_builder.place_pages`), written into ``out``
+        when given (its rows of the column's values and presence flags, :class:`FixedRegions`). ``sink``: a byte-array chunk decodes into it
+        (its region of the column's buffers: ``ChunkParts.region``)."""
+        parts = self._read_chunk_unchecked(rg, desc, placed, sink, out)
         expected = self.thrift_metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
             raise CorruptFileError("negative row count", row_group=rg)
@@ -107,7 +111,8 @@ class ChunkAccess:
         return parts
 
     def _read_chunk_unchecked(self, rg: int, desc: ColumnDescriptor, placed: bool = False,
-                              sink: BinarySink | None = None) -> ChunkParts:
+                              sink: BinarySink | None = None,
+                              out: tuple[np.ndarray, np.ndarray | None] | None = None) -> ChunkParts:
         meta = self.chunk_metadata(rg, desc)
         if meta.num_values == 0:  # empty chunks may carry no pages and zero offsets
             return ChunkParts([], None, 0)
@@ -115,13 +120,15 @@ class ChunkAccess:
         buf, window = self.open_chunk(start, length)
         try:
             if placed and desc.physical_type not in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY):
-                pages = self.iter_pages(buf, start, meta, rg, desc, window=window)
-                return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0)
+                # views: place_pages copies each page's values out before it asks for the next
+                pages = self.iter_pages(buf, start, meta, rg, desc, window=window, views=True)
+                return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0,
+                                   *(out or (None, None)))
             return self.decode_chunk(buf, start, meta, rg, desc, window, sink)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
 
-    def open_chunk(self, start: int, length: int) -> tuple[bytes, ChunkWindow | None]:
+    def open_chunk(self, start: int, length: int) -> tuple[ChunkBytes, ChunkWindow | None]:
         """The chunk's bytes at ``start`` for :meth:`iter_pages`: all of them, or on a local source the
         first window of a :class:`~pqbloom.file.chunk_window.ChunkWindow` (returned too) that reads on."""
         window = ChunkWindow.for_chunk(self.range_reader, start, length)
@@ -141,7 +148,7 @@ class ChunkAccess:
                         bound = off
         return bound
 
-    def decode_chunk(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int,
+    def decode_chunk(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int,
                      desc: ColumnDescriptor, window: ChunkWindow | None = None,
                      sink: BinarySink | None = None) -> ChunkParts:
         """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``; the first window of
@@ -152,16 +159,16 @@ class ChunkAccess:
         pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window)
         return collect_chunk(pages, desc, meta.num_values, sink)
 
-    def _extend_chunk(self, buf: bytes, base: int) -> bytes:
+    def _extend_chunk(self, buf: ChunkBytes, base: int) -> bytes:
         """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
         bound = self._next_chunk_start(base)
         if bound <= base + len(buf):
             raise CorruptFileError("pages run past the end of the column chunk", offset=base)
         return self.range_reader.read(base, bound - base, what="column chunk")
 
-    def iter_pages(self, buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+    def iter_pages(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
                    levels: bool = False, sink: BinarySink | None = None,
-                   window: ChunkWindow | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+                   window: ChunkWindow | None = None, views: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
         bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`;
         ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`).
@@ -172,7 +179,7 @@ class ChunkAccess:
         return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels, sink=sink, window=window)
+                          levels=levels, sink=sink, window=window, views=views)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:

@@ -21,13 +21,15 @@ import numpy as np
 from .. import buffers
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
+from ..kernels import scatter_nulls
 from ..limits import charge
 from ..schema import Field
 from ..table import Column, place_nulls
+from ..table.build import empty_values
 from .binary_sink import BinarySink
 from .column_reader import ChunkParts, assemble_values, concat_values, expand_dictionary
 
-__all__ = ["ColumnBuilder", "ByteArrayRegions", "place_pages"]
+__all__ = ["ColumnBuilder", "ByteArrayRegions", "FixedRegions", "place_pages"]
 
 
 def _owns_its_bytes(a: np.ndarray) -> bool:
@@ -37,12 +39,17 @@ def _owns_its_bytes(a: np.ndarray) -> bool:
     return bool(a.flags.writeable) and (base is None or (isinstance(base, np.ndarray) and base.nbytes == a.nbytes))
 
 
-def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int, nullable: bool) -> ChunkParts:
-    """A flat fixed-width chunk's pages (:func:`pqbloom.file.pages.iter_pages`) written to their rows
-    of one buffer of ``total`` rows as they decode, nulls placed (zeros): the chunk costs its column
-    and one page, not its dense pages plus a copy of them. Pages that do not fit that buffer (a type
-    that changes within the chunk) end it: the rest is gathered as :func:`collect_chunk` does."""
-    out: np.ndarray | None = None
+def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int, nullable: bool,
+                out: np.ndarray | None = None, present_out: np.ndarray | None = None) -> ChunkParts:
+    """A flat fixed-width chunk's pages (:func:`pqbloom.file.pages.iter_pages`; their values may be
+    views of the page, copied out here before the next is asked for) written to their rows of one
+    buffer of ``total`` rows as they decode, nulls placed (zeros): the chunk costs its column and one
+    page, not its dense pages plus a copy of them. ``out``: that buffer (the chunk's rows of the
+    column's, :class:`FixedRegions`), else one is made; ``present_out``: where the chunk's presence
+    flags are joined (its rows of the column's mask). Pages that do not fit (a type that changes
+    within the chunk) end it: the rest is gathered as :func:`collect_chunk` does."""
+    if out is not None and len(out) != total:
+        out = None
     r = 0
     flags: list[np.ndarray] = []
     parts: list[tuple[str, Any]] | None = None  # dense pages, once placement has stopped
@@ -51,7 +58,7 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         if present is not None:
             flags.append(present)
         if parts is not None:
-            parts.append((kind, values))
+            parts.append((kind, _own(values)))
             continue
         if kind == "dict":
             values = expand_dictionary(dictionary, values)
@@ -59,29 +66,46 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         if type(values) is np.ndarray and out is None:
             charge(total * values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64)),
                    f"the values of a column chunk of {total:,} rows")
-            out = buffers.zeros((total,) + values.shape[1:], values.dtype)
+            out = buffers.empty((total,) + values.shape[1:], values.dtype)  # every row is written below
         if out is None or type(values) is not np.ndarray or values.dtype != out.dtype \
                 or values.shape[1:] != out.shape[1:] or r + n > total:
             head = [] if out is None or r == 0 else [_dense(out[:r], flags[:-1] if present is not None else flags)]
-            parts = [("values", h) for h in head] + [("values", values)]
+            # copies: the head is a view of ``out`` (maybe the column's, which the builder may write
+            # these values back into), a page's values may be a view of its buffer
+            parts = [("values", h.copy()) for h in head] + [("values", _own(values))]
             out = None
             continue
         if present is None:
             out[r:r + n] = values
-        else:
-            if int(np.count_nonzero(present)) != len(values):
-                raise CorruptFileError(f"decoded {len(values)} values for {int(np.count_nonzero(present))} "
-                                       "non-null slots of a page")
-            out[r:r + n][present] = values
+        else:  # the values to the present rows, zeros to the others, in one pass
+            scatter_nulls(values, present, 1, "a page of the chunk", out[r:r + n])
         r += n
+        values = None  # the page's buffer is free for the next one (compression._fresh)
     if parts is not None:
         return assemble_values(f, parts, flags if nullable else None, dictionary, total)
     if out is None:  # no pages
         return assemble_values(f, [], flags if nullable else None, dictionary, total)
     if r != total:
         raise CorruptFileError(f"column chunk holds {r} rows, metadata says {total}")
-    present_all = (np.concatenate(flags) if len(flags) != 1 else flags[0]) if nullable and flags else None
+    present_all = None
+    if nullable and flags:
+        if present_out is not None and len(present_out) == total:
+            present_all = np.concatenate(flags, out=present_out)  # (the lengths summed to r == total)
+        else:
+            present_all = np.concatenate(flags) if len(flags) != 1 else flags[0]
     return ChunkParts([out], present_all, total, placed=True)
+
+
+def _is_rows_of(a: np.ndarray, out: np.ndarray, row0: int) -> bool:
+    """Whether ``a`` is ``out``'s rows from ``row0`` on (the same memory, not a copy of it)."""
+    return a.__array_interface__["data"][0] == out.__array_interface__["data"][0] + row0 * out.strides[0] \
+        and a.strides == out.strides and bool(np.may_share_memory(a, out))
+
+
+def _own(values: Any) -> Any:
+    """A page's values that stay valid after the next page decodes (a copy of an array, which may
+    be a view of the page's buffer)."""
+    return values.copy() if isinstance(values, np.ndarray) else values
 
 
 def _dense(rows: np.ndarray, flags: list[np.ndarray]) -> np.ndarray:
@@ -155,11 +179,34 @@ class ByteArrayRegions:
         return BinarySink.in_column(self.offsets[r0:r1 + 1], self.data, self.byte_starts[j], self.byte_starts[j + 1])
 
 
+class FixedRegions:
+    """The full-length buffer of a flat fixed-width column of several chunks: chunk ``j`` places its
+    pages straight into its rows (:meth:`rows`, given to :func:`place_pages`), from any thread (the
+    rows are disjoint), and the builder finds them there: no chunk buffer, no copy into the column.
+    A chunk whose values do not fit (a type that changes) comes back dense, and the builder writes
+    it into its rows itself (or joins the column, :meth:`ColumnBuilder.finish`)."""
+
+    def __init__(self, f: Field, rows: list[int], nullable: bool) -> None:
+        ev = empty_values(f)  # the values' in-memory dtype and row shape
+        total = sum(rows)
+        charge(total * (ev.itemsize * int(np.prod(ev.shape[1:], dtype=np.int64)) + nullable),
+               f"the result buffer of column {f.name!r}")
+        self.values = buffers.empty((total,) + ev.shape[1:], ev.dtype)  # every row is written by a chunk
+        # the chunks' presence flags, joined in place (then inverted in place: the column's null mask)
+        self.present = buffers.empty(total, np.bool_) if nullable else None
+        self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
+
+    def rows(self, j: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rows of chunk ``j`` (in the order the row counts were given): values, presence flags."""
+        r0, r1 = self.row_starts[j], self.row_starts[j + 1]
+        return self.values[r0:r1], None if self.present is None else self.present[r0:r1]
+
+
 class ColumnBuilder:
     """Gathers decoded chunks of one column into preallocated buffers (module doc)."""
 
     def __init__(self, f: Field, num_rows: int, data_bytes: int | None,
-                 regions: ByteArrayRegions | None = None) -> None:
+                 regions: ByteArrayRegions | None = None, fixed: FixedRegions | None = None) -> None:
         self.f = f
         self.regions = regions
         self.region_parts: list[ChunkParts] = []  # with regions: the chunks, kept for finish()
@@ -167,7 +214,10 @@ class ColumnBuilder:
         self.data_bytes = data_bytes
         self.rows = 0
         # fixed width: the rows so far, nulls placed (zeros), or the one chunk that is the whole column
-        self.out: np.ndarray | None = None
+        fixed = fixed if fixed is not None and len(fixed.values) == num_rows else None
+        self.out: np.ndarray | None = fixed.values if fixed is not None else None
+        # the fixed regions' mask, while every chunk's flags are its rows of it
+        self.mask: np.ndarray | None = fixed.present if fixed is not None else None
         self.held: np.ndarray | None = None
         # byte arrays: dense values so far in data / offsets, or a first piece not yet copied
         self.n = 0
@@ -186,6 +236,8 @@ class ColumnBuilder:
         present = parts.present
         nulls = present is not None and not bool(present.all())
         self.present.append(present if present is not None else np.ones(parts.num_rows, bool))
+        if self.mask is not None and (present is None or not _is_rows_of(present, self.mask, row0)):
+            self.mask = None
         self.has_nulls = self.has_nulls or nulls
         if self.regions is not None:  # decoded in place: nothing to copy (finish checks them)
             self.region_parts.append(parts)
@@ -217,13 +269,14 @@ class ColumnBuilder:
         if self.out is None:
             charge(self.num_rows * first.dtype.itemsize * int(np.prod(first.shape[1:], dtype=np.int64)),
                    f"the result buffer of column {self.f.name!r}")
-            # zeros: the slots of nulls keep them, as place_nulls leaves them
-            self.out = buffers.zeros((self.num_rows,) + first.shape[1:], first.dtype)
+            # every row is written below: values, or zeros at nulls (as place_nulls leaves them)
+            self.out = buffers.empty((self.num_rows,) + first.shape[1:], first.dtype)
         out = self.out
         if any(p.dtype != out.dtype or p.shape[1:] != out.shape[1:] for p in pieces):
             return False
         if parts.placed:
-            out[row0:row0 + parts.num_rows] = first
+            if not _is_rows_of(first, out, row0):  # else placed in the column's own rows (FixedRegions)
+                out[row0:row0 + parts.num_rows] = first
             return True
         if present is None:
             if sum(len(p) for p in pieces) != parts.num_rows:
@@ -239,11 +292,7 @@ class ColumnBuilder:
             pieces, spans = [pieces[0] if len(pieces) == 1 else concat_values(pieces, self.f)], [parts.num_rows]
         r = 0
         for p, k in zip(pieces, spans):
-            flags = present[r:r + k]
-            if int(np.count_nonzero(flags)) != len(p):
-                raise CorruptFileError(f"column {self.f.name!r}: {len(p)} values for "
-                                       f"{int(np.count_nonzero(flags))} non-null slots")
-            out[row0 + r:row0 + r + k][flags] = p
+            scatter_nulls(p, present[r:r + k], 1, f"column {self.f.name!r}", out[row0 + r:row0 + r + k])
             r += k
         return True
 
@@ -335,6 +384,8 @@ class ColumnBuilder:
             values = values if self.rows == len(values) else values[:self.rows]
             if not self.has_nulls:
                 return Column(self.f, values, None)
+            if self.mask is not None and len(self.mask) == self.rows:  # the flags of every chunk, in place
+                return Column(self.f, values, np.logical_not(self.mask, out=self.mask))
             return Column(self.f, values, ~np.concatenate(self.present))
         head: list[Any] = []
         if self.pending is not None:

@@ -27,7 +27,7 @@ from .levels import LeafLevels
 Values = np.ndarray | BinaryArray
 
 __all__ = ["ChunkParts", "NestedSelection", "NestedQueue", "RowQueue", "DictIndices",
-           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "collect_chunk", "build_column",
+           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "collect_chunk", "to_sink", "build_column",
            "concat_values", "split_nested", "NestedSource", "Values"]
 
 
@@ -105,6 +105,16 @@ def expand_dictionary(dictionary: Values | None, idx: np.ndarray) -> Values:
     return take_dictionary(dictionary, idx)
 
 
+def to_sink(sink: BinarySink, kind: str, values: Any, dictionary: Values | None) -> None:
+    """One page's values into ``sink``: dictionary indices expanded straight into it (else by
+    :func:`expand_dictionary`, then copied in); values the sink decoded in place are there already."""
+    if kind == "dict":
+        if not sink.take(dictionary, values):
+            sink.add(expand_dictionary(dictionary, values))
+    elif values is not sink.last:
+        sink.add(values)
+
+
 def collect_chunk(pages: Iterable[tuple[str, Any, Any, Any]], desc: ColumnDescriptor, num_values: int,
                   sink: BinarySink | None = None) -> ChunkParts:
     """Gather the pages of a flat chunk (:func:`pqbloom.file.pages.iter_pages`, given ``sink`` if
@@ -116,8 +126,7 @@ def collect_chunk(pages: Iterable[tuple[str, Any, Any, Any]], desc: ColumnDescri
     for kind, values, present, page_dictionary in pages:
         dictionary = page_dictionary
         if sink is not None:
-            if values is not sink.last:  # else decoded in place: add() would only say so
-                sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
+            to_sink(sink, kind, values, dictionary)
         else:
             parts.append((kind, values))
         if present is not None:

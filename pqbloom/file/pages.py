@@ -36,7 +36,7 @@ from ..limits import BUDGET, charge
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
 from .binary_sink import BinarySink
-from .chunk_window import ChunkWindow
+from .chunk_window import ChunkBytes, ChunkWindow
 from .encryption import ReaderDecryption
 
 Buffer = bytes | bytearray | memoryview
@@ -54,7 +54,7 @@ __all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatH
            "decode_page_values", "v2_flag_ignored"]
 
 
-def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
+def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
                       rg: int = 0, desc: ColumnDescriptor | None = None, page_ordinal: int = 0,
                       first: bool = False, dictionary_hint: bool = False) -> tuple[T.PageHeader, int]:
     """Parse the page header at ``buf[pos]``; return it and the position just after it.
@@ -75,7 +75,7 @@ def parse_page_header(buf: bytes, pos: int, *, offset: int, decryption: ReaderDe
         raise CorruptFileError("encrypted page header runs past the chunk", offset=offset)
     # the first page may be the dictionary page (header module type DICTIONARY_PAGE_HEADER, no page
     # ordinal): file.encryption tries the likelier module type first and GCM tells which one is right
-    hbytes = decryption.decrypt_page_header(buf[pos:pos + 4 + mlen], rg, desc, page_ordinal, first=first,
+    hbytes = decryption.decrypt_page_header(bytes(buf[pos:pos + 4 + mlen]), rg, desc, page_ordinal, first=first,
                                             dictionary_hint=dictionary_hint)
     header, _ = decode_prefix(T.PageHeader, hbytes, offset=offset, what="page header")
     return header, pos + 4 + mlen
@@ -122,11 +122,11 @@ def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, d
     return decryption.decrypt(module_type, bytes(data), rg, desc, page)
 
 
-def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
                row_count: int | None, decryption: ReaderDecryption | None, verify_checksums: bool,
-               v2_always_compressed: bool, extend: Callable[[bytes, int], bytes],
+               v2_always_compressed: bool, extend: Callable[[ChunkBytes, int], bytes],
                levels: bool = False, sink: BinarySink | None = None,
-               window: ChunkWindow | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+               window: ChunkWindow | None = None, views: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -138,7 +138,9 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
     writer. With a ``sink`` (:class:`~pqbloom.file.binary_sink.BinarySink`) PLAIN pages of byte
     arrays decode straight into it; the caller passes every page's values to ``sink.add``. With a
     ``window`` (:class:`~pqbloom.file.chunk_window.ChunkWindow`) ``buf`` is its first window, and the
-    chunk's later bytes are read as the pages need them.
+    chunk's later bytes are read as the pages need them. With ``views``, a PLAIN page's fixed-width
+    values may be a read-only view of its buffer, valid until the next page is asked for (a caller
+    that copies each page out at once saves the page's copy).
     """
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
@@ -220,6 +222,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
             if dh[1] != _PLAIN and dh[1] != _PLAIN_DICTIONARY:
                 raise UnsupportedError(f"dictionary page encoding {dh[1]}")
             dictionary, _ = decode_plain(raw, f.physical_type, dh[0], f.type_length)
+            raw = b""  # (a copy was made) the buffer is free for the first data page
             continue
         if ptype == _INDEX_PAGE:
             continue
@@ -270,7 +273,7 @@ def iter_pages(buf: bytes, base: int, meta: T.ColumnMetaData, rg: int, desc: Col
         if enc == _PLAIN:  # decode_page_values' first case, two calls less per page
             sunk = sink.decode_plain(values_buf, n_present) if sink is not None else None
             kind, values = "values", (sunk[0] if sunk is not None else
-                                      decode_plain(values_buf, phys, n_present, type_length)[0])
+                                      decode_plain(values_buf, phys, n_present, type_length, copy=not views)[0])
         else:
             kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
         yield kind, values, ((defs, reps) if levels else page_present), dictionary

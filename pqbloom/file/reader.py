@@ -41,7 +41,7 @@ from ..table import (
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
 from .chunks import ChunkAccess
-from .column_builder import ByteArrayRegions, ColumnBuilder
+from .column_builder import ByteArrayRegions, ColumnBuilder, FixedRegions
 from .column_reader import (
     DECODE_FAILURES,
     DictIndices,
@@ -51,8 +51,8 @@ from .column_reader import (
     Values,
     build_column,
     concat_values,
-    expand_dictionary,
     located_error,
+    to_sink,
 )
 from .encryption import ReaderDecryption
 from .footer import FooterLocation, read_footer
@@ -224,8 +224,12 @@ class FileReader(ChunkAccess):
         # state their sizes decodes each chunk into its region of the column's buffers
         regions = {k: r for k, d in enumerate(descs) if n > 1 and (r := self._byte_array_regions(d, rgs)) is not None}
         sinks = {(k, j): r.sink(j) for k, r in regions.items() for j in range(n)}
+        # fixed-width chunks place their pages straight into their rows of the column's buffer
+        fixed = {k: fr for k, d in enumerate(descs) if n > 1 and (fr := self._fixed_regions(d, rgs)) is not None}
+        outs = {(k, j): fr.rows(j) for k, fr in fixed.items() for j in range(n)}
         results = self._decode_all([(i, d) for d in descs for i in rgs], use_threads, placed=n == 1,
-                                   sinks=[sinks.get((k, j)) for k in range(len(descs)) for j in range(n)])
+                                   sinks=[sinks.get((k, j)) for k in range(len(descs)) for j in range(n)],
+                                   outs=[outs.get((k, j)) for k in range(len(descs)) for j in range(n)])
         with closing(results):
             cols: list[Column] = []
             for k, d in enumerate(descs):
@@ -233,7 +237,8 @@ class FileReader(ChunkAccess):
                     parts = [next(results) for _ in range(n)]
                     cols.append(parts[0] if n == 1 else NestedColumn.concat(parts))
                     continue
-                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs), regions.get(k))
+                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs), regions.get(k),
+                                        fixed.get(k))
                 for _ in range(n):
                     builder.add(next(results))
                 cols.append(builder.finish())
@@ -255,14 +260,18 @@ class FileReader(ChunkAccess):
         return int(i)
 
     def _decode_all(self, chunks: list[tuple[int, Any]], use_threads: bool, placed: bool = False,
-                    sinks: list[BinarySink | None] | None = None) -> Generator[Any, None, None]:
+                    sinks: list[BinarySink | None] | None = None,
+                    outs: list[tuple[np.ndarray, np.ndarray | None] | None] | None = None
+                    ) -> Generator[Any, None, None]:
         """Decoded chunks in order (encrypted files in one thread: key retrievers are the user's code);
         ``placed``: fixed-width chunks may come with nulls placed (for a ColumnBuilder); ``sinks``: the
-        column region each chunk decodes into, if any (:class:`ByteArrayRegions`)."""
+        byte-array column region each chunk decodes into, if any (:class:`ByteArrayRegions`); ``outs``:
+        the rows of the column each fixed-width chunk is placed into, if any (:class:`FixedRegions`)."""
         sinks = sinks or [None] * len(chunks)
+        outs = outs or [None] * len(chunks)
         tasks = [partial(self.read_nested, i, d) if isinstance(d, NestedSelection)
-                 else partial(self.read_chunk_parts, i, d, placed=placed, sink=sink)
-                 for (i, d), sink in zip(chunks, sinks)]
+                 else partial(self.read_chunk_parts, i, d, placed=placed or out is not None, sink=sink, out=out)
+                 for (i, d), sink, out in zip(chunks, sinks, outs)]
         use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
         return map_ordered(tasks, use_threads=use_threads)
 
@@ -300,6 +309,24 @@ class FileReader(ChunkAccess):
             rows.append(r)
             sizes.append(ss.unencoded_byte_array_data_bytes)
         return ByteArrayRegions(desc.field, rows, sizes)
+
+    def _fixed_regions(self, desc: ColumnDescriptor | NestedSelection, row_groups: Sequence[int]) -> FixedRegions | None:
+        """The column buffer of a flat fixed-width column whose every chunk has one value slot per
+        row (as a flat column must); None otherwise (its chunks then come as they decode)."""
+        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0 or \
+                desc.physical_type == PhysicalType.BYTE_ARRAY:
+            return None
+        rows = []
+        for i in row_groups:
+            try:
+                m = self.chunk_metadata(i, desc)
+            except ParquetError:  # the task reading that chunk reports it, in order
+                return None
+            r = self.thrift_metadata.row_groups[i].num_rows
+            if r is None or r < 0 or m.num_values != r:
+                return None
+            rows.append(r)
+        return FixedRegions(desc.field, rows, desc.max_definition_level > 0)
 
     def _byte_array_size_hint(self, desc: ColumnDescriptor, row_groups: Sequence[int]) -> int | None:
         """Total value bytes of a BYTE_ARRAY column from SizeStatistics, when every chunk has them."""
@@ -496,8 +523,8 @@ class FileReader(ChunkAccess):
                 dictionary = page_dictionary
                 if sink is None:
                     gathered.add(kind, values, dictionary)
-                elif values is not sink.last:  # else decoded in place: add() would only say so
-                    sink.add(expand_dictionary(dictionary, values) if kind == "dict" else values)
+                else:
+                    to_sink(sink, kind, values, dictionary)
                 if defs is not None:
                     defs_l.append(defs)
                 if reps is not None:

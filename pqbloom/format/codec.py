@@ -170,7 +170,7 @@ def encode(obj: object) -> bytes:
     return trans.getvalue()
 
 
-def decode_at(cls: type[S], buf: bytes, pos: int, *, offset: int | None = None,
+def decode_at(cls: type[S], buf: bytes | memoryview, pos: int, *, offset: int | None = None,
               what: str | None = None) -> tuple[S, int]:
     """Decode one struct starting at ``buf[pos]`` without copying ``buf``; return it and the end position."""
     return read_struct(cls, buf, pos, offset, what)

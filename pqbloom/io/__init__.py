@@ -62,14 +62,17 @@ class RangeReader:
             self.size = source.seek(0, os.SEEK_END)
             source.seek(pos)
 
-    def read(self, offset: int, length: int, *, what: str = "data") -> bytes:
-        """Return exactly ``length`` bytes at ``offset`` or raise CorruptFileError."""
+    def _check_and_count(self, offset: int, length: int, what: str) -> None:
         if offset < 0 or length < 0 or offset + length > self.size:
             raise CorruptFileError(f"{what} of {length} bytes at offset {offset} lies outside the file "
                                    f"({self.size} bytes)", offset=offset)
         with self._lock:  # counted under the lock: use_threads reads come from several threads
             self.stats.requests += 1
             self.stats.bytes_read += length
+
+    def read(self, offset: int, length: int, *, what: str = "data") -> bytes:
+        """Return exactly ``length`` bytes at ``offset`` or raise CorruptFileError."""
+        self._check_and_count(offset, length, what)
         if self._buf is not None:
             return bytes(self._buf[offset:offset + length])
         if self._fd is not None:
@@ -86,6 +89,21 @@ class RangeReader:
         if len(out) != length:
             raise CorruptFileError(f"unexpected end of file reading {what}", offset=offset)
         return out
+
+    def read_into(self, offset: int, out: memoryview, *, what: str = "data") -> None:
+        """Fill ``out`` (a writable byte buffer) with the ``len(out)`` bytes at ``offset``, or raise
+        CorruptFileError: a caller's buffer, reused read after read, instead of a new ``bytes``."""
+        length = len(out)
+        if self._fd is None or type(self).read is not RangeReader.read or not hasattr(os, "preadv"):
+            out[:] = self.read(offset, length, what=what)  # memory, file objects, other readers
+            return
+        self._check_and_count(offset, length, what)
+        got = os.preadv(self._fd, [out], offset)
+        while got < length:  # preadv may return short on some filesystems
+            more = os.preadv(self._fd, [out[got:]], offset + got)
+            if not more:
+                raise CorruptFileError(f"unexpected end of file reading {what}", offset=offset)
+            got += more
 
     @property
     def local(self) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
+from .. import buffers, kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError, UnsupportedError
 from ..format.enums import PhysicalType
@@ -200,6 +200,14 @@ def validity_buffer(mask: np.ndarray | None) -> Any:
     return pa.py_buffer(bits)
 
 
+def _narrow_offsets(offsets: np.ndarray) -> np.ndarray:
+    """int64 offsets (all below 2**31) as Arrow's int32 ones, in a buffer of the pool: a fresh one
+    per call costs more in page faults than the conversion itself."""
+    out = buffers.empty(len(offsets), np.int32)
+    np.copyto(out, offsets, casting="unsafe")
+    return out
+
+
 def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
     """A flat column's values as the pyarrow array pyarrow reads for its type from a file."""
     import pyarrow as pa
@@ -220,7 +228,7 @@ def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
         btyp = (pa.large_string() if big else pa.string()) if kind in ("STRING", "JSON", "ENUM") else (
             pa.large_binary() if big else pa.binary())
         # offsets of empty values only (an all-null column) are zeros: made, not converted
-        offs = c.offsets if big else np.zeros(n + 1, np.int32) if not c.nbytes else c.offsets.astype(np.int32)
+        offs = c.offsets if big else np.zeros(n + 1, np.int32) if not c.nbytes else _narrow_offsets(c.offsets)
         arr = pa.Array.from_buffers(btyp, n, [validity, pa.py_buffer(offs), pa.py_buffer(c.data)], null_count=nulls)
         # JSON as pyarrow reads it: the arrow.json extension type over its text
         return pa.ExtensionArray.from_storage(pa.json_(btyp), arr) if kind == "JSON" else arr

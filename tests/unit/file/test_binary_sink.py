@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqbloom
+from pqbloom.errors import CorruptFileError
 from pqbloom.format import T, decode, encode
 
 
@@ -216,3 +217,23 @@ def test_row_groups_decode_into_the_column_without_a_copy(monkeypatch: pytest.Mo
     got = pqbloom.read_table(io.BytesIO(data), use_threads=threads)
     assert got.to_arrow().column("s").to_pylist() == t.column("s").to_pylist()
     assert got.to_arrow().column("k").to_pylist() == t.column("k").to_pylist()
+
+
+@pytest.mark.parametrize("room", [0, 5, 9, 40])
+def test_dictionary_pages_expand_into_the_sink_or_are_kept_whole(room: int) -> None:
+    # dictionary indices expanded straight into the sink while they fit; a page that does not fit is
+    # left to the caller (take() says so, nothing of it is counted) and kept as a piece after the rest
+    from pqbloom.arrays import BinaryArray
+    from pqbloom.file.binary_sink import BinarySink
+
+    dictionary = BinaryArray.from_pylist([b"ab", b"", b"cde"])
+    pages = [np.array([0, 2, 1], np.int32), np.array([2, 2], np.int32), np.array([0], np.int32)]
+    sink = BinarySink(6, room)
+    for idx in pages:
+        if not sink.take(dictionary, idx):
+            sink.add(dictionary.take(idx))
+    got = [v for p in sink.pieces() for v in p.to_pylist()]
+    assert got == [b"ab", b"cde", b"", b"cde", b"cde", b"ab"]
+    assert sink.complete() == (room == 13)
+    with pytest.raises(CorruptFileError, match="out of range"):
+        BinarySink(2, 40).take(dictionary, np.array([0, 3], np.int32))

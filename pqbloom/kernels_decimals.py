@@ -1,0 +1,53 @@
+"""The wrapper of the DECIMAL kernel (:func:`pqbloom.kernels.decimal_buffer` calls it with the
+compiled module, or None in the reference mode), kept apart from :mod:`pqbloom.kernels` to keep
+that module readable; the reference is :mod:`pqbloom.kernels_reference_decimals`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .arrays import BinaryArray
+from .errors import CorruptFileError
+from .kernels_reference_decimals import decimal_buffer as reference_decimal_buffer
+
+__all__ = ["decimal_buffer"]
+
+
+def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int, compiled: Any) -> np.ndarray:
+    """DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes: a uint8 array of
+    ``len(values) * byte_width`` little-endian two's complement, sign-extended.
+
+    ``values``: a BinaryArray (BYTE_ARRAY, big-endian), 2-D uint8 rows (FIXED_LEN_BYTE_ARRAY,
+    big-endian) or int32 / int64. CorruptFileError for a value that does not fit ``byte_width``.
+    ``compiled``: the compiled module (``pqbloom._kernels.decimals``), or None for the reference.
+    """
+    if compiled is None:
+        return reference_decimal_buffer(values, byte_width)
+    if byte_width not in (16, 32):
+        raise ValueError(f"decimal buffers have 16 or 32 bytes per value, not {byte_width}")
+    info = np.zeros(3, np.int64)
+    if isinstance(values, BinaryArray):
+        offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
+        out = np.empty(len(values) * byte_width, np.uint8)
+        rc = int(compiled.from_binary(offs, np.ascontiguousarray(values.data), byte_width, out, info))
+        lens = np.diff(offs)
+    else:
+        a = np.asarray(values)
+        if a.ndim == 2 and a.dtype == np.uint8:
+            n, w = a.shape
+            out = np.empty(n * byte_width, np.uint8)
+            rc = int(compiled.from_fixed(np.ascontiguousarray(a).reshape(-1), n, w, byte_width, out, info))
+            lens = np.full(n, w, np.int64)
+        elif a.ndim == 1 and a.dtype in (np.dtype(np.int32), np.dtype(np.int64)):
+            out = np.empty(len(a) * byte_width, np.uint8)
+            rc = int(compiled.from_ints(np.ascontiguousarray(a), byte_width, out))
+        else:
+            raise TypeError(f"decimal values are a BinaryArray, 2-D uint8 rows or int32/int64, not {a.dtype} {a.shape}")
+    if rc == compiled.DOES_NOT_FIT:
+        i = int(info[0])
+        raise CorruptFileError(f"DECIMAL value {i} of {int(lens[i])} bytes does not fit {byte_width} bytes")
+    if rc < 0:
+        raise ValueError("invalid BinaryArray: offsets decrease or reach outside the data")
+    return out

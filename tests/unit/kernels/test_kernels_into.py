@@ -1,0 +1,118 @@
+"""Kernels that write into the caller's buffers (a column's region) against their numpy reference:
+``take_binary_into`` (dictionary expansion straight into a chunk's buffer) and ``scatter_nulls``
+with ``out`` (a page's values to its rows of a column, from a view at any byte of the page)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pqbloom import kernels
+from pqbloom.arrays import BinaryArray
+from pqbloom.errors import CorruptFileError
+from tests.unit.kernels.test_kernels import compiled
+
+PROPS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _take_into(dictionary: BinaryArray, idx: np.ndarray, room: int, base: int) -> Any:
+    """(result, offsets, the bytes taken) of take_binary_into, or the error's type and message."""
+    offsets = np.full(len(idx) + 3, -7, np.int64)
+    data = np.full(room, 0xAB, np.uint8)
+    try:
+        got = kernels.take_binary_into(dictionary, idx, offsets, data, base)
+    except (CorruptFileError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    if got is None:
+        return None
+    return got, offsets[:len(idx) + 1].tolist(), data[:got].tobytes(), offsets[len(idx) + 1:].tolist()
+
+
+@PROPS
+@given(values=st.lists(st.binary(max_size=80), min_size=1, max_size=40),
+       picks=st.lists(st.integers(-3, 45), max_size=300), slack=st.integers(-40, 70),
+       base=st.integers(0, 1 << 40), wide=st.booleans())
+def test_take_into_is_the_reference(values: list[bytes], picks: list[int], slack: int, base: int,
+                                    wide: bool) -> None:
+    dictionary = BinaryArray.from_pylist(values)
+    idx = np.array(picks, np.int64 if wide else np.int32)
+    need = sum(len(values[i]) for i in picks if 0 <= i < len(values))
+    room = max(need + slack, 0)
+    with compiled(True):
+        got = _take_into(dictionary, idx, room, base)
+    with compiled(False):
+        want = _take_into(dictionary, idx, room, base)
+    assert got == want
+    if all(0 <= i < len(values) for i in picks):
+        if room >= need:  # the values, their offsets from base; nothing past the offsets' end written
+            expected = b"".join(values[i] for i in picks)
+            assert got[0] == len(expected) and got[2] == expected
+            assert got[1][0] == base and np.diff(got[1]).tolist() == [len(values[i]) for i in picks]
+            assert got[3] == [-7, -7]
+        else:
+            assert got is None
+    else:
+        assert got[0] == "CorruptFileError" and "out of range" in got[1]
+
+
+def test_take_into_never_writes_past_its_data() -> None:
+    # a region inside a larger buffer: the short-value fast path (32-byte moves) stays inside it
+    values = BinaryArray.from_pylist([b"a", b"bc", b"def"])
+    whole = np.full(64, 0xEE, np.uint8)
+    offsets = np.empty(5, np.int64)
+    with compiled(True):
+        got = kernels.take_binary_into(values, np.array([2, 1, 0, 2], np.int32), offsets, whole[10:19], 10)
+    assert got == 9
+    assert whole[10:19].tobytes() == b"defbcadef"
+    assert (whole[:10] == 0xEE).all() and (whole[19:] == 0xEE).all()
+    assert offsets.tolist() == [10, 13, 15, 16, 19]
+
+
+_DTYPES = [np.int8, np.int16, np.int32, np.int64, np.float32, np.float64]
+
+
+@PROPS
+@given(present=st.lists(st.booleans(), max_size=400), dtype=st.sampled_from(_DTYPES + [None]),
+       shift=st.integers(0, 7), seed=st.integers(0, 2**32 - 1), extra=st.sampled_from([0, 0, 0, 1, -1]))
+def test_scatter_into_out_is_the_reference(present: list[bool], dtype: Any, shift: int, seed: int,
+                                           extra: int) -> None:
+    mask = np.array(present, bool)
+    rng = np.random.default_rng(seed)
+    ndense = max(int(mask.sum()) + extra, 0)
+    width = 12 if dtype is None else np.dtype(dtype).itemsize  # None: INT96-like rows of 12 bytes
+    raw = rng.integers(0, 256, ndense * width + shift, dtype=np.uint8).tobytes()
+    flat = np.frombuffer(memoryview(raw)[shift:], np.uint8)  # a view at any byte, as a page's values
+    dense = flat.reshape(ndense, 12) if dtype is None else flat.view(dtype)
+    outs = []
+    for on in (True, False):
+        out = np.full((len(mask),) + dense.shape[1:], 0x5A, dense.dtype) if dtype is None else \
+            np.full(len(mask), 7, dense.dtype)
+        with compiled(on):
+            try:
+                values, validity = kernels.scatter_nulls(dense, mask, 1, "page", out)
+                assert values is out
+                outs.append((out.tobytes(), validity.tobytes()))
+            except CorruptFileError as exc:
+                outs.append(("error", str(exc)))
+    assert outs[0] == outs[1]
+    if ndense == int(mask.sum()):
+        expected = np.zeros((len(mask),) + dense.shape[1:], dense.dtype)
+        expected[mask] = dense
+        assert outs[0][0] == expected.tobytes()
+        assert outs[0][1] == np.packbits(mask, bitorder="little").tobytes()
+    else:
+        assert outs[0][0] == "error"
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_scatter_refuses_an_out_that_cannot_take_the_rows(on: bool) -> None:
+    dense = np.arange(3, dtype=np.int64)
+    mask = np.array([True, False, True, True])
+    for bad in (np.empty(3, np.int64), np.empty(4, np.int32), np.empty(8, np.int64)[::2],
+                np.frombuffer(bytes(32), np.int64)):
+        with compiled(on), pytest.raises(ValueError, match="out must be"):
+            kernels.scatter_nulls(dense, mask, 1, "page", bad)
