@@ -38,9 +38,10 @@ class Scratch(threading.local):
             # free when only the list and getrefcount's argument refer to it
             if len(bufs[i]) >= size and sys.getrefcount(bufs[i]) == 2:
                 return memoryview(bufs[i])[:size]  # type: ignore[arg-type]
-        # a new one, twice the largest kept so far (the pages of it never written cost nothing); it
-        # replaces a free one too small, else the oldest (whoever refers to that keeps it alive)
-        room = max(size, self.smallest, 2 * max((len(b) for b in bufs), default=0))
+        # a new one of the next power of two (sizes vary from page to page; the pages of a buffer
+        # never written cost nothing); it replaces a free one too small, else the oldest (whoever
+        # refers to that keeps it alive)
+        room = max(self.smallest, 1 << max(size - 1, 0).bit_length())
         buf = np.empty(min(room, max(size, self.largest)), np.uint8)
         free = [i for i in range(len(bufs)) if sys.getrefcount(bufs[i]) == 2]
         if free or len(bufs) >= self.keep:

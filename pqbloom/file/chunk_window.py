@@ -24,7 +24,7 @@ WINDOW = 1 << 20
 
 #: the windows' bytes, in buffers each thread reuses once no page refers to them (a new ``bytes``
 #: per window was fresh memory, faulted in again window after window)
-_windows = Scratch(keep=3, smallest=2 * WINDOW)
+_windows = Scratch(keep=3, smallest=WINDOW)
 
 
 class ChunkWindow:

@@ -323,7 +323,8 @@ class FileReader(ChunkAccess):
             except ParquetError:  # the task reading that chunk reports it, in order
                 return None
             r = self.thrift_metadata.row_groups[i].num_rows
-            if r is None or r < 0 or m.num_values != r:
+            # a count its bytes cannot hold is a lying footer: its chunk reports it, nothing is made
+            if r is None or r < 0 or m.num_values != r or r > plausible_count(m.total_compressed_size or 0):
                 return None
             rows.append(r)
         return FixedRegions(desc.field, rows, desc.max_definition_level > 0)
