@@ -24,7 +24,7 @@ from .binary_sink import BinarySink
 from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
 from .chunk_window import ChunkBytes, ChunkWindow
-from .column_builder import place_pages
+from .column_builder import place_pages, placed_type
 from .column_reader import DECODE_FAILURES, ChunkParts, collect_chunk, located_error
 from .encryption import ReaderDecryption
 from .footer import FooterLocation
@@ -99,8 +99,8 @@ class ChunkAccess:
         """Decode one column chunk into dense value pieces plus presence flags; check its row count.
         ``placed``: a fixed-width chunk may come as one full-length array, nulls placed
         (``ChunkParts.placed``; :func:`pqbloom.file.column_builder.place_pages`), written into ``out``
-        when given (its rows of the column's values and presence flags, :class:`FixedRegions`). ``sink``: a byte-array chunk decodes into it
-        (its region of the column's buffers: ``ChunkParts.region``)."""
+        when given (its rows of the column's values and presence flags: ``FixedRegions``). ``sink``: a
+        byte-array chunk decodes into it (its region of the column's buffers: ``ChunkParts.region``)."""
         parts = self._read_chunk_unchecked(rg, desc, placed, sink, out)
         expected = self.thrift_metadata.row_groups[rg].num_rows
         if expected is None or expected < 0:
@@ -119,7 +119,7 @@ class ChunkAccess:
         start, length = self.chunk_range(meta, rg, desc)
         buf, window = self.open_chunk(start, length)
         try:
-            if placed and desc.physical_type not in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY):
+            if placed and placed_type(desc.physical_type):
                 # views: place_pages copies each page's values out before it asks for the next
                 pages = self.iter_pages(buf, start, meta, rg, desc, window=window, views=True)
                 return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0,

@@ -21,6 +21,7 @@ import numpy as np
 from .. import buffers
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
+from ..format import PhysicalType
 from ..kernels import scatter_nulls
 from ..limits import charge
 from ..schema import Field
@@ -29,7 +30,14 @@ from ..table.build import empty_values
 from .binary_sink import BinarySink
 from .column_reader import ChunkParts, assemble_values, concat_values, expand_dictionary
 
-__all__ = ["ColumnBuilder", "ByteArrayRegions", "FixedRegions", "place_pages"]
+__all__ = ["ColumnBuilder", "ByteArrayRegions", "FixedRegions", "place_pages", "placed_type"]
+
+
+def placed_type(physical_type: int) -> bool:
+    """Whether chunks of this physical type are placed page by page (:func:`place_pages`): the
+    fixed-width ones decoded as numbers (byte arrays go to a BinarySink, FIXED_LEN_BYTE_ARRAY rows
+    are gathered as they decode)."""
+    return physical_type not in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY)
 
 
 def _owns_its_bytes(a: np.ndarray) -> bool:

@@ -41,7 +41,7 @@ from ..table import (
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
 from .chunks import ChunkAccess
-from .column_builder import ByteArrayRegions, ColumnBuilder, FixedRegions
+from .column_builder import ByteArrayRegions, ColumnBuilder, FixedRegions, placed_type
 from .column_reader import (
     DECODE_FAILURES,
     DictIndices,
@@ -313,8 +313,7 @@ class FileReader(ChunkAccess):
     def _fixed_regions(self, desc: ColumnDescriptor | NestedSelection, row_groups: Sequence[int]) -> FixedRegions | None:
         """The column buffer of a flat fixed-width column whose every chunk has one value slot per
         row (as a flat column must); None otherwise (its chunks then come as they decode)."""
-        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0 or \
-                desc.physical_type == PhysicalType.BYTE_ARRAY:
+        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0 or not placed_type(desc.physical_type):
             return None
         rows = []
         for i in row_groups:

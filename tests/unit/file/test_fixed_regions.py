@@ -43,14 +43,25 @@ def _table(n: int, seed: int) -> pa.Table:
 
 @pytest.mark.parametrize("dictionary", [True, False])
 @pytest.mark.parametrize("use_threads", [True, False])
-def test_several_row_groups_read_as_pyarrow_reads_them(tmp_path, dictionary: bool, use_threads: bool) -> None:  # type: ignore[no-untyped-def]
+def test_several_row_groups_read_as_pyarrow_reads_them(tmp_path, monkeypatch, dictionary: bool,  # type: ignore[no-untyped-def]
+                                                       use_threads: bool) -> None:
     table = _table(23_456, 7)
     path = tmp_path / "t.parquet"
     # small pages and a small dictionary limit: pages of every encoding, dictionary fallbacks mid-chunk
     pq.write_table(table, path, row_group_size=5_000, data_page_size=4_000, use_dictionary=dictionary,
                    dictionary_pagesize_limit=2_000, write_statistics=False)
+    made: list[str] = []
+    real_init = FixedRegions.__init__
+
+    def spy(self, f, rows, nullable):  # type: ignore[no-untyped-def]
+        made.append(f.name)
+        real_init(self, f, rows, nullable)
+
+    monkeypatch.setattr(FixedRegions, "__init__", spy)
     got = pqbloom.read_table(str(path), use_threads=use_threads).to_arrow()
     assert got.equals(pq.read_table(path))
+    # every fixed-width column but the decimal (FIXED_LEN_BYTE_ARRAY rows, gathered) went into its rows
+    assert sorted(made) == sorted(set(table.column_names) - {"dec"})
     # and a subset of row groups in another order (rows placed where their chunk goes)
     pf = pqbloom.ParquetFile(str(path))
     part = pf.read_row_groups([3, 0, 4], use_threads=use_threads).to_arrow()
