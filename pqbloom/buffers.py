@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 import threading
 from typing import Any
 
@@ -59,12 +60,21 @@ _timer: threading.Timer | None = None
 def _trim_later() -> None:
     """Trim the pool once its oldest free block has waited DECAY seconds (one timer at a time)."""
     global _timer
+    if sys.is_finalizing():
+        # the interpreter is ending (a table kept in a global is freed now): a thread started at
+        # this point never runs, and Timer.start() would wait for it forever; the process's memory
+        # goes back to the system with it anyway
+        return
     with _timer_lock:
         if _timer is not None:
             return
-        _timer = threading.Timer(DECAY + 0.5, _on_timer)
-        _timer.daemon = True
-        _timer.start()
+        timer = threading.Timer(DECAY + 0.5, _on_timer)
+        timer.daemon = True
+        try:
+            timer.start()
+        except RuntimeError:  # no new threads (shutting down, or the system's limit): trims wait
+            return
+        _timer = timer
 
 
 def _on_timer() -> None:
