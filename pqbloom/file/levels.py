@@ -52,12 +52,17 @@ class LeafLevels:
     ``room``: when given, the values are the head of this buffer of one slot per level entry, which
     belongs to this object alone: its one assembly places the nulls among the values within it and
     cuts it to the slots (no second full-length array).
+
+    ``single_use``: the object goes to one assembly, which drops each level array once it has read it
+    for the last time (the repetition levels after the innermost list's offsets, the definition
+    levels at the leaf): a list's levels are two arrays as long as its elements, and without this
+    they outlived the whole assembly (the peak of a nested read).
     """
 
-    __slots__ = ("values", "room", "defs", "reps", "num_values", "records")
+    __slots__ = ("values", "room", "defs", "reps", "num_values", "records", "single_use")
 
     def __init__(self, values: Any, defs: np.ndarray | None, reps: np.ndarray | None, num_values: int,
-                 records: int | None = None, room: np.ndarray | None = None) -> None:
+                 records: int | None = None, room: np.ndarray | None = None, single_use: bool = False) -> None:
         self.values = values
         self.room = room
         self.defs = defs
@@ -65,6 +70,7 @@ class LeafLevels:
         self.num_values = num_values
         #: the number of records (entries with repetition level 0), when already counted
         self.records = records
+        self.single_use = single_use
 
 
 def _all_null(fld: Field, n: int) -> Any:
@@ -84,6 +90,43 @@ _BLOCK = 1 << 16
 def _count_at_least(levels: np.ndarray, level: int) -> int:
     """How many ``levels`` are at least ``level``, by blocks (no mask of them all is made)."""
     return sum(int(np.count_nonzero(levels[a:a + _BLOCK] >= level)) for a in range(0, len(levels), _BLOCK))
+
+
+def _defined_slots(defs: np.ndarray, ctx_def: int, maxd: int, nslots: int) -> np.ndarray:
+    """Whether each of the ``nslots`` slots (entries with ``def >= ctx_def``) holds a value (``def ==
+    maxd``), made block by block: a list's elements would otherwise select, then compare, two more
+    arrays as long as the chunk's levels while those are alive (the peak of a threaded read)."""
+    if nslots == len(defs):
+        return defs == maxd
+    out = np.empty(nslots, bool)
+    at = 0
+    for a in range(0, len(defs), _BLOCK):
+        seg = defs[a:a + _BLOCK]
+        got = seg[seg >= ctx_def] == maxd
+        out[at:at + len(got)] = got
+        at += len(got)
+    assert at == nslots  # nslots counts the same entries of the same levels
+    return out
+
+
+def _null_slots(defs: np.ndarray, reps: np.ndarray, ctx_def: int, ctx_rep: int, def_level: int,
+                nslots: int) -> np.ndarray:
+    """Whether each of a list's ``nslots`` slots (entries with ``rep <= ctx_rep`` and ``def >=
+    ctx_def``) is null (``def < def_level``), block by block: no mask as long as the levels."""
+    out = np.empty(nslots, bool)
+    at = 0
+    for a in range(0, len(defs), _BLOCK):
+        d, r = defs[a:a + _BLOCK], reps[a:a + _BLOCK]
+        head = d[r <= ctx_rep]  # definition levels of the slots
+        if ctx_def > 0:
+            head = head[head >= ctx_def]
+        if at + len(head) > nslots:
+            raise CorruptFileError(f"list: more slots in the levels than its offsets count ({nslots})")
+        np.less(head, def_level, out=out[at:at + len(head)])
+        at += len(head)
+    if at != nslots:
+        raise CorruptFileError(f"list: {at} slots in the levels, its offsets count {nslots}")
+    return out
 
 
 def _slot_values(lv: LeafLevels, present: np.ndarray | None, where: str) -> Any:
@@ -152,39 +195,52 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
         if npresent != ndense:
             raise CorruptFileError(f"leaf {node.desc.dotted_path!r} has {npresent} defined levels but "
                                    f"{ndense} values")
+        present = _defined_slots(defs, ctx_def, maxd, nslots) if 0 < npresent < nslots else None
+        del defs
+        if lv.single_use:
+            lv.defs = None  # read for the last time: the leaf's ancestors read them before it
         if npresent == nslots:
             return Column(fld, _slot_values(lv, None, node.desc.dotted_path), None)
-        if not npresent:
+        if present is None:
             return Column(fld, _all_null(fld, nslots), np.ones(nslots, bool) if node.nullable else None)
-        present = (defs if nslots == n else defs[defs >= ctx_def]) == maxd
         full = _slot_values(lv, present, node.desc.dotted_path)
-        return Column(fld, full, ~present if node.nullable else None)
+        # the flags become the null mask in place: no second chunk-long array while the levels live
+        return Column(fld, full, np.logical_not(present, out=present) if node.nullable else None)
     assert isinstance(fld, NestedField)
     if not _has_leaf(node):
         raise UnsupportedError(f"{'.'.join(node.path)!r} is an empty group inside a field that holds data: its "
                                f"slots cannot be told from the levels of its siblings (pyarrow and DuckDB refuse it too)")
     first = node.first_leaf()
     lv = data[first.index]
+    # the slots are worked out in a frame of their own, so that its level temporaries (and references
+    # to the levels) are gone before the children are assembled
+    nslots, mask, offsets = _node_slots(node, lv, first.max_repetition_level, ctx_def, ctx_rep)
+    if node.kind == "struct":
+        return _struct(node, fld, data, ctx_def, ctx_rep, nslots, mask)
+    assert offsets is not None
+    if lv.single_use and ctx_rep + 1 == first.max_repetition_level:
+        lv.reps = None  # the innermost list read them last: its elements are not repeated
+    del lv
+    return _list(node, fld, data, nslots, mask, offsets, ctx_rep + 1)
+
+
+def _node_slots(node: LNode, lv: LeafLevels, max_rep: int, ctx_def: int,
+                ctx_rep: int) -> tuple[int, np.ndarray | None, np.ndarray | None]:
+    """A struct's or list's slots from the levels of its first leaf: (count, null mask or None, and
+    for a list its element offsets; None for a struct)."""
     defs, reps = lv.defs, lv.reps
-    max_rep = first.max_repetition_level
     n_entries = lv.num_values
     if node.kind == "struct" and not node.nullable and defs is not None:
         # no mask to make: the slots need only be counted, not found
         slot = defs >= ctx_def if ctx_def > 0 else None
         if reps is not None and ctx_rep < max_rep:
             slot = reps <= ctx_rep if slot is None else slot & (reps <= ctx_rep)
-        return _struct(node, fld, data, ctx_def, ctx_rep, n_entries if slot is None else int(np.count_nonzero(slot)),
-                       None)
+        return n_entries if slot is None else int(np.count_nonzero(slot)), None, None
     if node.kind != "struct" and defs is not None and reps is not None and ctx_rep + 1 == max_rep:
         # the innermost list: its offsets in one pass over the levels, no slot positions made
         offsets = kernels.list_offsets(defs, reps, node.elem_def, ctx_def, ctx_rep, f"list {'.'.join(node.path)!r}")
-        mask = None
-        if node.nullable:
-            head = defs[reps == 0 if ctx_rep == 0 else reps <= ctx_rep]  # definition levels of the slots
-            if ctx_def > 0:
-                head = head[head >= ctx_def]
-            mask = head < node.def_level
-        return _list(node, fld, data, len(offsets) - 1, mask, offsets, ctx_rep + 1)
+        nslots = len(offsets) - 1
+        return nslots, _null_slots(defs, reps, ctx_def, ctx_rep, node.def_level, nslots) if node.nullable else None, offsets
     # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep
     pos: np.ndarray | None = None  # their positions, when known
     sd: np.ndarray | None = None  # their definition levels, when known
@@ -209,7 +265,7 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
     if node.nullable and sd is not None:
         mask = sd < node.def_level
     if node.kind == "struct":
-        return _struct(node, fld, data, ctx_def, ctx_rep, nslots, mask)
+        return nslots, mask, None
     de, re_ = node.elem_def, ctx_rep + 1
     if defs is None or reps is None or pos is None or sd is None:
         raise CorruptFileError(f"list {'.'.join(node.path)!r} has a leaf without levels")
@@ -224,7 +280,7 @@ def assemble(node: LNode, data: Mapping[int, LeafLevels], ctx_def: int = 0, ctx_
         # elements before slot k's first entry: the running count just before it
         offsets[1:nslots] = cs[pos[1:] - 1]
         offsets[-1] = cs[-1]
-    return _list(node, fld, data, nslots, mask, offsets, re_)
+    return nslots, mask, offsets
 
 
 def _list(node: LNode, fld: NestedField, data: Mapping[int, LeafLevels], nslots: int, mask: np.ndarray | None,

@@ -547,7 +547,7 @@ class FileReader(ChunkAccess):
                 d_all = d_all.astype(np.int8, copy=False)
             if r_all is not None and desc.max_repetition_level < 128:
                 r_all = r_all.astype(np.int8, copy=False)
-            return LeafLevels(values, d_all, r_all, n, records, room)
+            return LeafLevels(values, d_all, r_all, n, records, room, single_use=for_assembly)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
 

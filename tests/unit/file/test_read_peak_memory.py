@@ -97,3 +97,40 @@ def test_strings_and_numbers_with_nulls_read_as_pyarrow_reads_them(tmp_path, nul
     pq.write_table(want, path, row_group_size=-(-n // row_groups), data_page_size=1 << 16, use_dictionary=False)
     for threads in (False, True):
         assert pqbloom.read_table(path, use_threads=threads).to_arrow().equals(want)
+
+
+def _list_table(n: int) -> pa.Table:
+    rng = np.random.default_rng(11)
+    lens = rng.integers(0, 9, n)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(lens, out=offsets[1:])
+    m = int(offsets[-1])
+    items = pa.array(rng.integers(-2**62, 2**62, m), mask=rng.random(m) < 0.05)
+    lists = pa.ListArray.from_arrays(pa.array(offsets), items, mask=pa.array(rng.random(n) < 0.05))
+    return pa.table({"items": lists})
+
+
+@pytest.mark.traces_memory
+@pytest.mark.parametrize(("threads", "bound"), [(False, 1.25), (True, 1.25)])
+def test_list_read_drops_each_level_array_after_its_last_use(tmp_path, monkeypatch, threads: bool,
+                                                              bound: float) -> None:  # type: ignore[no-untyped-def]
+    # a nullable list of nullable int64 (random: snappy cannot shrink it): its levels are two int8
+    # arrays as long as its elements, which lived until the whole column was assembled, and the
+    # list's null mask selected from masks as long as them. Now the repetition levels go once the
+    # offsets are made, the mask is made block by block, the definition levels go at the leaf:
+    # ~1.33x the result before, ~1.13x now (both with and without threads)
+    monkeypatch.setattr(parallel, "worker_count", lambda: 2)
+    monkeypatch.setattr(parallel, "_pool", None)
+    want = _list_table(400_000)
+    path = tmp_path / "lists.parquet"
+    pq.write_table(want, path, compression="snappy")
+    pqbloom.read_table(path, use_threads=threads)  # warm: imports, the decode pool, scratch buffers
+    tracemalloc.start()
+    try:
+        t = pqbloom.read_table(path, use_threads=threads)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = sum(_held_bytes(c) for c in t.columns)
+    assert t.to_arrow().equals(want)
+    assert peak < bound * result, (peak / result, peak, result)
