@@ -788,6 +788,33 @@ def test_plain_encode(values: list[bytes], lead: int, tail: int) -> None:
     assert got == ("ok", plain_bytes(values)) == ("ok", encode_plain_byte_array(arr))
 
 
+def shared_heads() -> st.SearchStrategy[list[bytes]]:
+    """Values with long common heads (URLs, paths) and lengths around the kernels' 8-byte words and
+    32-byte copy steps, past the 128 bytes copied in steps."""
+    heads = st.sampled_from([b"", b"https://", b"https://www.example.org/", b"\xff" * 20, b"a" * 64, b"a" * 127])
+    tail = st.lists(st.sampled_from(list(b"ab\x00\xff\x7f\x80")), max_size=80).map(bytes)
+    return st.lists(st.tuples(heads, tail).map(lambda ht: ht[0] + ht[1]), max_size=40)
+
+
+@PROPS
+@given(shared_heads(), st.integers(0, 3))
+def test_argminmax_shared_heads(values: list[bytes], lead: int) -> None:
+    # the compiled comparison goes word by word past the first 8 bytes
+    arr = binary_array(values, lead, 1)
+    got = same(kernels.binary_argminmax, arr)
+    if values:
+        assert got == ("ok", (values.index(min(values)), values.index(max(values))))
+
+
+@PROPS
+@given(shared_heads(), st.integers(0, 3), st.integers(0, 40))
+def test_plain_encode_long_values(values: list[bytes], lead: int, tail: int) -> None:
+    # values up to and past 128 bytes, copied in 32-byte steps near the end of either buffer or not
+    arr = binary_array(values, lead, tail)
+    got = same(kernels.encode_plain_byte_array, arr)
+    assert got == ("ok", plain_bytes(values)) == ("ok", encode_plain_byte_array(arr))
+
+
 def test_plain_encode_type_error(mode: str) -> None:
     with pytest.raises(TypeError, match="must be a BinaryArray"):
         kernels.encode_plain_byte_array([b"a"])  # type: ignore[arg-type]
