@@ -198,6 +198,23 @@ def case_scatter_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
     return run, (dense, mask)
 
 
+def case_spread(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A byte-array column's dense offsets spread to its rows in place; sometimes a count the flags
+    do not agree with (refused, nothing written)."""
+    n = rng.randint(0, 300)
+    mask = np.array([rng.random() < rng.choice([0.02, 0.5, 0.98]) for _ in range(n)], bool)
+    count = max(0, int(mask.sum()) + rng.choice([0, 0, 0, -1, 1]))
+    extra = rng.randint(0, 3)
+    dense = np.cumsum([0] + [rng.randint(0, 9) for _ in range(count)], dtype=np.int64)
+
+    def run(dense: np.ndarray, mask: np.ndarray) -> Any:
+        full = np.full(max(len(mask), count) + 1 + extra, -9, np.int64)
+        full[:len(dense)] = dense
+        kernels.spread_offsets(full, mask, count)
+        return full
+    return run, (dense, mask)
+
+
 def case_scatter(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     n = rng.randint(0, 100)
     max_level = rng.randint(0, 3)
@@ -369,6 +386,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "scatter": case_scatter,
     "take_into": case_take_into,
     "scatter_into": case_scatter_into,
+    "spread": case_spread,
     "prefix": case_prefix,
     "list_offsets": case_list_offsets,
     "check_levels": case_check_levels,

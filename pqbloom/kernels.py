@@ -17,6 +17,7 @@ The kernels:
 2. :func:`decode_plain_byte_array`: PLAIN BYTE_ARRAY to offsets + data in one pass;
 3. :func:`take_binary` (:func:`take_binary_into`): gather by index (dictionary take), no padding;
 4. :func:`scatter_nulls`: nulls placed from definition levels, with Arrow's validity bitmap;
+   :func:`spread_offsets`: a byte-array column's offsets spread to its rows in place;
 5. :func:`rebuild_prefixes`: DELTA_BYTE_ARRAY values from prefix lengths and suffixes;
 6. :func:`list_offsets`: repetition and definition levels to the innermost list's offsets;
    :func:`check_chunk_levels`: a nested chunk's levels checked (and its records counted) in one pass;
@@ -38,11 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels_decimals
+from . import kernels_decimals, kernels_delta
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
-from .limits import charge
 
 __all__ = [
     "COMPILED",
@@ -54,6 +54,7 @@ __all__ = [
     "take_binary",
     "take_binary_into",
     "scatter_nulls",
+    "spread_offsets",
     "rebuild_prefixes",
     "list_offsets",
     "check_chunk_levels",
@@ -394,6 +395,18 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
     return result, validity
 
 
+def spread_offsets(full: np.ndarray, present: np.ndarray, count: int) -> None:
+    """The ``count + 1`` dense offsets at the head of ``full`` spread to one per row in place; see
+    :func:`pqbloom.kernels_reference.spread_offsets` (one backward pass here, no index array)."""
+    if not (COMPILED and isinstance(full, np.ndarray) and full.dtype == np.int64 and full.flags.c_contiguous
+            and full.flags.writeable and isinstance(present, np.ndarray) and present.dtype == np.bool_
+            and present.ndim == 1 and present.flags.c_contiguous and 0 <= count < len(full)
+            and len(present) < len(full)):
+        return reference.spread_offsets(full, present, count)
+    if int(_levels.spread_offsets(full, present.view(np.uint8), count)) < 0:
+        reference.spread_offsets(full, present, count)  # raises its CorruptFileError (nothing written)
+
+
 # -- 5. DELTA_BYTE_ARRAY prefix rebuild ----------------------------------------------------------
 
 def rebuild_prefixes(prefix: np.ndarray, suffixes: BinaryArray) -> BinaryArray:
@@ -531,9 +544,6 @@ def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndar
 
 # -- 9. DELTA_BINARY_PACKED ----------------------------------------------------------------------
 
-_DELTA_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
-
-
 def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
                                dtype: type | np.dtype = np.int64) -> tuple[np.ndarray, int]:
     """DELTA_BINARY_PACKED values: (int32 or int64 array, bytes the whole stream uses).
@@ -542,30 +552,9 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     first ``count`` values are returned (the rest of the stream is still checked and its size
     counted). INT32 values wrap modulo 2**32. See
     :func:`pqbloom.encodings.delta_numpy.decode_delta_binary_packed_numpy` for what is accepted;
-    CorruptFileError otherwise.
+    CorruptFileError otherwise. (The wrapper is :mod:`pqbloom.kernels_delta`.)
     """
-    if not COMPILED:
-        return reference.decode_delta_binary_packed(buf, count, dtype)
-    dt = np.dtype(dtype)
-    if dt not in _DELTA_DTYPES:
-        raise ValueError(f"dtype must be int32 or int64, got {dt}")
-    u8 = _bytes(buf)
-    # the kernel takes an int64, -1 for "all of them": a count no header can hold stays one
-    want = -1 if count is None else (-2 if int(count) < 0 else min(int(count), 1 << 31))
-    info = _info()
-    used = int(_delta.walk(u8, want, info))
-    if used < 0:
-        # refused: the reference names the reason (its messages hold header values up to 70 bits)
-        reference.decode_delta_binary_packed(buf, count, dtype)
-        raise RuntimeError("DELTA_BINARY_PACKED: the compiled decoder refused a stream the reference "
-                           "accepts")  # pragma: no cover - the tests hold the two to the same streams
-    n = int(info[0])
-    # the reference's charge (its result, unpacked deltas and block minimums), so both modes stop alike
-    charge(24 * n, f"{n:,} DELTA_BINARY_PACKED values")
-    out = np.empty(n, dt)
-    if int(_delta.decode(u8, want, out)) < 0:  # pragma: no cover - the stream was walked just before
-        raise RuntimeError("DELTA_BINARY_PACKED: the input changed during the decoding")
-    return out, used
+    return kernels_delta.decode_delta_binary_packed(buf, count, dtype, _delta if COMPILED else None)
 
 
 # -- 10. snappy compression (write path) ---------------------------------------------------------

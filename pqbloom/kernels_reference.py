@@ -337,6 +337,31 @@ def _scatter(dense: Any, present: np.ndarray) -> Any:
     return out
 
 
+_SPREAD_BLOCK = 1 << 16
+
+
+def spread_offsets(full: np.ndarray, present: np.ndarray, count: int) -> None:
+    """Spread the ``count + 1`` dense offsets at the head of ``full`` (int64, at least
+    ``len(present) + 1`` entries) to one per row, in place: row i ends where its last present row's
+    value ends (a null row repeats the offset before it). CorruptFileError when ``present`` does
+    not flag exactly ``count`` rows (nothing written then)."""
+    present = np.asarray(present, dtype=bool)
+    n = len(present)
+    if count < 0 or len(full) < max(n, count) + 1:
+        raise ValueError("spread_offsets: the offsets do not hold the rows")
+    starts = list(range(0, n, _SPREAD_BLOCK))
+    before = [0]
+    for a in starts:  # (np.add.reduceat would first cast every flag to int64)
+        before.append(before[-1] + int(np.count_nonzero(present[a:a + _SPREAD_BLOCK])))
+    if before[-1] != count:
+        raise CorruptFileError(f"{count} values for {before[-1]} non-null slots")
+    for a, c0 in zip(starts[::-1], before[-2::-1]):
+        b = min(a + _SPREAD_BLOCK, n)
+        idx = np.cumsum(present[a:b], dtype=np.int64)
+        idx += c0
+        full[a + 1:b + 1] = full[idx]  # gathered before written: reads at or below b
+
+
 # -- 5. DELTA_BYTE_ARRAY prefix rebuild ----------------------------------------------------------
 
 def rebuild_prefixes(prefix: np.ndarray, suffixes: BinaryArray) -> BinaryArray:

@@ -47,11 +47,29 @@ cdef extern from *:
     #endif
         return v;
     }
+
+    /* How many of n bytes equal top, 8 at a time: a byte of w ^ top is zero exactly where the byte
+       equals top; the exact zero-byte test sets its 0x80 bit, and one multiply adds up the eight. */
+    static inline int64_t pqb_count_equal_bytes(const uint8_t *p, int64_t n, uint8_t top) {
+        const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7F7F7F7F7F7F7F7FULL;
+        const uint64_t pattern = ones * top;
+        int64_t c = 0, i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            w ^= pattern;
+            w = ~(((w & low7) + low7) | w | low7);
+            c += (int64_t)((((w >> 7) * ones) >> 56) & 0xFF);
+        }
+        for (; i < n; ++i) c += p[i] == top;
+        return c;
+    }
     """
     uint64_t load_le64 "pqb_load_le64"(const uint8_t *p) noexcept nogil
     uint32_t load_le32 "pqb_load_le32"(const uint8_t *p) noexcept nogil
     uint64_t bswap64 "pqb_bswap64"(uint64_t v) noexcept nogil
     void hugepage_hint "pqb_hugepage_hint"(void *p, size_t n) noexcept nogil
+    int64_t count_equal_bytes "pqb_count_equal_bytes"(const uint8_t *p, int64_t n, uint8_t top) noexcept nogil
 
 
 cdef inline const uint8_t *u8_ptr(const uint8_t[::1] view) noexcept nogil:

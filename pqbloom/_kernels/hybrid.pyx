@@ -19,7 +19,7 @@ comparison of what it needs against the bytes left, with 64-bit arithmetic that 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.string cimport memcpy, memset
 
-from pqbloom._kernels._util cimport load_le32, load_le64, u8_ptr
+from pqbloom._kernels._util cimport count_equal_bytes, load_le32, load_le64, u8_ptr
 
 # error codes (negative returns); the Python wrapper turns them into CorruptFileError
 HEADER_TRUNCATED = -1  # a run header's varint is cut off
@@ -72,11 +72,34 @@ cdef inline void _store(out_t *out, const uint32_t *vals, int64_t n) noexcept no
             out[j] = <out_t>vals[j]  # int32: the bit pattern (values of 32 bits may be negative)
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* The 8 bits of a byte as 8 bytes of 0 or 1 (bit j -> byte j), in a few word operations: the
+       byte copied into every lane, lane j keeping bit j, then 0x80 - (1 << j) added to lane j so that
+       its top bit says whether bit j was set (no lane carries into the next: each sum is <= 0x80). */
+    static inline void pqb_spread_bits(uint8_t byte, uint8_t *out) {
+        uint64_t x = ((uint64_t)byte * 0x0101010101010101ULL) & 0x8040201008040201ULL;
+        x = ((x + 0x00406070787C7E7FULL) >> 7) & 0x0101010101010101ULL;
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        x = __builtin_bswap64(x);
+    #endif
+        memcpy(out, &x, 8);
+    }
+    """
+    void spread_bits "pqb_spread_bits"(uint8_t byte, uint8_t *out) noexcept nogil
+
+
 cdef inline void _unpack8_bits(uint8_t byte, out_t *out) noexcept nogil:
-    """Bit width 1 (levels of optional columns, booleans): eight values from one byte."""
+    """Bit width 1 (levels of optional columns, booleans): eight values from one byte (one 8-byte
+    store for byte-wide outputs: the levels of 10M rows took ~2 ns each a value at a time)."""
     cdef int j
-    for j in range(8):
-        out[j] = (byte >> j) & 1
+    if out_t is int8_t or out_t is uint8_t:
+        spread_bits(byte, <uint8_t *>out)
+    else:
+        for j in range(8):
+            out[j] = (byte >> j) & 1
 
 
 cdef void _unpack_run(const uint8_t *src, int64_t avail, int bw, int64_t take, out_t *out) noexcept nogil:
@@ -281,6 +304,12 @@ cdef int64_t _level_block(const uint8_t *src, int64_t end, int64_t pos, int64_t 
 
 cdef int64_t _count_equal(const out_t *lv, int64_t n, int64_t top) noexcept nogil:
     cdef int64_t i, c = 0
+    if out_t is int8_t:
+        # int8 levels (the reader's): the scalar loop below does not vectorize for x86-64's baseline
+        # (no sign extension of bytes in SSE2), and was nearly all of a page's level decoding
+        if -128 <= top <= 127:
+            return count_equal_bytes(<const uint8_t *>lv, n, <uint8_t>(<int8_t>top))
+        return 0
     for i in range(n):
         c += <int64_t>lv[i] == top
     return c

@@ -14,7 +14,7 @@ than the levels say is detected before it is read past.
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcpy, memset
 
-from pqbloom._kernels._util cimport u8_mut, u8_ptr
+from pqbloom._kernels._util cimport count_equal_bytes, u8_mut, u8_ptr
 
 # error codes (negative returns)
 COUNT_MISMATCH = -1  # the levels define more (or fewer) values than there are
@@ -169,6 +169,30 @@ def scatter_fixed(const level_t[::1] levels, int max_level, const uint8_t[::1] d
     with nogil:
         rc = _scatter_fixed(lv, n, <level_t>max_level, u8_ptr(dense), dense.shape[0] // itemsize, itemsize,
                             u8_mut(out), u8_mut(validity))
+    return rc
+
+
+cdef int64_t _spread_offsets(int64_t *full, const uint8_t *present, int64_t n, int64_t count) noexcept nogil:
+    cdef int64_t i, c = n - count_equal_bytes(present, n, 0)
+    if c != count:
+        return E_COUNT_MISMATCH
+    # from the last row down: row i ends at dense offset c = (present rows up to i), and c <= i + 1,
+    # so the entry read is one this loop has not overwritten yet (it writes i + 1 after reading)
+    for i in range(n - 1, -1, -1):
+        full[i + 1] = full[c]
+        c -= present[i] != 0
+    return 0
+
+
+def spread_offsets(int64_t[::1] full, const uint8_t[::1] present, int64_t count):
+    """The ``count + 1`` dense offsets at the head of ``full`` spread to one per row in place (a row
+    not ``present`` repeats the offset before it): 0, or COUNT_MISMATCH (nothing written) when
+    ``present`` does not flag exactly ``count`` rows."""
+    cdef int64_t n = present.shape[0], rc
+    if count < 0 or full.shape[0] < n + 1 or full.shape[0] < count + 1:
+        raise ValueError("levels.spread_offsets: invalid arguments")
+    with nogil:
+        rc = _spread_offsets(&full[0], u8_ptr(present), n, count)
     return rc
 
 

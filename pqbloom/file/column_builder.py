@@ -22,7 +22,7 @@ from .. import buffers
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format import PhysicalType
-from ..kernels import scatter_nulls
+from ..kernels import scatter_nulls, spread_offsets
 from ..limits import charge
 from ..schema import Field
 from ..table import Column, place_nulls
@@ -142,25 +142,8 @@ def _nulls_in_place(dense: BinaryArray, present: np.ndarray) -> BinaryArray | No
             and off.ctypes.data == base.ctypes.data) or n == 0:
         return None
     full = base[:n + 1]
-    _spread_offsets(full, present, len(dense))
+    spread_offsets(full, present, len(dense))
     return BinaryArray(full, dense.data)
-
-
-def _spread_offsets(full: np.ndarray, present: np.ndarray, count: int) -> None:
-    """Spread the ``count + 1`` dense offsets at the head of ``full`` (``len(present) + 1`` entries)
-    to one per row, in place: a null row repeats the offset before it."""
-    n = len(present)
-    starts = list(range(0, n, _BLOCK))
-    before = [0]
-    for a in starts:  # (np.add.reduceat would first cast every flag to int64)
-        before.append(before[-1] + int(np.count_nonzero(present[a:a + _BLOCK])))
-    if before[-1] != count:
-        raise CorruptFileError(f"{count} values for {before[-1]} non-null slots")
-    for a, c0 in zip(starts[::-1], before[-2::-1]):
-        b = min(a + _BLOCK, n)
-        idx = np.cumsum(present[a:b], dtype=np.int64)
-        idx += c0
-        full[a + 1:b + 1] = full[idx]  # gathered before written: reads at or below b
 
 
 class ByteArrayRegions:
@@ -371,7 +354,7 @@ class ColumnBuilder:
         if self._in_regions():
             for j, (parts, present) in enumerate(zip(self.region_parts, self.present)):
                 if parts.num_rows and parts.region is not None and parts.region.n != parts.num_rows:
-                    _spread_offsets(rg.offsets[rg.row_starts[j]:rg.row_starts[j + 1] + 1], present, parts.region.n)
+                    spread_offsets(rg.offsets[rg.row_starts[j]:rg.row_starts[j + 1] + 1], present, parts.region.n)
             values = BinaryArray(rg.offsets, rg.data)
             return Column(self.f, values, ~np.concatenate(self.present) if self.has_nulls else None)
         # statistics that lied: join each chunk's own values (never the entries shared with a neighbour)

@@ -116,3 +116,40 @@ def test_scatter_refuses_an_out_that_cannot_take_the_rows(on: bool) -> None:
                 np.frombuffer(bytes(32), np.int64)):
         with compiled(on), pytest.raises(ValueError, match="out must be"):
             kernels.scatter_nulls(dense, mask, 1, "page", bad)
+
+
+def _spread(dense_lens: list[int], present: np.ndarray, count: int, extra: int) -> Any:
+    """(the offsets after spread_offsets, in place) or the error's type and message."""
+    full = np.full(len(present) + 1 + extra, -9, np.int64)
+    full[:len(dense_lens) + 1] = np.concatenate([[0], np.cumsum(dense_lens, dtype=np.int64)])
+    before = full.copy()
+    try:
+        kernels.spread_offsets(full, present, count)
+    except (CorruptFileError, ValueError) as exc:
+        assert np.array_equal(full, before)  # nothing written on a refusal
+        return type(exc).__name__, str(exc)
+    return full.tolist()
+
+
+@PROPS
+@given(flags=st.lists(st.booleans(), max_size=300), lens=st.data(), off_by=st.sampled_from([0, 0, 0, -1, 1]),
+       extra=st.integers(0, 3))
+def test_spread_offsets_is_the_reference(flags: list[bool], lens: Any, off_by: int, extra: int) -> None:
+    # a byte-array column's dense offsets spread to its rows in place (null rows repeat the offset
+    # before them); a count that disagrees with the flags is refused without a write
+    present = np.array(flags, bool)
+    count = int(present.sum()) + off_by
+    dense_lens = lens.draw(st.lists(st.integers(0, 9), min_size=max(count, 0), max_size=max(count, 0)))
+    if count < 0 or len(present) + 1 + extra < count + 1:
+        return
+    with compiled(True):
+        got = _spread(dense_lens, present, count, extra)
+    with compiled(False):
+        want = _spread(dense_lens, present, count, extra)
+    assert got == want
+    if off_by == 0:  # the offsets of the rows as numpy places them
+        ends = np.concatenate([[0], np.cumsum(dense_lens, dtype=np.int64)])
+        rows = np.concatenate([[0], ends[np.cumsum(present, dtype=np.int64)]])
+        assert got[:len(present) + 1] == rows.tolist() and got[len(present) + 1:] == [-9] * extra
+    else:
+        assert got[0] == "CorruptFileError"
