@@ -145,9 +145,24 @@ def plain_encode_size(const int64_t[::1] offsets, int64_t data_len, int64_t[::1]
     return rc
 
 
+cdef inline void _copy_value(uint8_t *dst, int64_t dst_room, const uint8_t *src, int64_t src_room,
+                             int64_t ln) noexcept nogil:
+    """Copy a value of ``ln`` bytes (``ln`` <= both rooms, which are the bytes writable at ``dst`` and
+    readable at ``src``). Short values (the usual string) go in 32-byte steps, each two vector moves,
+    instead of a memcpy call of a varying length; the bytes written past the value stay inside
+    ``dst_room`` (checked, as the bytes read past it stay inside ``src_room``), for the caller's next
+    value to overwrite."""
+    cdef int64_t j, r = (ln + 31) & ~31
+    if ln <= 128 and src_room >= r and dst_room >= r:
+        for j in range(0, r, 32):
+            memcpy(dst + j, src + j, 32)
+    elif ln:
+        memcpy(dst, src, <size_t>ln)
+
+
 cdef int64_t _plain_encode(const int64_t *off, int64_t n, const uint8_t *src, int64_t size, uint8_t *dst,
                            int64_t cap) noexcept nogil:
-    cdef int64_t i, a, ln, r, j, pos = 0
+    cdef int64_t i, a, ln, pos = 0
     if check_offsets(off, n, size):
         return E_BAD_OFFSETS
     for i in range(n):
@@ -162,15 +177,7 @@ cdef int64_t _plain_encode(const int64_t *off, int64_t n, const uint8_t *src, in
         dst[pos + 2] = (ln >> 16) & 0xFF
         dst[pos + 3] = (ln >> 24) & 0xFF
         pos += 4
-        # short values in 32-byte steps (two vector moves each) rather than a memcpy call of a
-        # varying length, as the gather does: the bytes past the value stay inside both buffers
-        # (checked) and the next value's length and bytes overwrite them
-        r = (ln + 31) & ~31
-        if ln <= 128 and size - a >= r and cap - pos >= r:
-            for j in range(0, r, 32):
-                memcpy(dst + pos + j, src + a + j, 32)
-        elif ln:
-            memcpy(dst + pos, src + a, <size_t>ln)
+        _copy_value(dst + pos, cap - pos, src + a, size - a, ln)  # (the next value overwrites the rest)
         pos += ln
     return pos
 
@@ -225,7 +232,7 @@ def take_offsets(const int64_t[::1] offsets, int64_t data_len, const index_t[::1
 
 cdef int64_t _take_data(const int64_t *off, int64_t n, const uint8_t *src, int64_t size, const index_t *idx,
                         int64_t m, uint8_t *dst, int64_t cap) noexcept nogil:
-    cdef int64_t i, k, a, ln, r, j, pos = 0
+    cdef int64_t i, k, a, ln, pos = 0
     if check_offsets(off, n, size):
         return E_BAD_OFFSETS
     for i in range(m):
@@ -236,15 +243,7 @@ cdef int64_t _take_data(const int64_t *off, int64_t n, const uint8_t *src, int64
         ln = off[k + 1] - a
         if ln > cap - pos:
             return E_TOO_LARGE
-        # short values (the usual dictionary entry) in 32-byte steps, each of which the compiler makes
-        # two vector moves, instead of a memcpy call of a varying length; the bytes written past the
-        # value are within ``dst`` and the next value overwrites them (both sides checked)
-        r = (ln + 31) & ~31
-        if ln <= 128 and size - a >= r and cap - pos >= r:
-            for j in range(0, r, 32):
-                memcpy(dst + pos + j, src + a + j, 32)
-        elif ln:
-            memcpy(dst + pos, src + a, <size_t>ln)
+        _copy_value(dst + pos, cap - pos, src + a, size - a, ln)  # (the next value overwrites the rest)
         pos += ln
     return pos
 

@@ -30,6 +30,21 @@ def _held_bytes(col: Any) -> int:
     return total + sum(_held_bytes(c) for c in getattr(col, "children", None) or [])
 
 
+def _assert_peak_near_result(path: Any, threads: bool, want: pa.Table, bound: float) -> None:
+    """A second read of ``path`` (the first warms imports, the decode pool and scratch buffers)
+    equals ``want`` and its traced peak stays under ``bound`` times the result's buffers."""
+    pqbloom.read_table(path, use_threads=threads)
+    tracemalloc.start()
+    try:
+        t = pqbloom.read_table(path, use_threads=threads)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    result = sum(_held_bytes(c) for c in t.columns)
+    assert t.to_arrow().equals(want)
+    assert peak < bound * result, (peak / result, peak, result)
+
+
 def _nulls_table(n: int) -> pa.Table:
     rng = np.random.default_rng(7)
     words = rng.integers(97, 123, (n, 16), dtype=np.uint8)
@@ -65,16 +80,7 @@ def test_whole_file_read_peak_stays_near_the_result(tmp_path, monkeypatch, threa
     want = _nulls_table(n)
     path = tmp_path / "nulls.parquet"
     pq.write_table(want, path, compression="snappy", row_group_size=n)
-    pqbloom.read_table(path, use_threads=threads)  # warm: imports, the decode pool
-    tracemalloc.start()
-    try:
-        t = pqbloom.read_table(path, use_threads=threads)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    result = sum(_held_bytes(c) for c in t.columns)
-    assert t.to_arrow().equals(want)
-    assert peak < bound * result, (peak / result, peak, result)
+    _assert_peak_near_result(path, threads, want, bound)
 
 
 @pytest.mark.parametrize("null_fraction", [0.0, 0.01, 0.5, 0.99, 1.0])
@@ -124,13 +130,4 @@ def test_list_read_drops_each_level_array_after_its_last_use(tmp_path, monkeypat
     want = _list_table(400_000)
     path = tmp_path / "lists.parquet"
     pq.write_table(want, path, compression="snappy")
-    pqbloom.read_table(path, use_threads=threads)  # warm: imports, the decode pool, scratch buffers
-    tracemalloc.start()
-    try:
-        t = pqbloom.read_table(path, use_threads=threads)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    result = sum(_held_bytes(c) for c in t.columns)
-    assert t.to_arrow().equals(want)
-    assert peak < bound * result, (peak / result, peak, result)
+    _assert_peak_near_result(path, threads, want, bound)
