@@ -124,10 +124,6 @@ def _dense(rows: np.ndarray, flags: list[np.ndarray]) -> np.ndarray:
     return rows if bool(present.all()) else rows[present]
 
 
-#: rows placed per step by :func:`_nulls_in_place` (its temporaries: a few times this many int64s)
-_BLOCK = 1 << 16
-
-
 def _nulls_in_place(dense: BinaryArray, present: np.ndarray) -> BinaryArray | None:
     """``dense`` with nulls placed (empty values at the rows ``present`` marks absent), its offsets
     spread within their own buffer when it has room for every row (a BinarySink's or this builder's,
