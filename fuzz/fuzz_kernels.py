@@ -42,6 +42,7 @@ from pqbloom.encodings.bitpack import uleb128  # noqa: E402
 from pqbloom.encodings.delta import encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.rle import encode_rle_bitpacked  # noqa: E402
 from pqbloom.errors import ParquetError  # noqa: E402
+from pqbloom.file.column_writer import EncodedPage, compress_page  # noqa: E402
 from pqbloom.file.pages import page_header_fields  # noqa: E402
 from pqbloom.format import T, encode  # noqa: E402
 
@@ -341,6 +342,28 @@ def case_snappy(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     return _snappy_round_trip, (data,)
 
 
+def _snappy_plain_page(head: bytes, values: BinaryArray) -> bytes:
+    """A v1 page of PLAIN byte arrays through the writer's ``compress_page`` (encoded inside the
+    compiled compressor, or encoded then compressed by cramjam in the reference mode), decompressed."""
+    codec = compression.codec_by_name("snappy")
+    page = EncodedPage(0, 0, len(values), 0, len(values), 0, None, b"", head, values, None)
+    compress_page(page, codec, None, False)
+    return bytes(compression.decompress(codec, page.body, page.uncompressed_size))
+
+
+def case_snappy_plain(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """PLAIN byte arrays compressed as they are encoded: values cut from random or repetitive bytes,
+    sometimes long enough to cross the 64 KiB fragments, behind a few bytes of levels."""
+    period = rng.randint(1, 300)
+    total = rng.choice([rng.randint(0, 300), rng.randint(0, 5000), rng.randint(60_000, 200_000)])
+    buf = (rand_bytes(rng, period) * (total // period + 1))[:total]
+    buf = mutate(rng, buf) if rng.random() < 0.5 else buf
+    cuts = sorted(rng.randint(0, len(buf)) for _ in range(rng.choice([0, 1, 5, 50, 2000])))
+    items = [buf[a:b] for a, b in zip([0, *cuts], [*cuts, len(buf)])]
+    head = rand_bytes(rng, rng.choice([0, rng.randint(0, 300)]))
+    return _snappy_plain_page, (head, rand_binary(rng, items))
+
+
 def _rand_i32(rng: random.Random) -> int | None:
     return rng.choice([None, rng.randint(-5, 300), rng.randint(-(2**31), 2**31 - 1)])
 
@@ -395,6 +418,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "decimal": case_decimal,
     "delta": case_delta,
     "snappy": case_snappy,
+    "snappy_plain": case_snappy_plain,
     "page_header": case_page_header,
 }
 

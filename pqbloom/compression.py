@@ -19,6 +19,7 @@ import numpy as np
 import zstandard
 
 from . import kernels
+from .arrays import BinaryArray
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
 from .limits import BUDGET, charge, out_of_memory
@@ -383,6 +384,17 @@ def compress_joined(codec: Codec, head: Buffer, body: Buffer, level: int | None 
         if out is not None:
             return out
     return compress(codec, bytes(head) + body, level)
+
+
+def compress_plain_byte_array(codec: Codec, head: Buffer, values: BinaryArray,
+                              level: int | None = None) -> tuple[Buffer, int] | None:
+    """:func:`compress_joined` of ``head`` and the PLAIN encoding of ``values``, and the encoding's
+    size, where the compiled snappy compressor encodes the values as it compresses them (snappy at
+    its one level): the page is never built whole. None otherwise: the caller encodes the values
+    and calls :func:`compress_joined`."""
+    if codec.thrift_id != CompressionCodec.SNAPPY or level is not None:
+        return None
+    return kernels.snappy_compress_plain_byte_array(head, values)
 
 
 def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:

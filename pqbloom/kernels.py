@@ -26,7 +26,9 @@ The kernels:
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
    and prefixes of the DELTA byte-array encodings);
 10. :func:`snappy_compress`: a snappy raw block (write path); its reference is cramjam's compressor,
-    in :mod:`pqbloom.compression`, and the two agree on what decompresses, not byte for byte.
+    in :mod:`pqbloom.compression`, and the two agree on what decompresses, not byte for byte;
+    :func:`snappy_compress_plain_byte_array`: the same of a PLAIN BYTE_ARRAY page, encoded as it is
+    compressed (its reference: encode, then compress).
 11. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
     the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None).
 """
@@ -39,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels_decimals, kernels_delta
+from . import kernels_decimals, kernels_delta, kernels_snappy
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
@@ -63,6 +65,7 @@ __all__ = [
     "decimal_buffer",
     "decode_delta_binary_packed",
     "snappy_compress",
+    "snappy_compress_plain_byte_array",
     "page_header",
 ]
 
@@ -564,13 +567,16 @@ def snappy_compress(data: Buffer, tail: Buffer | None = None) -> memoryview | No
     by the compiled compressor (GIL released), or None when the kernels are not in use: the caller
     then compresses with cramjam (:mod:`pqbloom.compression`). The result is a view of a buffer of
     the format's worst-case size (~1.17 times the input): the page is not copied again to trim it."""
-    if not COMPILED:
-        return None
-    src = _bytes(data)
-    rest = _bytes(tail) if tail is not None else None
-    out = np.empty(_snappy.max_compressed_length(len(src), 0 if rest is None else len(rest)), np.uint8)
-    n = _snappy.compress(src, out, rest)
-    return memoryview(out[:n])  # type: ignore[arg-type]
+    return kernels_snappy.compress(data, tail, _snappy if COMPILED else None)
+
+
+def snappy_compress_plain_byte_array(head: Buffer, values: BinaryArray) -> tuple[memoryview, int] | None:
+    """:func:`snappy_compress` of ``head`` then the PLAIN encoding of ``values`` (the same bytes),
+    with the encoding made 64 KiB at a time while the compressor works on it, never as a whole
+    page; and the encoding's size. None when the kernels are not in use (the caller encodes, then
+    compresses with cramjam). ValueError for offsets that do not fit the data or a value over
+    2**31-1 bytes, as :func:`encode_plain_byte_array`."""
+    return kernels_snappy.compress_plain_byte_array(head, values, _snappy if COMPILED else None)
 
 
 # -- 11. page headers ----------------------------------------------------------------------------

@@ -320,6 +320,10 @@ class ColumnChunkWriter:
         raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
             f.physical_type in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) else None
         pages_with_values = 0
+        # v1 pages of PLAIN byte arrays: the values go to compress_page unencoded, where the snappy
+        # compressor encodes them as it goes (when it can; else compress_page encodes them first)
+        plain_in_compressor = not v2 and dict_values is None and value_encoding == Encoding.PLAIN and \
+            f.physical_type == PhysicalType.BYTE_ARRAY
 
         def encoded_pages() -> Iterator[Callable[[], EncodedPage]]:
             """Levels, values and statistics of each page, encoded here in the calling thread; each
@@ -331,9 +335,12 @@ class ColumnChunkWriter:
                 e0, e1 = (r0, r1) if row_start is None else (int(row_start[r0]), int(row_start[r1]))
                 d0, d1 = (e0, e1) if dense_start is None else (int(dense_start[e0]), int(dense_start[e1]))
                 pv = dense.slice(d0, d1) if isinstance(dense, BinaryArray) else dense[d0:d1]
+                vbytes: bytes | BinaryArray
                 if dict_values is not None:
                     assert indices is not None
                     vbytes = encode_dictionary_indices(indices[d0:d1], len(dict_values))
+                elif plain_in_compressor:
+                    vbytes = pv  # encoded by compress_page
                 else:
                     vbytes = encode_values(pv, value_encoding, f.physical_type, f.type_length)
                 num_values = e1 - e0
@@ -461,7 +468,7 @@ class EncodedPage:
     stats: Any
     rep_bytes: bytes
     def_bytes: bytes
-    values: Any  # the encoded values (bytes-like); dropped once compressed
+    values: Any  # the encoded values (bytes-like), or PLAIN byte arrays' BinaryArray; dropped once compressed
     unencoded: int | None  # byte-array pages: the values' bytes before encoding (offset index)
     body: Any = b""  # levels and values as stored, before encryption
     uncompressed_size: int = 0
@@ -474,6 +481,14 @@ def compress_page(page: EncodedPage, codec: compression_mod.Codec, level: int | 
     Touches nothing but ``page`` (it may run on a worker thread)."""
     levels = page.rep_bytes + page.def_bytes
     vbytes = page.values
+    if isinstance(vbytes, BinaryArray):  # v1 PLAIN byte arrays, left unencoded for the compressor
+        fused = compression_mod.compress_plain_byte_array(codec, levels, vbytes, level)
+        if fused is not None:
+            page.body, plain_size = fused
+            page.uncompressed_size = len(levels) + plain_size
+            page.values = None
+            return page
+        vbytes = encode_values(vbytes, Encoding.PLAIN, PhysicalType.BYTE_ARRAY)
     if v2:
         comp = compression_mod.compress(codec, vbytes, level)
         if len(comp) >= len(vbytes) and codec.name != "UNCOMPRESSED":
