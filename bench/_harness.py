@@ -9,7 +9,10 @@ What is measured, and how:
   shared machine hits all of them alike; each round starts one contender later (A B C, B C A,
   C A B, ...) so that none always runs right after the same one (whose freed memory, caches and
   page-cache state it would inherit). ``gc.collect()`` runs before every
-  call, outside the timer; the timer covers the call and the construction of its result, and the
+  call, outside the timer, and in write cases ``os.sync()`` too: the previous writer's dirty pages
+  are on disk before the next writer starts, so the kernel's write-back of one writer's file does
+  not take CPU (2 cores here) from the next writer's timed call (each writer's own flushes, at
+  close or at a rename over the old file, stay in its timer); the timer covers the call and the construction of its result, and the
   result is dropped before the next call. The figure reported is the median; min and max are
   printed too (``spread`` = (max - min) / median, a noise gauge).
 * **Peak memory.** One process cannot give per-case peaks: tracemalloc sees Python's and numpy's
@@ -200,12 +203,15 @@ def run_case(case: Case, repeat: int, memory: bool, out: Any = sys.stdout) -> Ca
             calls.append(None)
     gc.collect()
     n = len(calls)
+    settle_writes = "write" in case.tags and hasattr(os, "sync")
     for r in range(repeat):
         for i in range(n):  # round r starts at contender r: none always runs right after the same one
             fn, o = calls[(r + i) % n], outcomes[(r + i) % n]
             if fn is None:
                 continue
             gc.collect()
+            if settle_writes:
+                os.sync()
             t0 = time.perf_counter()
             res = fn()
             dt = time.perf_counter() - t0

@@ -213,3 +213,44 @@ def test_spark_task_files_and_success_marker_get_plain_open_mode(tmp_path, spark
         os.chmod(out / n, 0o600)
     spark.range(0, 10).write.format("pqbloom").mode("overwrite").save(str(out))
     assert all(mode(out / n) == expected for n in os.listdir(out))
+
+
+@pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="posix_fadvise is a Linux/BSD call")
+def test_rewrite_releases_the_cached_pages_of_the_file_it_replaces(tmp_path, monkeypatch):
+    # the old file's pages are dropped (a hint; its content stays) before the new file is written
+    path = tmp_path / "t.parquet"
+    pqbloom.write_table(TABLE, path)
+    before = path.read_bytes()
+    calls: list[tuple[int, int]] = []
+    real = os.posix_fadvise
+
+    def spy(fd: int, offset: int, length: int, advice: int) -> None:
+        calls.append((os.fstat(fd).st_ino, advice))
+        real(fd, offset, length, advice)
+    monkeypatch.setattr(os, "posix_fadvise", spy)
+    old_inode = os.stat(path).st_ino
+    sink = AtomicFileSink(path)
+    assert calls == [(old_inode, os.POSIX_FADV_DONTNEED)]
+    assert path.read_bytes() == before  # untouched until commit
+    sink.abort()
+    assert path.read_bytes() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(os, "posix_fadvise"), reason="needs FIFOs, posix_fadvise")
+def test_release_skips_links_and_fifos(tmp_path, monkeypatch):
+    # a symlink is replaced as a link (what it points to keeps its pages); a FIFO must not block
+    real_file = tmp_path / "real.parquet"
+    pqbloom.write_table(TABLE, real_file)
+    link, fifo = tmp_path / "link.parquet", tmp_path / "fifo"
+    link.symlink_to(real_file)
+    os.mkfifo(fifo)
+    calls: list[int] = []
+    monkeypatch.setattr(os, "posix_fadvise", lambda fd, *a: calls.append(fd))
+    from pqbloom.io import release_cached_pages
+
+    release_cached_pages(str(link))
+    release_cached_pages(str(fifo))
+    release_cached_pages(str(tmp_path / "missing"))
+    assert calls == []
+    pqbloom.write_table(TABLE, link)  # the link is replaced by the new file; its target is untouched
+    assert not link.is_symlink() and real_file.exists()
