@@ -825,6 +825,12 @@ def test_estimate_distinct_fraction() -> None:
     assert estimate_distinct_fraction(strings) < 0.05
     long_strings = ba([b"x" * 300 + b"%d" % i for i in range(5000)])
     assert estimate_distinct_fraction(long_strings) > 0.5
+    # the sample is taken in runs of consecutive values: columns whose order the runs could mislead
+    # (repeats in clusters, 12.5% distinct; sorted distinct values; a cycle of 1,000)
+    clustered = np.repeat(rng.permutation(125_000), 8).astype(np.int64)
+    assert estimate_distinct_fraction(clustered) < 0.5
+    assert estimate_distinct_fraction(np.arange(1_000_000, dtype=np.int64)) > 0.5  # sorted, all distinct
+    assert estimate_distinct_fraction(np.arange(200_000, dtype=np.int64) % 1000) < 0.05  # cyclic
 
 
 # -- DELTA_BINARY_PACKED ------------------------------------------------------------------------
