@@ -15,6 +15,11 @@ What is measured, and how:
   close or at a rename over the old file, stay in its timer); the timer covers the call and the construction of its result, and the
   result is dropped before the next call. The figure reported is the median; min and max are
   printed too (``spread`` = (max - min) / median, a noise gauge).
+* **CPU time.** The process's CPU seconds over the same call (``time.process_time``: every thread),
+  median, and its ratios (``cpu ratio``). Wall time is the target; CPU time says what it cost:
+  pyarrow's ``read_table(use_threads=False)`` still reads and decodes on its I/O thread pool
+  (pre-buffering), so on 2 cores its CPU seconds run to ~1.8 times its wall seconds, while
+  pqbloom's ``use_threads=False`` stays on the calling thread.
 * **Peak memory.** One process cannot give per-case peaks: tracemalloc sees Python's and numpy's
   allocations but not Arrow's memory pool, DuckDB's buffer manager or polars' allocator; Arrow's
   pool statistics see Arrow only; and every allocator keeps freed memory for the next case, which
@@ -132,6 +137,7 @@ class Outcome:
     threads: str
     variant: str
     times: list[float] = field(default_factory=list)
+    cpu_times: list[float] = field(default_factory=list)  # the process's CPU seconds (all threads)
     peak_bytes: int | None = None
     peak_method: str = ""
     error: str = ""
@@ -139,6 +145,10 @@ class Outcome:
     @property
     def median(self) -> float | None:
         return statistics.median(self.times) if self.times else None
+
+    @property
+    def cpu_median(self) -> float | None:
+        return statistics.median(self.cpu_times) if self.cpu_times else None
 
 
 @dataclass
@@ -150,6 +160,7 @@ class CaseResult:
     note: str
     outcomes: list[Outcome]
     ratios: dict[str, float]
+    cpu_ratios: dict[str, float] = field(default_factory=dict)
 
     def outcome(self, label: str) -> Outcome | None:
         return next((o for o in self.outcomes if o.label == label), None)
@@ -212,23 +223,26 @@ def run_case(case: Case, repeat: int, memory: bool, out: Any = sys.stdout) -> Ca
             gc.collect()
             if settle_writes:
                 os.sync()
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             res = fn()
-            dt = time.perf_counter() - t0
+            dt, cpu = time.perf_counter() - t0, time.process_time() - c0
             del res
             o.times.append(dt)
+            o.cpu_times.append(cpu)
     del calls
     gc.collect()
     if memory:
         for c, o in zip(case.contenders, outcomes):
             if not o.error:
                 o.peak_bytes, o.peak_method = child_peak(c.recipe)
-    ratios = {}
+    ratios, cpu_ratios = {}, {}
     for num, den in case.pairs or standard_pairs(case.contenders):
         a, b = next(x for x in outcomes if x.label == num), next(x for x in outcomes if x.label == den)
         if a.median and b.median:
             ratios[f"{num}/{den}"] = a.median / b.median
-    result = CaseResult(case.name, case.rows, case.tags, case.result_bytes, case.note, outcomes, ratios)
+        if a.cpu_median and b.cpu_median:
+            cpu_ratios[f"{num}/{den}"] = a.cpu_median / b.cpu_median
+    result = CaseResult(case.name, case.rows, case.tags, case.result_bytes, case.note, outcomes, ratios, cpu_ratios)
     print_case(result, out)
     return result
 
@@ -300,7 +314,7 @@ def print_case(r: CaseResult, out: Any = sys.stdout) -> None:
     if r.note:
         print(f"   {r.note}", file=out)
     print(f"   {'contender':<16}{'median s':>10}{'min s':>9}{'max s':>9}{'spread':>8}{'Mrows/s':>9}"
-          f"{'peak MiB':>10}{'peak/res':>9}", file=out)
+          f"{'cpu s':>8}{'peak MiB':>10}{'peak/res':>9}", file=out)
     for o in r.outcomes:
         if o.error:
             print(f"   {o.label:<16} error: {o.error}", file=out)
@@ -309,25 +323,30 @@ def print_case(r: CaseResult, out: Any = sys.stdout) -> None:
         spread = (max(o.times) - min(o.times)) / med if med else 0.0
         per = "-" if not (o.peak_bytes is not None and r.result_bytes) else f"{o.peak_bytes / r.result_bytes:.2f}"
         print(f"   {o.label:<16}{med:>10.4f}{min(o.times):>9.4f}{max(o.times):>9.4f}{spread:>8.0%}"
-              f"{r.rows / med / 1e6 if med else 0:>9.1f}{_mib(o.peak_bytes):>10}{per:>9}", file=out)
+              f"{r.rows / med / 1e6 if med else 0:>9.1f}{o.cpu_median or 0:>8.3f}{_mib(o.peak_bytes):>10}{per:>9}",
+              file=out)
     if r.ratios:
         print("   ratio " + "   ".join(f"{k} = {v:.2f}x" for k, v in r.ratios.items()), file=out)
+    if r.cpu_ratios:
+        print("   cpu ratio " + "   ".join(f"{k} = {v:.2f}x" for k, v in r.cpu_ratios.items()), file=out)
     sys.stdout.flush()
 
 
 def print_summary(results: Sequence[CaseResult], out: Any = sys.stdout) -> None:
-    """One line per case, one column per pqbloom/peer ratio (time, medians)."""
-    keys: list[str] = []
-    for r in results:
-        keys += [k for k in r.ratios if k not in keys]
-    if not keys:
-        return
-    width = max(len(r.name) for r in results) + 2
-    print("\nSummary: ratio of median times, pqbloom / peer (below 1.00x pqbloom is faster)", file=out)
-    print(f"{'case':<{width}}" + "".join(f"{k:>{max(len(k) + 2, 9)}}" for k in keys), file=out)
-    for r in results:
-        cells = "".join(f"{(f'{r.ratios[k]:.2f}x' if k in r.ratios else '-'):>{max(len(k) + 2, 9)}}" for k in keys)
-        print(f"{r.name:<{width}}" + cells, file=out)
+    """One line per case, one column per pqbloom/peer ratio (time, medians); then the same of CPU
+    seconds."""
+    for what, get in (("times", lambda r: r.ratios), ("CPU seconds (all threads)", lambda r: r.cpu_ratios)):
+        keys: list[str] = []
+        for r in results:
+            keys += [k for k in get(r) if k not in keys]
+        if not keys:
+            continue
+        width = max(len(r.name) for r in results) + 2
+        print(f"\nSummary: ratio of median {what}, pqbloom / peer (below 1.00x pqbloom is faster)", file=out)
+        print(f"{'case':<{width}}" + "".join(f"{k:>{max(len(k) + 2, 9)}}" for k in keys), file=out)
+        for r in results:
+            cells = "".join(f"{(f'{get(r)[k]:.2f}x' if k in get(r) else '-'):>{max(len(k) + 2, 9)}}" for k in keys)
+            print(f"{r.name:<{width}}" + cells, file=out)
 
 
 @dataclass

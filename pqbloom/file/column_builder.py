@@ -155,7 +155,10 @@ class ByteArrayRegions:
     def __init__(self, f: Field, rows: list[int], sizes: list[int]) -> None:
         total_rows, total_bytes = sum(rows), sum(sizes)
         charge(total_bytes + 8 * (total_rows + 1), f"the result buffer of column {f.name!r}")
-        self.offsets = buffers.zeros(total_rows + 1, np.int64)
+        # not zeroed: each chunk writes every entry of its rows (its sink the first and those of its
+        # values, the spreading those of its nulls), and the column is used only when every chunk did
+        self.offsets = buffers.empty(total_rows + 1, np.int64)
+        self.offsets[0] = 0  # (a column of no rows has no chunk to write it)
         self.data = buffers.empty(total_bytes, np.uint8)
         self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
         self.byte_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).tolist()

@@ -217,7 +217,7 @@ def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
     kind = lt.kind if lt is not None else None
     p = f.physical_type
     validity = validity_buffer(mask)
-    nulls = 0 if mask is None else int(mask.sum())
+    nulls = 0 if mask is None else int(np.count_nonzero(mask))
     if kind == "UNKNOWN":  # the Null logical type: every value is null
         return pa.nulls(n)
     if kind == "DECIMAL":
@@ -300,7 +300,7 @@ def nested_to_arrow(kind: str, length: int, mask: np.ndarray | None, offsets: np
 
     n = length
     validity = validity_buffer(mask)
-    nulls = 0 if mask is None else int(mask.sum())
+    nulls = 0 if mask is None else int(np.count_nonzero(mask))
     kids = list(children)
     afields = [pa.field(c.name, a.type, c.nullable) for c, a in zip(child_fields, kids)]
     if kind == "struct":
