@@ -40,6 +40,8 @@ ctypedef fused item_t:  # fixed-width values moved as whole words
 
 cdef int64_t _count_present(const level_t *lv, int64_t n, level_t top) noexcept nogil:
     cdef int64_t i, c = 0
+    if level_t is uint8_t or level_t is int8_t:  # 8 levels a word (the loop does not vectorize)
+        return count_equal_bytes(<const uint8_t *>lv, n, <uint8_t>top)
     for i in range(n):
         c += lv[i] == top
     return c
@@ -47,6 +49,20 @@ cdef int64_t _count_present(const level_t *lv, int64_t n, level_t top) noexcept 
 
 cdef enum:
     _SKIP_AFTER_MIXED = 4  # groups of 8 slots placed one by one, untested, after a mixed group
+
+
+# _RANK[bits][c]: how many of the bits below bit c are set (the rank of slot c among a group's present ones)
+cdef uint8_t _RANK[256][8]
+
+
+cdef void _fill_rank() noexcept:
+    cdef int b, c
+    for b in range(256):
+        for c in range(8):
+            _RANK[b][c] = 0 if c == 0 else _RANK[b][c - 1] + ((b >> (c - 1)) & 1)
+
+
+_fill_rank()
 
 
 cdef inline uint8_t _group_bits(const level_t *lv, level_t top) noexcept nogil:
@@ -64,15 +80,13 @@ cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const uint8_
     without a branch per slot: every slot reads a dense value (clamped to the last one, so never
     past ``src``) and keeps it or zero (a mask). Words move through fixed-size memcpy (one mov each):
     a page's values may start at any byte, after its levels."""
-    cdef int64_t k = 0, b, j, i, last = ndense - 1, c
+    cdef int64_t k = 0, b, j, i, last = ndense - 1, c, at
     cdef uint8_t bits, p
     cdef item_t m, v
     cdef size_t w = sizeof(item_t)
     for b in range(n >> 6):  # blocks of 64 slots: all present (a copy), all null (zeros), or mixed
         i = b << 6
-        c = 0
-        for j in range(64):
-            c += lv[i + j] == top
+        c = _count_present(lv + i, 64, top)
         if c == 64 and k + 64 <= ndense:
             memcpy(dst + i * w, src + k * w, 64 * w)
             memset(validity + (i >> 3), 0xFF, 8)
@@ -82,18 +96,20 @@ cdef void _scatter_words(const level_t *lv, int64_t n, level_t top, const uint8_
             memset(dst + i * w, 0, 64 * w)
             memset(validity + (i >> 3), 0, 8)
             continue
-        # mixed (random nulls: every block): the branch above is predictable, the slots are not
+        # mixed (random nulls: every block): the branch above is predictable, the slots are not.
+        # Within a group of 8 the slot's dense value is k + (present slots before it): a table
+        # lookup, so the 8 loads do not wait on each other through a running count
         for j in range(0, 64, 8):
-            bits = 0
+            bits = _group_bits(lv + i + j, top)
+            validity[(i + j) >> 3] = bits
             for c in range(8):
-                p = lv[i + j + c] == top
+                p = (bits >> c) & 1
                 m = <item_t>0 - <item_t>p
-                memcpy(&v, src + (k if k < last else last) * w, w)
+                at = k + _RANK[bits][c]
+                memcpy(&v, src + (at if at < last else last) * w, w)
                 v = v & m
                 memcpy(dst + (i + j + c) * w, &v, w)
-                k += p
-                bits |= p << c
-            validity[(i + j) >> 3] = bits
+            k += _RANK[bits][7] + (bits >> 7)
     for b in range((n >> 6) << 3, (n + 7) >> 3):  # the last slots, by groups of 8
         bits = 0
         for c in range(8):

@@ -900,3 +900,22 @@ def test_pure_python_switch() -> None:
                              capture_output=True, text=True, check=True).stdout.split()
     assert pure == ["False", str(kernels.EXTENSION_BUILT)]
     assert default == [str(kernels.EXTENSION_BUILT)] * 2
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.float64])
+@pytest.mark.parametrize("pattern", ["random10", "random50", "blocks", "sparse"])
+def test_scatter_long_runs_of_groups(mode: str, dtype: type, pattern: str) -> None:
+    """Many 64-slot blocks (all present, all null, mixed) and a ragged tail: the values and bitmap
+    numpy's own placement gives (the mixed blocks look each slot's value up by its rank in its group)."""
+    rng = np.random.default_rng(len(pattern))
+    n = 64 * 40 + 13
+    present = {"random10": rng.random(n) > 0.1, "random50": rng.random(n) > 0.5,
+               "blocks": np.repeat(rng.random(n // 64 + 1) > 0.5, 64)[:n],
+               "sparse": rng.random(n) > 0.97}[pattern]
+    dense = rng.integers(-100, 100, int(present.sum())).astype(dtype)
+    for levels in (present, present.astype(np.int16) + 1):
+        values, validity = kernels.scatter_nulls(dense, levels, 1 if levels.dtype == np.bool_ else 2)
+        want = np.zeros(n, dtype)
+        want[present] = dense
+        assert values.dtype == dtype and np.array_equal(values, want)
+        assert np.array_equal(validity, np.packbits(present, bitorder="little"))
