@@ -64,8 +64,17 @@ cdef extern from *:
         for (; i < n; ++i) c += p[i] == top;
         return c;
     }
+    /* A hint to start loading the cache line at p (never faults, whatever p is). */
+    static inline void pqb_prefetch(const void *p) {
+    #if defined(__GNUC__)
+        __builtin_prefetch(p);
+    #else
+        (void)p;
+    #endif
+    }
     """
     uint64_t load_le64 "pqb_load_le64"(const uint8_t *p) noexcept nogil
+    void prefetch "pqb_prefetch"(const void *p) noexcept nogil
     uint32_t load_le32 "pqb_load_le32"(const uint8_t *p) noexcept nogil
     uint64_t bswap64 "pqb_bswap64"(uint64_t v) noexcept nogil
     void hugepage_hint "pqb_hugepage_hint"(void *p, size_t n) noexcept nogil
