@@ -91,11 +91,27 @@ def pqbloom_read(path: str, threads: str, to_arrow: bool, encrypted: bool = Fals
 
 
 def pyarrow_read(path: str, threads: str) -> Callable[[], Any]:
+    import pyarrow as pa
     import pyarrow.dataset  # noqa: F401  (read_table imports it on first use)
     import pyarrow.parquet as pq
 
-    kw = {"use_threads": False} if threads == "1" else {}
-    return lambda: pq.read_table(path, **kw)
+    kw = {"use_threads": False} if threads in ("1", "1core") else {}
+    if threads != "1core":
+        return lambda: pq.read_table(path, **kw)
+
+    def one_core() -> Any:
+        # use_threads=False still reads and decodes on Arrow's I/O pool (~1.8 CPU seconds per wall
+        # second on 2 cores); with both pools at one thread it is as close to one core as pyarrow goes.
+        # Resizing the pools takes microseconds; restored for the other contenders.
+        cpu, io = pa.cpu_count(), pa.io_thread_count()
+        pa.set_cpu_count(1)
+        pa.set_io_thread_count(1)
+        try:
+            return pq.read_table(path, **kw)
+        finally:
+            pa.set_cpu_count(cpu)
+            pa.set_io_thread_count(io)
+    return one_core
 
 
 def duckdb_read(path: str) -> Callable[[], Any]:
@@ -113,16 +129,18 @@ def polars_read(path: str) -> Callable[[], Any]:
     return lambda: pl.read_parquet(path)
 
 
-def read_contenders(path: str, *, to_arrow: bool = True, native: bool = True, peers: bool = True) -> list[Contender]:
-    """pqbloom (native Table and/or +to_arrow) at each thread setting, pyarrow 1 thread and default,
-    and DuckDB / polars when ``peers`` and installed."""
+def read_contenders(path: str, *, to_arrow: bool = True, native: bool = True, peers: bool = True,
+                    one_core: bool = False) -> list[Contender]:
+    """pqbloom (native Table and/or +to_arrow) at each thread setting, pyarrow 1 thread and default
+    (and on one core with ``one_core``), and DuckDB / polars when ``peers`` and installed."""
     pq_threads = ("1", "default") if pqbloom_threads()["read"] else ("n/a",)
     out = []
     for variant, on in (("", native), ("+to_arrow", to_arrow)):
         if on:
             out += [Contender("pqbloom", t, recipe(pqbloom_read, path, t, variant == "+to_arrow"), variant)
                     for t in pq_threads]
-    out += [Contender("pyarrow", t, recipe(pyarrow_read, path, t)) for t in ("1", "default")]
+    out += [Contender("pyarrow", t, recipe(pyarrow_read, path, t))
+            for t in (("1", "1core", "default") if one_core else ("1", "default"))]
     if peers:
         out += [Contender(n, "default", recipe(f, path)) for n, f in (("duckdb", duckdb_read), ("polars", polars_read))
                 if available(n)]

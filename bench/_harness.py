@@ -105,7 +105,9 @@ def build(r: Recipe) -> Callable[[], Any]:
 @dataclass
 class Contender:
     """``family`` is the library (pqbloom, pyarrow, duckdb, polars); ``threads`` is ``1`` (asked for
-    one thread), ``default`` (the library's default) or ``n/a`` (the call has no such option);
+    one thread), ``1core`` (pyarrow asked for one thread with its thread pools at one thread each:
+    its ``use_threads=False`` alone still decodes on its I/O pool), ``default`` (the library's
+    default) or ``n/a`` (the call has no such option);
     ``variant`` tells calls of one library apart (``+to_arrow``, ``encrypted``)."""
 
     family: str
@@ -116,7 +118,7 @@ class Contender:
     @property
     def label(self) -> str:
         short = {"pqbloom": "pq", "pyarrow": "pa"}.get(self.family, self.family)
-        return short + self.variant + {"1": " 1t", "default": "", "n/a": ""}[self.threads]
+        return short + self.variant + {"1": " 1t", "1core": " 1core", "default": "", "n/a": ""}[self.threads]
 
 
 @dataclass
@@ -174,7 +176,8 @@ def standard_pairs(contenders: Sequence[Contender]) -> list[tuple[str, str]]:
         if p.family != "pqbloom" or p.variant not in ("", "+to_arrow"):
             continue
         for q in contenders:
-            same_threads = p.threads == q.threads or "n/a" in (p.threads, q.threads)
+            same_threads = p.threads == q.threads or "n/a" in (p.threads, q.threads) or \
+                (p.threads, q.threads) == ("1", "1core")
             if q.family == "pyarrow" and same_threads:
                 pairs.append((p.label, q.label))
             elif q.family in ("duckdb", "polars") and p.threads != "1" and p.variant == "":

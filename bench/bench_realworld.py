@@ -17,8 +17,10 @@ from ``_data.py``, vectorized numpy, seeded):
 
 Every case runs its contenders in one process, warmed up, interleaved, median of ``--repeat``
 (at least 5) rounds (``_harness.py`` says exactly what is timed and how peak memory is taken).
-Readers: pqbloom native (``pq``) and ``+to_arrow``, pyarrow ``use_threads=False`` (``pa 1t``) and
-default (``pa``), DuckDB and polars where installed (not for the corpus files). The run ends with
+Readers: pqbloom native (``pq``) and ``+to_arrow``, pyarrow ``use_threads=False`` (``pa 1t``), the
+same with Arrow's thread pools at one thread each (``pa 1core``, the issue's cases only: ``pa 1t``
+still decodes on Arrow's I/O pool), and default (``pa``), DuckDB and polars where installed (not for
+the corpus files). The run ends with
 a table of pqbloom/peer ratios and one line per target of the issue. ``--json`` saves everything
 for a before/after comparison.
 """
@@ -59,6 +61,8 @@ READS = [("emails + URLs, variable length, ~all distinct", "emails-urls", 1),
 SINGLE = ("1", "n/a")  # pqbloom without use_threads counts on both sides of the comparison
 TARGETS = [
     Target("read, single-threaded: pqbloom / pyarrow use_threads=False", "read", SINGLE, ("1",), 1.0, 1.5),
+    Target("read, one core: pqbloom use_threads=False / pyarrow use_threads=False, pools of one thread", "read",
+           SINGLE, ("1core",), 1.0, 1.5),
     Target("read, threads on both sides: pqbloom default / pyarrow default", "read", ("default", "n/a"),
            ("default",), 1.2),
     Target("corpus files over 1 MiB: pqbloom+to_arrow / pyarrow use_threads=False", "corpus", SINGLE, ("1",), 2.0),
@@ -91,7 +95,7 @@ def build_cases(rows: int, tmp: str, quick: bool, only: str) -> list[Case]:
         path = os.path.join(tmp, f"{data}.parquet")
         cols = dataset(data, n)
         size = write_arrow_file(cols, path).nbytes
-        cases.append(Case(name, n, read_contenders(path), ("read",), size,
+        cases.append(Case(name, n, read_contenders(path, one_core=True), ("read",), size,
                           f"file {os.path.getsize(path) / 2**20:.1f} MiB; {describe(cols)}"))
     name = "write: emails + URLs"
     if only in name:
