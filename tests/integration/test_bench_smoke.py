@@ -54,5 +54,9 @@ def test_bench_realworld_quick(tmp_path):
     stdout, doc = run_bench("bench_realworld.py", "--no-memory", tmp_path=tmp_path)
     tags = [c["tags"] for c in doc["cases"]]
     assert tags.count(["read"]) == 4 and tags.count(["write"]) == 1 and tags.count(["corpus"]) == 1, tags
-    assert len(doc["targets"]) == 5
+    assert len(doc["targets"]) == 6
     assert "Targets (issue #17)" in stdout and "pq+to_arrow 1t/pa 1t" in stdout  # both single-threaded
+    # the issue's read cases also pair pqbloom's single thread with pyarrow on one core
+    for case in doc["cases"]:
+        if case["tags"] == ["read"]:
+            assert "pq 1t/pa 1core" in case["ratios"] and "pq 1t/pa 1core" in case["cpu_ratios"], case["name"]
