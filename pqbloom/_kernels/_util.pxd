@@ -64,6 +64,19 @@ cdef extern from *:
         for (; i < n; ++i) c += p[i] == top;
         return c;
     }
+    /* Copy a value of ln bytes (ln <= both rooms, the bytes writable at dst and readable at src).
+       Short values (the usual string) go in 32-byte steps, each two vector moves, instead of a
+       memcpy call of a varying length; the bytes written past the value stay inside dst_room (as
+       the bytes read past it stay inside src_room), for the caller's next value to overwrite. */
+    static inline void pqb_copy_value(uint8_t *dst, int64_t dst_room, const uint8_t *src, int64_t src_room,
+                                      int64_t ln) {
+        int64_t r = (ln + 31) & ~(int64_t)31;
+        if (ln <= 128 && src_room >= r && dst_room >= r) {
+            for (int64_t j = 0; j < r; j += 32) memcpy(dst + j, src + j, 32);
+        } else if (ln) {
+            memcpy(dst, src, (size_t)ln);
+        }
+    }
     /* A hint to start loading the cache line at p (never faults, whatever p is). */
     static inline void pqb_prefetch(const void *p) {
     #if defined(__GNUC__)
@@ -75,6 +88,8 @@ cdef extern from *:
     """
     uint64_t load_le64 "pqb_load_le64"(const uint8_t *p) noexcept nogil
     void prefetch "pqb_prefetch"(const void *p) noexcept nogil
+    void copy_value "pqb_copy_value"(uint8_t *dst, int64_t dst_room, const uint8_t *src, int64_t src_room,
+                                     int64_t ln) noexcept nogil
     uint32_t load_le32 "pqb_load_le32"(const uint8_t *p) noexcept nogil
     uint64_t bswap64 "pqb_bswap64"(uint64_t v) noexcept nogil
     void hugepage_hint "pqb_hugepage_hint"(void *p, size_t n) noexcept nogil
@@ -108,3 +123,22 @@ cdef inline int64_t check_offsets(const int64_t *off, int64_t n, int64_t size) n
         if off[i + 1] < off[i]:
             return -1
     return 0
+
+
+cdef enum:
+    PLAIN_BAD_OFFSETS = -3  # binary.BAD_OFFSETS
+    PLAIN_VALUE_TOO_LONG = -8  # binary.VALUE_TOO_LONG
+
+
+cdef inline int64_t plain_size(const int64_t *off, int64_t n, int64_t data_len, int64_t *info) noexcept nogil:
+    """Bytes of the PLAIN BYTE_ARRAY encoding of ``off[0..n]``'s values (4 + length each), or
+    PLAIN_BAD_OFFSETS (see :func:`check_offsets`) or PLAIN_VALUE_TOO_LONG (a value over 2**31-1
+    bytes; ``info[0]``: its position)."""
+    cdef int64_t i
+    if check_offsets(off, n, data_len):
+        return PLAIN_BAD_OFFSETS
+    for i in range(n):
+        if off[i + 1] - off[i] > 0x7FFFFFFF:
+            info[0] = i
+            return PLAIN_VALUE_TOO_LONG
+    return 4 * n + off[n] - off[0]

@@ -11,7 +11,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from libc.string cimport memcpy, memmove
 
-from pqbloom._kernels._util cimport bswap64, check_offsets, hugepage_hint, load_le32, load_le64, u8_mut, u8_ptr, prefetch
+from pqbloom._kernels._util cimport (bswap64, check_offsets, copy_value, hugepage_hint, load_le32, load_le64,
+                                     plain_size, prefetch, u8_mut, u8_ptr)
 
 # error codes (negative returns); details in ``info``
 PREFIX_PAST_END = -1  # info: the value whose length prefix is cut off
@@ -123,17 +124,6 @@ def plain_decode_into(const uint8_t[::1] buf, int64_t count, int64_t[::1] offset
     return offsets[count] - base, rc
 
 
-cdef int64_t _plain_encode_size(const int64_t *off, int64_t n, int64_t data_len, int64_t *info) noexcept nogil:
-    cdef int64_t i
-    if check_offsets(off, n, data_len):
-        return E_BAD_OFFSETS
-    for i in range(n):
-        if off[i + 1] - off[i] > 0x7FFFFFFF:
-            info[0] = i
-            return E_VALUE_TOO_LONG
-    return 4 * n + off[n] - off[0]
-
-
 def plain_encode_size(const int64_t[::1] offsets, int64_t data_len, int64_t[::1] info):
     """Bytes of the PLAIN encoding of the values (4 + length each), or an error code: offsets
     outside ``data_len`` bytes, or a value longer than 2**31-1 bytes (info: its position)."""
@@ -141,23 +131,8 @@ def plain_encode_size(const int64_t[::1] offsets, int64_t data_len, int64_t[::1]
         raise ValueError("binary.plain_encode_size: invalid arguments")
     cdef int64_t rc
     with nogil:
-        rc = _plain_encode_size(&offsets[0], offsets.shape[0] - 1, data_len, &info[0])
+        rc = plain_size(&offsets[0], offsets.shape[0] - 1, data_len, &info[0])
     return rc
-
-
-cdef inline void _copy_value(uint8_t *dst, int64_t dst_room, const uint8_t *src, int64_t src_room,
-                             int64_t ln) noexcept nogil:
-    """Copy a value of ``ln`` bytes (``ln`` <= both rooms, which are the bytes writable at ``dst`` and
-    readable at ``src``). Short values (the usual string) go in 32-byte steps, each two vector moves,
-    instead of a memcpy call of a varying length; the bytes written past the value stay inside
-    ``dst_room`` (checked, as the bytes read past it stay inside ``src_room``), for the caller's next
-    value to overwrite."""
-    cdef int64_t j, r = (ln + 31) & ~31
-    if ln <= 128 and src_room >= r and dst_room >= r:
-        for j in range(0, r, 32):
-            memcpy(dst + j, src + j, 32)
-    elif ln:
-        memcpy(dst, src, <size_t>ln)
 
 
 cdef int64_t _plain_encode(const int64_t *off, int64_t n, const uint8_t *src, int64_t size, uint8_t *dst,
@@ -177,7 +152,7 @@ cdef int64_t _plain_encode(const int64_t *off, int64_t n, const uint8_t *src, in
         dst[pos + 2] = (ln >> 16) & 0xFF
         dst[pos + 3] = (ln >> 24) & 0xFF
         pos += 4
-        _copy_value(dst + pos, cap - pos, src + a, size - a, ln)  # (the next value overwrites the rest)
+        copy_value(dst + pos, cap - pos, src + a, size - a, ln)  # (the next value overwrites the rest)
         pos += ln
     return pos
 
@@ -243,7 +218,7 @@ cdef int64_t _take_data(const int64_t *off, int64_t n, const uint8_t *src, int64
         ln = off[k + 1] - a
         if ln > cap - pos:
             return E_TOO_LARGE
-        _copy_value(dst + pos, cap - pos, src + a, size - a, ln)  # (the next value overwrites the rest)
+        copy_value(dst + pos, cap - pos, src + a, size - a, ln)  # (the next value overwrites the rest)
         pos += ln
     return pos
 

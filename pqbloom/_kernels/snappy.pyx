@@ -23,7 +23,7 @@ Decompression stays with cramjam, which checks its input.
 from libc.stdint cimport int64_t, uint8_t
 from libc.stdlib cimport free, malloc
 
-from ._util cimport check_offsets, u8_ptr
+from ._util cimport PLAIN_BAD_OFFSETS, PLAIN_VALUE_TOO_LONG, plain_size, u8_ptr
 
 cdef extern from *:
     """
@@ -293,7 +293,7 @@ cdef extern from *:
        length, then the bytes, each), from the cursor (value *pi, *pskip bytes into its encoding) on,
        into dst, which has PQB_SNAPPY_SLACK writable bytes past `want`. The caller has checked the
        offsets (non-decreasing, inside data_len) and that the values hold at least `want` more bytes.
-       A value that fits whole is copied in 32-byte steps when that stays inside both buffers. */
+       A value that fits whole is copied as the PLAIN encoder copies it (pqb_copy_value). */
     static void pqb_sn_plain_fill(const int64_t *off, const uint8_t *data, int64_t data_len,
                                   int64_t *pi, int64_t *pskip, uint8_t *dst, int64_t want) {
         int64_t i = *pi, skip = *pskip, pos = 0;
@@ -303,8 +303,7 @@ cdef extern from *:
             if (take > want - pos) take = want - pos;
             if (skip == 0 && take == enc) {
                 memcpy(dst + pos, head, 4);
-                if (ln <= 32 && data_len - a >= 32) memcpy(dst + pos + 4, data + a, 32);
-                else if (ln) memcpy(dst + pos + 4, data + a, (size_t)ln);
+                pqb_copy_value(dst + pos + 4, want + PQB_SNAPPY_SLACK - pos - 4, data + a, data_len - a, ln);
             } else {  /* a value cut by a fragment's end: the bytes [skip, skip + take) of head + value */
                 int64_t s = skip, e = skip + take;
                 int64_t vs = s > 4 ? s : 4;
@@ -377,8 +376,8 @@ def compress(const uint8_t[::1] src, uint8_t[::1] dst, const uint8_t[::1] tail=N
 
 
 #: compress_plain's error codes (as binary.plain_encode_size's)
-E_BAD_OFFSETS = -3
-E_VALUE_TOO_LONG = -8
+E_BAD_OFFSETS = PLAIN_BAD_OFFSETS
+E_VALUE_TOO_LONG = PLAIN_VALUE_TOO_LONG
 
 
 def compress_plain(const uint8_t[::1] head, const int64_t[::1] offsets, const uint8_t[::1] data, uint8_t[::1] dst):
@@ -390,18 +389,15 @@ def compress_plain(const uint8_t[::1] head, const int64_t[::1] offsets, const ui
     Returns the size written, or E_BAD_OFFSETS (offsets decreasing or outside ``data``) or
     E_VALUE_TOO_LONG (a value over 2**31-1 bytes). ValueError for a block past the format's limit
     or an output buffer too small."""
-    cdef int64_t n = offsets.shape[0] - 1, na = head.shape[0], nb, i, written
+    cdef int64_t n = offsets.shape[0] - 1, na = head.shape[0], nb, info = 0, written
     cdef const int64_t *off
     cdef uint8_t *scratch
     if n < 0:
         raise ValueError("snappy.compress_plain: no offsets")
     off = &offsets[0]
-    if check_offsets(off, n, data.shape[0]):
-        return E_BAD_OFFSETS
-    for i in range(n):
-        if off[i + 1] - off[i] > 0x7FFFFFFF:
-            return E_VALUE_TOO_LONG
-    nb = 4 * n + off[n] - off[0]
+    nb = plain_size(off, n, data.shape[0], &info)
+    if nb < 0:
+        return nb
     if na + nb > MAX_INPUT:
         raise ValueError(f"snappy: {na + nb} bytes exceed the format's 4 GiB block")
     if dst.shape[0] < max_compressed_length(na, nb):
