@@ -34,6 +34,7 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # run from a checkout without installing
 
+import cramjam  # noqa: E402
 import numpy as np  # noqa: E402
 
 from pqbloom import compression, kernels  # noqa: E402
@@ -41,7 +42,7 @@ from pqbloom.arrays import BinaryArray  # noqa: E402
 from pqbloom.encodings.bitpack import uleb128  # noqa: E402
 from pqbloom.encodings.delta import encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.rle import encode_rle_bitpacked  # noqa: E402
-from pqbloom.errors import ParquetError  # noqa: E402
+from pqbloom.errors import CorruptFileError, ParquetError  # noqa: E402
 from pqbloom.file.column_writer import EncodedPage, compress_page  # noqa: E402
 from pqbloom.file.pages import page_header_fields  # noqa: E402
 from pqbloom.format import T, encode  # noqa: E402
@@ -342,6 +343,36 @@ def case_snappy(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     return _snappy_round_trip, (data,)
 
 
+def _snappy_decompress(block: Any, size: int) -> bytes:
+    """The compiled decompressor's output, or cramjam's in the reference mode; CorruptFileError when
+    the block is rejected (the same error either way: the two must reject the same blocks)."""
+    out = bytearray(size)
+    if kernels.COMPILED:
+        if not kernels.snappy_decompress_into(block, out):
+            raise CorruptFileError("rejected")
+        return bytes(out)
+    try:
+        if cramjam.snappy.decompress_raw_len(block) != size or cramjam.snappy.decompress_raw_into(block, out) != size:
+            raise CorruptFileError("rejected")
+    except cramjam.DecompressionError:
+        raise CorruptFileError("rejected") from None
+    return bytes(out)
+
+
+def case_unsnappy(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """Snappy decompression of blocks compressed from random, repetitive (short patterns: copies from
+    1 to 15 bytes back) and text-like data, often mutated or given a wrong length, in buffers of
+    exactly their size."""
+    n = rng.choice([rng.randint(0, 100), rng.randint(0, 3000), rng.randint(16_000, 200_000)])
+    period = rng.choice([rng.randint(1, 16), rng.randint(1, 300)])
+    data = (rand_bytes(rng, period) * (n // period + 1))[:n]
+    data = mutate(rng, data) if rng.random() < 0.7 else data
+    block = bytes(cramjam.snappy.compress_raw(data))
+    block = mutate(rng, block) if rng.random() < 0.6 else block
+    size = len(data) if rng.random() < 0.8 else max(0, len(data) + rng.randint(-3, 3))
+    return _snappy_decompress, (as_buffer(rng, block), size)
+
+
 def _snappy_plain_page(head: bytes, values: BinaryArray) -> bytes:
     """A v1 page of PLAIN byte arrays through the writer's ``compress_page`` (encoded inside the
     compiled compressor, or encoded then compressed by cramjam in the reference mode), decompressed."""
@@ -419,6 +450,7 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "delta": case_delta,
     "snappy": case_snappy,
     "snappy_plain": case_snappy_plain,
+    "unsnappy": case_unsnappy,
     "page_header": case_page_header,
 }
 

@@ -28,7 +28,7 @@ The kernels:
 10. :func:`snappy_compress`: a snappy raw block (write path); its reference is cramjam's compressor,
     in :mod:`pqbloom.compression`, and the two agree on what decompresses, not byte for byte;
     :func:`snappy_compress_plain_byte_array`: the same of a PLAIN BYTE_ARRAY page, encoded as it is
-    compressed (its reference: encode, then compress).
+    compressed (its reference: encode, then compress); :func:`snappy_decompress_into`: cramjam's.
 11. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
     the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None).
 """
@@ -47,40 +47,26 @@ from .arrays import BinaryArray, Buffer, as_u8
 from .errors import CorruptFileError
 
 __all__ = [
-    "COMPILED",
-    "EXTENSION_BUILT",
-    "decode_hybrid",
-    "page_levels",
-    "decode_plain_byte_array",
-    "decode_plain_byte_array_into",
-    "take_binary",
-    "take_binary_into",
-    "scatter_nulls",
-    "spread_offsets",
-    "rebuild_prefixes",
-    "list_offsets",
-    "check_chunk_levels",
-    "binary_argminmax",
-    "encode_plain_byte_array",
-    "decimal_buffer",
-    "decode_delta_binary_packed",
-    "snappy_compress",
-    "snappy_compress_plain_byte_array",
-    "page_header",
+    "COMPILED", "EXTENSION_BUILT", "decode_hybrid", "page_levels", "decode_plain_byte_array",
+    "decode_plain_byte_array_into", "take_binary", "take_binary_into", "scatter_nulls", "spread_offsets",
+    "rebuild_prefixes", "list_offsets", "check_chunk_levels", "binary_argminmax", "encode_plain_byte_array",
+    "decimal_buffer", "decode_delta_binary_packed", "snappy_compress", "snappy_compress_plain_byte_array",
+    "snappy_decompress_into", "page_header",
 ]
 
 
 def _load_extension() -> tuple[Any, ...] | None:
     try:
         return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
-                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "snappy", "pageheader"))
+                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "snappy", "unsnappy",
+                                  "pageheader"))
     except ImportError:  # not built (no C compiler at install time, or a source checkout)
         return None
 
 
 _ext = _load_extension()
 # the compiled modules (no stubs: Any); used only while COMPILED, so never None then
-_binary, _decimals, _delta, _hybrid, _levels, _snappy, _pageheader = _ext if _ext is not None else (None,) * 7
+_binary, _decimals, _delta, _hybrid, _levels, _snappy, _unsnappy, _pageheader = _ext if _ext is not None else (None,) * 8
 
 #: the compiled extension could be imported
 EXTENSION_BUILT: bool = _ext is not None
@@ -560,7 +546,7 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     return kernels_delta.decode_delta_binary_packed(buf, count, dtype, _delta if COMPILED else None)
 
 
-# -- 10. snappy compression (write path) ---------------------------------------------------------
+# -- 10. snappy ----------------------------------------------------------------------------------
 
 def snappy_compress(data: Buffer, tail: Buffer | None = None) -> memoryview | None:
     """``data`` (then ``tail``, as if joined: a v1 page's levels and values) as one snappy raw block
@@ -577,6 +563,12 @@ def snappy_compress_plain_byte_array(head: Buffer, values: BinaryArray) -> tuple
     compresses with cramjam). ValueError for offsets that do not fit the data or a value over
     2**31-1 bytes, as :func:`encode_plain_byte_array`."""
     return kernels_snappy.compress_plain_byte_array(head, values, _snappy if COMPILED else None)
+
+
+def snappy_decompress_into(data: Buffer, out: Buffer) -> bool:
+    """Decompress the snappy raw block ``data`` into all of ``out`` (GIL released): True when done; False
+    when not compiled, or for a malformed block (``out`` partly written): the caller then runs cramjam."""
+    return kernels_snappy.decompress_into(data, out, _unsnappy if COMPILED else None)
 
 
 # -- 11. page headers ----------------------------------------------------------------------------

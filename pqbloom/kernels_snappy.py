@@ -1,7 +1,8 @@
-"""The wrappers of the snappy compressor (:func:`pqbloom.kernels.snappy_compress` and
-:func:`pqbloom.kernels.snappy_compress_plain_byte_array` call them with the compiled module, or
-None in the reference mode, where they return None and the caller compresses with cramjam), kept
-apart from :mod:`pqbloom.kernels` to keep that module readable."""
+"""The wrappers of the snappy kernels (:func:`pqbloom.kernels.snappy_compress`,
+:func:`pqbloom.kernels.snappy_compress_plain_byte_array` and
+:func:`pqbloom.kernels.snappy_decompress_into` call them with the compiled module, or None in the
+reference mode, where they return None or False and the caller uses cramjam), kept apart from
+:mod:`pqbloom.kernels` to keep that module readable."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from .arrays import BinaryArray, Buffer, as_u8
 
-__all__ = ["compress", "compress_plain_byte_array"]
+__all__ = ["compress", "compress_plain_byte_array", "decompress_into"]
 
 
 def compress(data: Buffer, tail: Buffer | None, compiled: Any) -> memoryview | None:
@@ -45,3 +46,13 @@ def compress_plain_byte_array(head: Buffer, values: BinaryArray, compiled: Any) 
     if written < 0:
         raise ValueError("invalid BinaryArray: offsets decrease or reach outside the data")
     return memoryview(out[:written]), plain_size  # type: ignore[arg-type]
+
+
+def decompress_into(data: Buffer, out: Buffer, compiled: Any) -> bool:
+    """See :func:`pqbloom.kernels.snappy_decompress_into`."""
+    if compiled is None:
+        return False
+    try:
+        return compiled.decompress_into(data, out) == 0  # type: ignore[no-any-return]
+    except (ValueError, TypeError, BufferError):  # not a contiguous byte buffer: the caller's cramjam takes it
+        return False
