@@ -362,7 +362,9 @@ cdef extern from *:
     int c_snappy_decompress "pqb_snappy_decompress"(const uint8_t *ip, size_t n, uint8_t *out,
                                                      size_t out_len) noexcept nogil
 
-#: decompress_into's error codes
+#: decompress_into's error codes: an element runs past the end of the block; a copy refers to bytes
+#: before the output's start (or has offset 0); the elements produce more, or fewer, bytes than the
+#: block states; the block's length varint is malformed; it states a length other than ``len(dst)``
 E_TRUNCATED = -1
 E_BAD_OFFSET = -2
 E_OVERFLOW = -3
@@ -370,38 +372,11 @@ E_SHORT = -4
 E_BAD_LENGTH = -5
 E_LENGTH_MISMATCH = -6
 
-MESSAGES = {
-    E_TRUNCATED: "an element runs past the end of the block",
-    E_BAD_OFFSET: "a copy refers to bytes before the start of the output",
-    E_OVERFLOW: "the elements produce more bytes than the block states",
-    E_SHORT: "the elements produce fewer bytes than the block states",
-    E_BAD_LENGTH: "the block's length varint is malformed",
-    E_LENGTH_MISMATCH: "the block states a length other than the output buffer's",
-}
-
-
-def declared_length(const uint8_t[::1] src):
-    """The uncompressed length a raw block states in its leading varint, or E_BAD_LENGTH."""
-    cdef size_t n = src.shape[0], i = 0
-    cdef uint64_t value = 0
-    cdef int shift = 0
-    while True:
-        if i >= n or shift > 28:
-            return E_BAD_LENGTH
-        value |= <uint64_t>(src[i] & 0x7f) << shift
-        i += 1
-        if not (src[i - 1] & 0x80):
-            break
-        shift += 7
-    if value > 0xFFFFFFFF:
-        return E_BAD_LENGTH
-    return value
-
 
 def decompress_into(const uint8_t[::1] src, uint8_t[::1] dst):
     """Decompress the raw block ``src`` into ``dst``, which it must fill exactly (its stated length
-    is ``len(dst)``); GIL released. Returns 0, or a negative code of :data:`MESSAGES`; ``dst`` is
-    then partly written."""
+    is ``len(dst)``); GIL released. Returns 0, or a negative error code (above); ``dst`` is then
+    partly written."""
     cdef size_t n = src.shape[0], i = 0, out_len = dst.shape[0]
     cdef uint64_t value = 0
     cdef int shift = 0, rc
