@@ -47,6 +47,11 @@ from pqbloom.file.column_writer import EncodedPage, compress_page  # noqa: E402
 from pqbloom.file.pages import page_header_fields  # noqa: E402
 from pqbloom.format import T, encode  # noqa: E402
 
+try:
+    from pqbloom._kernels import unsnappy
+except ImportError:  # not built: main() says so
+    unsnappy = None
+
 INTERESTING = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF]
 
 
@@ -347,8 +352,8 @@ def _snappy_decompress(block: Any, size: int) -> bytes:
     """The compiled decompressor's output, or cramjam's in the reference mode; CorruptFileError when
     the block is rejected (the same error either way: the two must reject the same blocks)."""
     out = bytearray(size)
-    if kernels.COMPILED:
-        if not kernels.snappy_decompress_into(block, out):
+    if kernels.COMPILED:  # the module itself: the dispatch leaves machines other than x86-64 to cramjam
+        if unsnappy.decompress_into(block, out) != 0:
             raise CorruptFileError("rejected")
         return bytes(out)
     try:

@@ -567,7 +567,8 @@ def snappy_compress_plain_byte_array(head: Buffer, values: BinaryArray) -> tuple
 
 def snappy_decompress_into(data: Buffer, out: Buffer) -> bool:
     """Decompress the snappy raw block ``data`` into all of ``out`` (GIL released): True when done; False
-    when not compiled, or for a malformed block (``out`` partly written): the caller then runs cramjam."""
+    when not compiled or not x86-64, or for a malformed block (``out`` partly written): the caller then
+    runs cramjam."""
     return kernels_snappy.decompress_into(data, out, _unsnappy if COMPILED else None)
 
 

@@ -50,7 +50,7 @@ def compress_plain_byte_array(head: Buffer, values: BinaryArray, compiled: Any) 
 
 def decompress_into(data: Buffer, out: Buffer, compiled: Any) -> bool:
     """See :func:`pqbloom.kernels.snappy_decompress_into`."""
-    if compiled is None:
+    if compiled is None or not compiled.ADAPTIVE:  # (see pqbloom/_kernels/unsnappy.pyx: ADAPTIVE)
         return False
     try:
         return compiled.decompress_into(data, out) == 0  # type: ignore[no-any-return]

@@ -11,13 +11,17 @@ loops decode it, and which is faster depends on the data:
   a misprediction;
 - the *selecting* loop computes both kinds' outcomes and selects one with ``cmov``: no branch to
   mispredict, but a longer chain of steps from one tag to the next. On the pages of 10M e-mail
-  addresses and URLs it took 0.80 of the branching loop's time (0.83 of cramjam's); on pages of
-  16-character strings, decoded into buffers not in cache, 1.34 times as long.
+  addresses and URLs it took 0.75 of the branching loop's time (0.85 of cramjam's); on the pages of
+  16-character strings and of list<int64>, decoded into buffers not in cache, 1.12 and 1.21 times
+  as long.
 
 So each MiB of output starts with two short probes, one per loop, timed with the CPU's time-stamp
 counter, and the faster one decodes the rest of that MiB. A probe can be disturbed (an interrupt);
-the cost is one MiB decoded by the slower loop. Without a time-stamp counter (not x86-64) the
-branching loop decodes everything. The output is the same either way.
+the cost is one MiB decoded by the slower loop. A page too short to probe (under 64 KiB) goes to
+the selecting loop: its output is in cache, where that loop was the faster (on blocks of 16 and 60
+KiB of the benchmark's e-mails and lists, 0.66-0.85 of cramjam's time, the branching loop 1.06-1.17).
+Without a time-stamp counter (not x86-64) the branching loop decodes everything (see
+:data:`ADAPTIVE`). The output is the same either way.
 
 Memory safety: both loops run only while an element cannot reach past either buffer by the margins
 below (an element they take reads at most 66 bytes from its tag and writes at most 72 from the output
@@ -324,11 +328,14 @@ cdef extern from *:
             err = pqb_us_element(&ip, ip_end, out, &op, op_end);
             if (err) return err;
         }
+        /* the loop for a stretch too short to probe: the last probe's choice, or before any, the
+           selecting loop where it is built (a short page's output is in cache, where it was the
+           faster on every page kind measured) */
+        int selecting = PQB_US_PROBE;
         while (ip < ip_fast && op < op_fast) {
             const uint8_t *ip0 = ip;
             uint8_t *op0 = op;
             uint8_t *seg_end = pqb_us_stop(op, op_fast, PQB_US_SEGMENT);
-            int selecting = 0;
     #if PQB_US_PROBE
             if ((size_t)(seg_end - op) > 4 * PQB_US_PROBE_BYTES) {
                 uint64_t t0, t1, t2;
@@ -361,6 +368,13 @@ cdef extern from *:
     """
     int c_snappy_decompress "pqb_snappy_decompress"(const uint8_t *ip, size_t n, uint8_t *out,
                                                      size_t out_len) noexcept nogil
+    int c_probe "PQB_US_PROBE"
+
+#: both loops and the probe are built (x86-64 with GCC or Clang). Elsewhere only the branching loop
+#: is, which on x86-64 took 1.1 times cramjam's time on the benchmark's e-mail and string reads, so
+#: pqbloom.kernels.snappy_decompress_into leaves those machines to cramjam (the kernel still works
+#: there, and the tests run it).
+ADAPTIVE = bool(c_probe)
 
 #: decompress_into's error codes: an element runs past the end of the block; a copy refers to bytes
 #: before the output's start (or has offset 0); the elements produce more, or fewer, bytes than the
