@@ -247,16 +247,17 @@ def _plain_into_checked(buf: Buffer, count: int, offsets: np.ndarray, data: np.n
     if not reference.into_buffers_usable(count, offsets, data):
         return None
     info = _info()
-    rc = int(_binary.plain_decode(u8, count, offsets[:count + 1], data, info))
+    # decoded from 0 aside, then written once with base: a column region's first and last entries are
+    # shared with its neighbours' regions, so they never hold a value relative to this page
+    rel = np.empty(count + 1, np.int64)
+    rc = int(_binary.plain_decode(u8, count, rel, data, info))
     _check_plain_decode(rc, info, size)
     if rc == _binary.TOO_LARGE:
         return None
     if rc < 0:  # pragma: no cover - no other error is reported
         raise AssertionError(f"binary.plain_decode returned {rc}")
-    total = int(offsets[count])
-    if base:
-        offsets[:count + 1] += base
-    return total, rc
+    np.add(rel, base, out=offsets[:count + 1])
+    return int(rel[count]), rc
 
 
 # -- 3. gather (dictionary take) -----------------------------------------------------------------

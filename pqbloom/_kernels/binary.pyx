@@ -85,7 +85,8 @@ cdef int64_t _plain_decode(const uint8_t *src, int64_t end, int64_t count, int64
     offsets[count] = base + total
     if not copying:  # unreachable when data is as long as documented
         return E_TOO_LARGE
-    return pos
+    info[0] = total  # the value bytes (the caller must not read them back from offsets[count], which a
+    return pos       # column region shares with the next region: another thread may be writing it)
 
 
 def plain_decode(const uint8_t[::1] buf, int64_t count, int64_t[::1] offsets, uint8_t[::1] data,
@@ -93,9 +94,9 @@ def plain_decode(const uint8_t[::1] buf, int64_t count, int64_t[::1] offsets, ui
     """Decode ``count`` length-prefixed values in one pass: ``offsets[:count + 1]`` and the bytes
     into ``data`` (at least ``len(buf) - 4 * count`` long: no valid input holds more).
 
-    Returns the bytes used or an error code. The checks are the ones of the encodings' loop: a
-    prefix that starts past ``len(buf) - 4`` is cut off (the value after the one that overran, or
-    the first one), a last value running past the end says by how much.
+    Returns the bytes used (then ``info[0]`` is the value bytes) or an error code. The checks are the
+    ones of the encodings' loop: a prefix that starts past ``len(buf) - 4`` is cut off (the value
+    after the one that overran, or the first one), a last value running past the end says by how much.
     """
     if count < 0 or offsets.shape[0] < count + 1 or info.shape[0] < 1:
         raise ValueError("binary.plain_decode: invalid arguments")
@@ -121,7 +122,7 @@ def plain_decode_into(const uint8_t[::1] buf, int64_t count, int64_t[::1] offset
         rc = _plain_decode(u8_ptr(buf), buf.shape[0], count, &offsets[0], u8_mut(data), data.shape[0], &info, base)
     if rc < 0:
         return rc
-    return offsets[count] - base, rc
+    return info, rc
 
 
 def plain_encode_size(const int64_t[::1] offsets, int64_t data_len, int64_t[::1] info):
@@ -174,21 +175,26 @@ def plain_encode_bytes(const int64_t[::1] offsets, const uint8_t[::1] data, int6
 # -- gather (dictionary take) ---------------------------------------------------------------------
 
 cdef int64_t _take_offsets(const int64_t *off, int64_t n, int64_t data_len, const index_t *idx, int64_t m,
-                           int64_t *out_off, int64_t *info) noexcept nogil:
+                           int64_t *out_off, int64_t *info, int64_t base=0) noexcept nogil:
+    # each entry is written once, with its final value (base included): a column region's first and
+    # last entries are shared with the neighbouring regions, which other threads write (the same
+    # value) at the same time, so no entry may hold a partial value, even for a moment
     cdef int64_t i, k, ln, total = 0
     if check_offsets(off, n, data_len):
         return E_BAD_OFFSETS
-    out_off[0] = 0
+    if base < 0:
+        return E_TOO_LARGE
+    out_off[0] = base
     for i in range(m):
         k = idx[i]
         if k < 0 or k >= n:
             info[0] = i
             return E_INDEX_OUT_OF_RANGE
         ln = off[k + 1] - off[k]
-        if ln > _I64_MAX - total:  # indices may repeat a long value many times
+        if ln > _I64_MAX - base - total:  # indices may repeat a long value many times
             return E_TOO_LARGE
         total += ln
-        out_off[i + 1] = total
+        out_off[i + 1] = base + total
     return total
 
 
@@ -239,8 +245,8 @@ def take_data(const int64_t[::1] offsets, const uint8_t[::1] data, const index_t
 cdef int64_t _take_into(const int64_t *off, int64_t n, const uint8_t *src, int64_t size, const index_t *idx,
                         int64_t m, int64_t *out_off, uint8_t *dst, int64_t cap, int64_t base,
                         int64_t *info) noexcept nogil:
-    cdef int64_t total, rc, i
-    total = _take_offsets(off, n, size, idx, m, out_off, info)
+    cdef int64_t total, rc
+    total = _take_offsets(off, n, size, idx, m, out_off, info, base)
     if total < 0:
         return total
     if total > cap:
@@ -248,9 +254,6 @@ cdef int64_t _take_into(const int64_t *off, int64_t n, const uint8_t *src, int64
     rc = _take_data(off, n, src, size, idx, m, dst, cap)
     if rc != total:  # the inputs changed between the passes (another thread): not a result
         return E_UNUSABLE if rc >= 0 else rc
-    if base:
-        for i in range(m + 1):
-            out_off[i] += base
     return total
 
 
