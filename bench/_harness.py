@@ -4,7 +4,9 @@ What is measured, and how:
 
 * **Time.** Every contender of a case is built first (its factory imports its library, opens
   connections, builds its native input), so no import or setup runs inside a timer. Each contender
-  is then called once to warm up (and to check it returns the expected number of rows), then the
+  is then called once to warm up (and to check it returns the expected number of rows; in a read
+  case pyarrow's contenders warm up first and every pqbloom result must equal the first one's
+  table, or the contender is reported as failed), then the
   contenders run in interleaved rounds, ``repeat`` of them (at least 5), so a burst of load on a
   shared machine hits all of them alike; each round starts one contender later (A B C, B C A,
   C A B, ...) so that none always runs right after the same one (whose freed memory, caches and
@@ -194,6 +196,11 @@ def _rows_of(result: Any) -> int | None:
     return len(result)
 
 
+def _as_arrow(res: Any) -> Any:
+    """A pqbloom Table as a pyarrow Table (a pyarrow result as it is)."""
+    return res if type(res).__module__.startswith("pyarrow") else res.to_arrow()
+
+
 def _fmt_err(e: BaseException) -> str:
     return f"{type(e).__name__}: {str(e).splitlines()[0][:140] if str(e) else ''}"
 
@@ -202,19 +209,30 @@ def run_case(case: Case, repeat: int, memory: bool, out: Any = sys.stdout) -> Ca
     """Measure one case (see the module docstring) and print its block."""
     repeat = max(repeat, MIN_REPEAT)
     outcomes = [Outcome(c.label, c.family, c.threads, c.variant) for c in case.contenders]
-    calls: list[Callable[[], Any] | None] = []
-    for c, o in zip(case.contenders, outcomes):
+    calls: list[Callable[[], Any] | None] = [None] * len(case.contenders)
+    # a read case's pqbloom results are compared with pyarrow's (a fast wrong answer is no result):
+    # pyarrow's contenders warm up first, the first one's table is the reference
+    reference: Any = None
+    check = "read" in case.tags
+    order = sorted(range(len(case.contenders)), key=lambda i: case.contenders[i].family != "pyarrow") if check \
+        else range(len(case.contenders))
+    for i in order:
+        c, o = case.contenders[i], outcomes[i]
         try:
             fn = build(c.recipe)
-            res = fn()  # warm-up, also the correctness check below
+            res = fn()  # warm-up, also the correctness checks below
             got = _rows_of(res)
-            del res
             if got is not None and got != case.rows:
                 raise AssertionError(f"returned {got} rows, expected {case.rows}")
-            calls.append(fn)
+            if check and c.family == "pyarrow" and reference is None:
+                reference = res
+            elif check and c.family == "pqbloom" and reference is not None and not _as_arrow(res).equals(reference):
+                raise AssertionError("the result differs from pyarrow's")
+            del res
+            calls[i] = fn
         except Exception as e:  # a peer or pqbloom that cannot do this case: say so, measure the rest
             o.error = _fmt_err(e)
-            calls.append(None)
+    del reference
     gc.collect()
     n = len(calls)
     settle_writes = "write" in case.tags and hasattr(os, "sync")
