@@ -182,24 +182,31 @@ def test_corrupt_chunk_same_error_first_in_column_order(tmp_path):
     assert errors[0][2] == "b"
 
 
-def test_string_regions_of_many_row_groups_equal_pyarrow_every_time(tmp_path):
+@pytest.mark.parametrize("nulls, options", [
+    (False, {"dictionary_pagesize_limit": 4096, "data_page_size": 8192}),
+    (True, {"dictionary_pagesize_limit": 4096, "data_page_size": 8192}),
+    (True, {"use_dictionary": False, "column_encoding": {"s": "DELTA_BYTE_ARRAY", "t": "DELTA_LENGTH_BYTE_ARRAY"}}),
+])
+def test_string_regions_of_many_row_groups_equal_pyarrow_every_time(tmp_path, nulls, options):
     """Threads decoding neighbouring row groups of one string column into its buffers share the
     offsets entry between their regions. Each writes it with the same final value; a kernel that
     wrote a page-relative value there first, or added its base in place afterwards, or read the
     entry back to size its page, gave a wrong offset at some row-group boundary: before the fix, 16
     to 17 of 20 threaded reads of this file (first pages dictionary-encoded, the rest PLAIN) had
-    one. The file is read 12 times and compared with pyarrow's read."""
+    one. Each file (no nulls, nulls, DELTA encodings) is read 12 times and compared with pyarrow's."""
     rng = np.random.default_rng(5)
     n = 200_000
-    s = pa.array([f"v{x:x}-{'abc' * (x % 7)}" for x in rng.integers(0, 1 << 40, n)])
+    s = pa.array([None if nulls and x % 10 == 0 else f"v{x:x}-{'abc' * (x % 7)}"
+                  for x in rng.integers(0, 1 << 40, n)])
     path = tmp_path / "groups.parquet"
-    pq.write_table(pa.table({"s": s, "t": s}), path, row_group_size=2000, dictionary_pagesize_limit=4096,
-                   data_page_size=8192)
-    assert "RLE_DICTIONARY" in pq.ParquetFile(path).metadata.row_group(0).column(0).encodings
+    pq.write_table(pa.table({"s": s, "t": s}), path, row_group_size=2000, **options)
+    if "dictionary_pagesize_limit" in options:  # first pages dictionary-encoded, then PLAIN
+        assert "RLE_DICTIONARY" in pq.ParquetFile(path).metadata.row_group(0).column(0).encodings
     want = pq.read_table(path)
+    lengths = pc.binary_length(want.column("s")).fill_null(0).to_numpy()
     for _ in range(12):
         got = pqbloom.read_table(path, use_threads=True)
         for name in ("s", "t"):
             offsets = np.asarray(got.column(name).values.offsets)
-            assert offsets[0] == 0 and np.array_equal(np.diff(offsets), pc.binary_length(want.column(name)).to_numpy())
+            assert offsets[0] == 0 and np.array_equal(np.diff(offsets), lengths)
         assert got.to_arrow().equals(want)
