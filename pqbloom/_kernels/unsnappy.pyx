@@ -68,7 +68,7 @@ cdef extern from *:
     #define PQB_US_PROBE_BYTES ((size_t)16 << 10)
 
     enum { PQB_US_OK = 0, PQB_US_TRUNCATED = -1, PQB_US_BAD_OFFSET = -2, PQB_US_OVERFLOW = -3,
-           PQB_US_SHORT = -4 };
+           PQB_US_SHORT = -4, PQB_US_BAD_LENGTH = -5, PQB_US_LENGTH_MISMATCH = -6 };
 
     static inline uint32_t pqb_us_load32(const uint8_t *p) {
         uint32_t v;
@@ -168,11 +168,11 @@ cdef extern from *:
     }
 
     /* The rest of an element of 16 < len <= 64 bytes whose first 16 are written: from its source (a
-       literal's bytes, or earlier output at least 8 bytes back) in steps of 16 bytes, or of 8 when
-       the source is less than 16 bytes back, each reading only bytes already written. Writes at
-       most 64 bytes past the element's start. */
-    static inline void pqb_us_rest(uint8_t *op, const uint8_t *src, size_t len) {
-        if (op - src >= 16 || op - src < 0) {  /* a literal's source is after op, in the input */
+       literal's bytes, off = 16 then, or earlier output off >= 8 bytes back) in steps of 16 bytes, or
+       of 8 when the source is less than 16 bytes back, each reading only bytes already written.
+       Writes at most 64 bytes past the element's start. */
+    static inline void pqb_us_rest(uint8_t *op, const uint8_t *src, size_t len, size_t off) {
+        if (off >= 16) {
             for (size_t i = 16; i < len; i += 16) memcpy(op + i, src + i, 16);
         } else {
             for (size_t i = 16; i < len; i += 8) {
@@ -208,7 +208,7 @@ cdef extern from *:
                 size_t len = (tag >> 2) + 1;
                 if (PQB_US_LIKELY(len <= 60)) {
                     pqb_us_first16(op, ip + 1);
-                    if (PQB_US_UNLIKELY(len > 16)) pqb_us_rest(op, ip + 1, len);
+                    if (PQB_US_UNLIKELY(len > 16)) pqb_us_rest(op, ip + 1, len, 16);
                     ip += 1 + len;
                     op += len;
                     continue;
@@ -225,7 +225,7 @@ cdef extern from *:
                 }
                 if (PQB_US_LIKELY(off >= 8 && off <= (size_t)(op - out))) {
                     pqb_us_first16(op, op - off);
-                    if (PQB_US_UNLIKELY(len > 16)) pqb_us_rest(op, op - off, len);
+                    if (PQB_US_UNLIKELY(len > 16)) pqb_us_rest(op, op - off, len, off);
                     ip += 1 + (tag & 3);
                     op += len;
                     continue;
@@ -296,7 +296,7 @@ cdef extern from *:
                 src = op - off;
                 PQB_US_CMOV_EQ(src, ip + 1, type, 0);
                 pqb_us_first16(op, src);
-                if (PQB_US_UNLIKELY(len > 16)) pqb_us_rest(op, src, len);
+                if (PQB_US_UNLIKELY(len > 16)) pqb_us_rest(op, src, len, off);
                 op += len;
                 ip += adv;
                 tag = next;
@@ -369,6 +369,13 @@ cdef extern from *:
     int c_snappy_decompress "pqb_snappy_decompress"(const uint8_t *ip, size_t n, uint8_t *out,
                                                      size_t out_len) noexcept nogil
     int c_probe "PQB_US_PROBE"
+    enum:
+        PQB_US_TRUNCATED
+        PQB_US_BAD_OFFSET
+        PQB_US_OVERFLOW
+        PQB_US_SHORT
+        PQB_US_BAD_LENGTH
+        PQB_US_LENGTH_MISMATCH
 
 #: both loops and the probe are built (x86-64 with GCC or Clang). Elsewhere only the branching loop
 #: is, which on x86-64 took 1.1 times cramjam's time on the benchmark's e-mail and string reads, so
@@ -379,12 +386,12 @@ ADAPTIVE = bool(c_probe)
 #: decompress_into's error codes: an element runs past the end of the block; a copy refers to bytes
 #: before the output's start (or has offset 0); the elements produce more, or fewer, bytes than the
 #: block states; the block's length varint is malformed; it states a length other than ``len(dst)``
-E_TRUNCATED = -1
-E_BAD_OFFSET = -2
-E_OVERFLOW = -3
-E_SHORT = -4
-E_BAD_LENGTH = -5
-E_LENGTH_MISMATCH = -6
+E_TRUNCATED = PQB_US_TRUNCATED
+E_BAD_OFFSET = PQB_US_BAD_OFFSET
+E_OVERFLOW = PQB_US_OVERFLOW
+E_SHORT = PQB_US_SHORT
+E_BAD_LENGTH = PQB_US_BAD_LENGTH
+E_LENGTH_MISMATCH = PQB_US_LENGTH_MISMATCH
 
 
 def decompress_into(const uint8_t[::1] src, uint8_t[::1] dst):

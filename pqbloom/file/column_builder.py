@@ -351,6 +351,9 @@ class ColumnBuilder:
         rg = self.regions
         assert rg is not None
         if self._in_regions():
+            # the entries between regions were written by two threads each: set once more here, from
+            # the sizes every chunk was just checked to fill, so no thread's write order matters
+            rg.offsets[rg.row_starts] = rg.byte_starts
             for j, (parts, present) in enumerate(zip(self.region_parts, self.present)):
                 if parts.num_rows and parts.region is not None and parts.region.n != parts.num_rows:
                     spread_offsets(rg.offsets[rg.row_starts[j]:rg.row_starts[j + 1] + 1], present, parts.region.n)
