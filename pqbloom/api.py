@@ -123,8 +123,9 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
         if is_dataset_source(source):  # a directory, list of files, glob or Dataset: the dataset reader's job
             with memory_budget(kwargs.get("memory_limit")):
                 return read_source(source, columns, filters=filters, explain=explain, **kwargs)
-    with ParquetFile(cast(Source, source) if loc is None else open_location(loc), **kwargs) as pf, \
-            memory_budget(pf.memory_limit):
+    # one ceiling for the whole call: the footer's read and decode are charged with the rows
+    with memory_budget(kwargs.get("memory_limit")), \
+            ParquetFile(cast(Source, source) if loc is None else open_location(loc), **kwargs) as pf:
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
         return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])

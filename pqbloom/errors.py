@@ -63,6 +63,36 @@ class MemoryLimitError(ParquetError):
     """A read would allocate more than the ``memory_limit`` it was given (see :mod:`pqbloom.limits`)."""
 
 
+class MetadataLimitError(ParquetError):
+    """A footer holds a Thrift string or list longer than the reader allows (``thrift_string_size_limit``,
+    ``thrift_container_size_limit``, as pyarrow's): the file may be valid, but decoding it would take more
+    memory than a footer should. Raise the limit to read it."""
+
+
+class SourceError(ParquetError, OSError):
+    """What was given to read cannot be read as one unchanging regular file (base of the two below).
+    An ``OSError`` too, as a missing file is."""
+
+
+class NotARegularFileError(SourceError):
+    """The path names a FIFO, a socket, a device or a directory, not a regular file: refused before any
+    read (opening a FIFO for reading would wait for a writer forever)."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class SourceChangedError(SourceError):
+    """The object at ``url`` was replaced while it was read (its ETag, version or generation changed
+    between two requests of one read): the bytes already read belong to another version, so nothing read
+    from it is returned. Read it again."""
+
+    def __init__(self, message: str, *, url: str) -> None:
+        super().__init__(message)
+        self.url = url
+
+
 class UnsupportedError(ParquetError):
     """The file uses a feature or type this version of pqbloom does not handle."""
 

@@ -18,6 +18,11 @@ the ceiling to two or three times the size of the result you expect.
 
 A ``MemoryError`` raised inside a read (the machine refused an allocation) becomes a
 :class:`~pqbloom.errors.MemoryLimitError` too (:func:`out_of_memory`), never a corruption report.
+
+Opening a file charges its footer to the same ceiling (its bytes, then its decode: the strings and values
+copied out of it take up to as much again), and the footer's Thrift decode caps a single string and a
+single list (:class:`ThriftLimits`, ``thrift_string_size_limit`` / ``thrift_container_size_limit`` as
+pyarrow names them), so that a footer cannot make one allocation the file chooses, budget or not.
 """
 
 from __future__ import annotations
@@ -26,11 +31,14 @@ import contextvars
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TypeVar
 
 from .errors import MemoryLimitError
 
-__all__ = ["MemoryBudget", "BUDGET", "charge", "current_budget", "memory_budget", "out_of_memory", "run_limited"]
+__all__ = ["MemoryBudget", "BUDGET", "charge", "current_budget", "memory_budget", "out_of_memory", "run_limited",
+           "ThriftLimits", "THRIFT_LIMITS", "DEFAULT_THRIFT_STRING_SIZE_LIMIT", "DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT",
+           "thrift_limits"]
 
 T = TypeVar("T")
 
@@ -139,3 +147,39 @@ def run_limited(limit: int | None, gen: Iterator[T]) -> Iterator[T]:
         except MemoryError as exc:
             raise out_of_memory(exc) from exc
         yield item
+
+
+#: bytes of one Thrift string (or binary) a footer may hold by default: pyarrow's ``thrift_string_size_limit``
+DEFAULT_THRIFT_STRING_SIZE_LIMIT = 100_000_000
+#: elements of one Thrift list a footer may hold by default: pyarrow's ``thrift_container_size_limit``
+DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT = 1_000_000
+
+
+@dataclass(frozen=True)
+class ThriftLimits:
+    """The longest Thrift string (bytes) and list (elements) a decode accepts: beyond them it raises
+    :class:`~pqbloom.errors.MetadataLimitError` before allocating."""
+
+    string_size: int = DEFAULT_THRIFT_STRING_SIZE_LIMIT
+    container_size: int = DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT
+
+    def __post_init__(self) -> None:
+        for name, value in (("thrift_string_size_limit", self.string_size),
+                            ("thrift_container_size_limit", self.container_size)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name} must be a positive number, not {value!r}")
+
+
+#: the limits of the Thrift decodes running in this context (None: the codec's own, looser, caps)
+THRIFT_LIMITS: contextvars.ContextVar[ThriftLimits | None] = contextvars.ContextVar("pqbloom_thrift_limits",
+                                                                                    default=None)
+
+
+@contextmanager
+def thrift_limits(limits: ThriftLimits | None) -> Iterator[None]:
+    """Decode Thrift under ``limits`` in the body (None: the codec's own caps)."""
+    token = THRIFT_LIMITS.set(limits)
+    try:
+        yield
+    finally:
+        THRIFT_LIMITS.reset(token)

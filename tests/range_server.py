@@ -7,6 +7,14 @@ and a log of every request from which requests, bytes and round trips of latency
 (links to its entries, subdirectories with a trailing ``/``), as fsspec's HTTPFileSystem expects.
 Every request sleeps ``latency`` seconds before it is answered.
 
+Like a real store, a file's answers carry an ``ETag`` (from its inode, size and modification time, so a
+file replaced by ``os.replace`` gets a new one) and ``Last-Modified``, and a request with ``If-Match`` that
+no longer matches gets ``412 Precondition Failed``. ``etags=False`` leaves the ETag out (and ignores
+``If-Match``), as Python's ``http.server`` does; ``quote_listing=True`` percent-encodes the links of a
+listing (``country%3DFR/``) as ``http.server`` and some stores do. ``on_request(index, path, range)`` is
+called before each request is answered (``index`` counts from 0): a test replaces a file there, between
+two requests of one read.
+
 Round trips of latency are counted at the server, from timestamps: a request's depth is one more than
 the deepest request that had ENDED before it STARTED (0 if none), and :meth:`RangeServer.round_trips`
 is the largest depth: the number of latencies a client had to wait one after another. Requests in
@@ -15,12 +23,14 @@ flight together share a round trip however many there are.
 
 from __future__ import annotations
 
+import email.utils
 import html
 import os
 import re
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -38,6 +48,8 @@ class Request:
     end: float
     nbytes: int
     range: str | None
+    #: the request's If-Match header
+    if_match: str | None = None
 
 
 def round_trips(log: list[Request]) -> int:
@@ -88,6 +100,11 @@ class _Handler(BaseHTTPRequestHandler):
         rel = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path).lstrip("/")
         local = os.path.normpath(os.path.join(srv.root, rel))
         rng = self.headers.get("Range")
+        if srv.on_request is not None:
+            with srv.idle:
+                index = srv.answered
+                srv.answered += 1
+            srv.on_request(index, rel, rng)
         if srv.latency:
             time.sleep(srv.latency)
         body = b""
@@ -97,7 +114,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
         elif os.path.isdir(local):
             names = sorted(os.listdir(local))
-            links = "".join(f'<a href="{html.escape(n + ("/" if os.path.isdir(os.path.join(local, n)) else ""))}">'
+            quote = urllib.parse.quote if srv.quote_listing else (lambda n: n)  # as http.server lists
+            links = "".join(f'<a href="{html.escape(quote(n) + ("/" if os.path.isdir(os.path.join(local, n)) else ""))}">'
                             f'{html.escape(n)}</a>\n' for n in names)
             body = f"<html><body>\n{links}</body></html>\n".encode()
             self.send_response(200)
@@ -105,24 +123,37 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
         else:
-            size = os.path.getsize(local)
-            m = _RANGE.match(rng or "")
-            if m and (m.group(1) or m.group(2)):
-                a, b = m.group(1), m.group(2)
-                if a == "":
-                    first, last = max(0, size - int(b)), size - 1
-                else:
-                    first, last = int(a), min(size - 1, int(b)) if b else size - 1
-                with open(local, "rb") as f:
+            with open(local, "rb") as f:
+                st = os.fstat(f.fileno())
+                size = st.st_size
+                etag = f'"{st.st_ino:x}-{st.st_size:x}-{st.st_mtime_ns:x}"'
+                want = self.headers.get("If-Match")
+                if srv.etags and want is not None and want.strip() != "*" and \
+                        etag not in [w.strip() for w in want.split(",")]:
+                    self.send_response(412)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    self.wfile.flush()
+                    srv.record(Request(self.command, rel, start, time.monotonic(), 0, rng, self.headers.get("If-Match")))
+                    return
+                m = _RANGE.match(rng or "")
+                if m and (m.group(1) or m.group(2)):
+                    a, b = m.group(1), m.group(2)
+                    if a == "":
+                        first, last = max(0, size - int(b)), size - 1
+                    else:
+                        first, last = int(a), min(size - 1, int(b)) if b else size - 1
                     f.seek(first)
                     body = f.read(max(0, last - first + 1))
-                self.send_response(206)
-                self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
-            else:
-                if not head:
-                    with open(local, "rb") as f:
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+                else:
+                    if not head:
                         body = f.read()
-                self.send_response(200)
+                    self.send_response(200)
+            if srv.etags:
+                self.send_header("ETag", etag)
+            self.send_header("Last-Modified", email.utils.formatdate(st.st_mtime, usegmt=True))
             self.send_header("Accept-Ranges", "bytes")
             self.send_header("Content-Type", "application/octet-stream")
             self.send_header("Content-Length", str(len(body) if (body or not head) else size))
@@ -132,7 +163,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
             sent = len(body)
         self.wfile.flush()
-        srv.record(Request(self.command, rel, start, time.monotonic(), sent, rng))
+        srv.record(Request(self.command, rel, start, time.monotonic(), sent, rng, self.headers.get("If-Match")))
 
 
 class _Server(ThreadingHTTPServer):
@@ -146,9 +177,14 @@ class _Server(ThreadingHTTPServer):
 class RangeServer:
     """Serves ``root`` over HTTP on 127.0.0.1 in a background thread (see the module doc)."""
 
-    def __init__(self, root: str | os.PathLike[str], *, latency: float = 0.0) -> None:
+    def __init__(self, root: str | os.PathLike[str], *, latency: float = 0.0, etags: bool = True,
+                 quote_listing: bool = False, on_request: Callable[[int, str, str | None], None] | None = None) -> None:
         self.root = os.path.abspath(os.fspath(root))
         self.latency = latency
+        self.etags = etags
+        self.quote_listing = quote_listing
+        self.on_request = on_request
+        self.answered = 0
         self.log: list[Request] = []
         self._lock = threading.Lock()
         self.in_flight = 0

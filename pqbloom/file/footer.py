@@ -2,7 +2,8 @@
 (decrypted when the footer is encrypted, or when keys are given for a plaintext-footer file).
 
 One speculative read of the file's tail usually covers the whole footer; it goes out together with the
-read of the leading magic.
+read of the leading magic. The footer's bytes (when they are more than the tail) and its decode are
+charged to the memory budget in force (:mod:`pqbloom.limits`) before they are allocated.
 """
 
 from __future__ import annotations
@@ -13,9 +14,18 @@ from ..crypto import FileDecryptionProperties
 from ..errors import CorruptFileError
 from ..format import RowGroupList, T, decode_file_metadata
 from ..io import RangeReader
+from ..limits import (
+    DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT,
+    DEFAULT_THRIFT_STRING_SIZE_LIMIT,
+    ThriftLimits,
+    charge,
+    memory_budget,
+    thrift_limits,
+)
 from .encryption import ReaderDecryption
 
-__all__ = ["FOOTER_TAIL_READ", "FooterLocation", "read_footer", "check_metadata"]
+__all__ = ["FOOTER_TAIL_READ", "FooterLocation", "read_footer", "open_footer", "check_metadata",
+           "DEFAULT_THRIFT_STRING_SIZE_LIMIT", "DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT"]
 
 FOOTER_TAIL_READ = 64 * 1024  # one speculative read usually covers the whole footer
 
@@ -53,11 +63,13 @@ def read_footer(r: RangeReader, decryption_properties: FileDecryptionProperties 
     if flen <= 0 or flen > size - 12:
         raise CorruptFileError(f"footer length {flen} does not fit in a file of {size} bytes", offset=size - 8)
     foff = size - 8 - flen
+    charge(flen, f"the footer ({flen:,} bytes)")
     if flen <= tail_len - 8:
         fbytes = tail[tail_len - 8 - flen:tail_len - 8]
     else:
         fbytes = r.read(foff, flen, what="footer")
     if magic == b"PARE" or decryption_properties is not None:
+        charge(2 * flen, f"decrypting and decoding the footer ({flen:,} bytes)")
         keyed, md = ReaderDecryption.open(fbytes, magic == b"PARE", decryption_properties, offset=foff)
         check_metadata(md, foff)
         return FooterLocation(md, foff, flen, magic == b"PARE"), keyed
@@ -68,6 +80,22 @@ def read_footer(r: RangeReader, decryption_properties: FileDecryptionProperties 
         decryption = ReaderDecryption.plaintext_without_keys(md)
     check_metadata(md, foff)
     return FooterLocation(md, foff, flen, False), decryption
+
+
+def open_footer(r: RangeReader, decryption_properties: FileDecryptionProperties | None = None, *,
+                memory_limit: int | None = None, string_size_limit: int = DEFAULT_THRIFT_STRING_SIZE_LIMIT,
+                container_size_limit: int = DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT
+                ) -> tuple[FooterLocation, ReaderDecryption | None]:
+    """:func:`read_footer` as a reader opens a file: charged to ``memory_limit`` (the budget of the call in
+    progress, if there is one), its Thrift strings and lists capped (:class:`~pqbloom.limits.ThriftLimits`;
+    row groups decoded later keep the caps). ``r`` is closed when the footer cannot be read."""
+    try:
+        limits = ThriftLimits(string_size_limit, container_size_limit)
+        with memory_budget(memory_limit), thrift_limits(limits):
+            return read_footer(r, decryption_properties)
+    except BaseException:
+        r.close()
+        raise
 
 
 def check_metadata(md: T.FileMetaData, offset: int) -> None:

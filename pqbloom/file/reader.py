@@ -55,7 +55,7 @@ from .column_reader import (
     to_sink,
 )
 from .encryption import ReaderDecryption
-from .footer import FooterLocation, read_footer
+from .footer import DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT, DEFAULT_THRIFT_STRING_SIZE_LIMIT, FooterLocation, open_footer
 from .leaf_values import LeafValues
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
@@ -91,11 +91,18 @@ class FileReader(ChunkAccess):
     ``to_numpy``, ``to_pylist`` or ``to_pandas`` raises :class:`~pqbloom.errors.TimestampRangeError` where
     pyarrow wraps it to another instant (the raw ``values`` stay readable; filters compare it exactly). ``"us"`` or
     ``"ms"`` read them as INT64 TIMESTAMP columns of that unit (``timestamp[us]``...: years 1 to 9999).
+
+    Opening the file reads and decodes its footer under ``memory_limit`` too. ``thrift_string_size_limit``
+    (bytes, default 100,000,000) and ``thrift_container_size_limit`` (elements, default 1,000,000), as
+    pyarrow's, cap a single string and a single list of the footer: a footer holding a longer one raises
+    :class:`~pqbloom.errors.MetadataLimitError` before it is allocated. Raise them to read such a file.
     """
 
     def __init__(self, source: Source, *, decryption_properties: FileDecryptionProperties | None = None,
                  verify_checksums: bool = True, memory_limit: int | None = None,
-                 coerce_int96_timestamp_unit: str | None = None) -> None:
+                 coerce_int96_timestamp_unit: str | None = None,
+                 thrift_string_size_limit: int = DEFAULT_THRIFT_STRING_SIZE_LIMIT,
+                 thrift_container_size_limit: int = DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT) -> None:
         if memory_limit is not None and memory_limit <= 0:
             raise ValueError("memory_limit must be a positive number of bytes (or None)")
         if coerce_int96_timestamp_unit is not None and coerce_int96_timestamp_unit not in INT96_UNITS:
@@ -109,7 +116,9 @@ class FileReader(ChunkAccess):
         self.verify_checksums = verify_checksums
         #: the file's decryption state (None: a plaintext file)
         self.decryption: ReaderDecryption | None = None
-        self.footer_location, self.decryption = read_footer(self.range_reader, decryption_properties)
+        self.footer_location, self.decryption = open_footer(
+            self.range_reader, decryption_properties, memory_limit=memory_limit,
+            string_size_limit=thrift_string_size_limit, container_size_limit=thrift_container_size_limit)
         #: the decoded footer as the format's Thrift struct: for the scan layer and low-level tools;
         #: users read :attr:`metadata` (pqbloom's own objects)
         self.thrift_metadata: T.FileMetaData = self.footer_location.metadata

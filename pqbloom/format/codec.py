@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 from thrift.protocol import TCompactProtocol
 from thrift.transport import TTransport
 
-from ..errors import CorruptFileError
-from ..limits import out_of_memory
+from ..errors import CorruptFileError, MetadataLimitError
+from ..limits import THRIFT_LIMITS, ThriftLimits, out_of_memory
 
 __all__ = ["decode", "decode_prefix", "decode_at", "encode", "read_struct", "decoding_position", "ACCELERATED",
            "gc_paused"]
@@ -29,7 +29,9 @@ __all__ = ["decode", "decode_prefix", "decode_at", "encode", "read_struct", "dec
 S = TypeVar("S")
 
 # Caps that keep a lying length field from allocating gigabytes inside the
-# Thrift decoder; real footers stay far below them.
+# Thrift decoder; real footers stay far below them. Under a ThriftLimits (pqbloom.limits: the footer of a
+# file being opened) its limits apply instead. Either way no string or list may be longer than the bytes
+# left in the buffer (each list element takes at least one byte), so a lying length allocates nothing.
 STRING_LENGTH_LIMIT = 1 << 30
 CONTAINER_LENGTH_LIMIT = 1 << 24
 
@@ -83,6 +85,12 @@ def read_struct(cls: type[S], buf: bytes | bytearray | memoryview, pos: int, off
         bio.seek(pos)
     obj = cls()
     prot = _thread_protocol()
+    limits = THRIFT_LIMITS.get()
+    room = max(0, len(buf) - pos)
+    string_cap = STRING_LENGTH_LIMIT if limits is None else limits.string_size
+    container_cap = CONTAINER_LENGTH_LIMIT if limits is None else limits.container_size
+    prot.string_length_limit = min(string_cap, room)
+    prot.container_length_limit = min(container_cap, room)
     prot.trans._buffer = bio
     _tls.bio = bio  # for decoding_position
     try:
@@ -96,11 +104,36 @@ def read_struct(cls: type[S], buf: bytes | bytearray | memoryview, pos: int, off
         raise out_of_memory(exc, f"decoding {what or cls.__name__}") from exc
     except Exception as exc:  # the Thrift runtime raises many types on garbage
         name = what or cls.__name__
+        if limits is not None and isinstance(exc, OverflowError):
+            over = _over_limit(exc, limits, room)
+            if over:
+                raise MetadataLimitError(f"{name} holds {over}; if the file is trusted, raise the limit"
+                                         + ("" if offset is None else f" (offset {offset})")) from None
         raise CorruptFileError(f"cannot decode {name}: {exc.__class__.__name__}: {exc}", offset=offset) from None
     finally:
         prot.trans._buffer = _EMPTY
         _tls.bio = None
     return obj, bio.tell()
+
+
+def _over_limit(exc: OverflowError, limits: ThriftLimits, room: int) -> str | None:
+    """What ``exc`` (the decoder's "size exceeded specified limit: N") says went past ``limits``; None
+    when the limit it hit was the bytes left in the buffer (a length no buffer holds: corruption)."""
+    text = str(exc)
+    if "exceeded specified limit" not in text:
+        return None
+    try:
+        hit = int(text.rsplit(":", 1)[1])
+    except ValueError:
+        return None
+    if hit >= room:
+        return None
+    over = []
+    if hit == limits.string_size:
+        over.append(f"a string longer than thrift_string_size_limit ({hit:,} bytes)")
+    if hit == limits.container_size:
+        over.append(f"a list longer than thrift_container_size_limit ({hit:,} elements)")
+    return " or ".join(over) or None
 
 
 def decoding_position() -> int:

@@ -5,7 +5,9 @@ C decoder skims the row groups once (recording where each starts) and each
 RowGroup is decoded on first access (see :class:`RowGroupList`). With few row
 groups, a row group of many columns keeps its column chunks undecoded until
 accessed (:class:`ColumnChunkList`). Large footers are decoded with the cyclic
-garbage collector paused (:func:`~pqbloom.format.codec.gc_paused`).
+garbage collector paused (:func:`~pqbloom.format.codec.gc_paused`). The decode is charged to the
+read's memory budget, and the Thrift limits in force when the footer is decoded
+(:class:`~pqbloom.limits.ThriftLimits`) also apply to the row groups and column chunks decoded later.
 :meth:`RowGroupList.statistics_skim` decodes only what statistics pruning reads.
 """
 
@@ -18,6 +20,7 @@ from thrift.Thrift import TType
 
 from .._thrift import ttypes as T
 from ..errors import CorruptFileError
+from ..limits import THRIFT_LIMITS, charge, thrift_limits
 from .codec import ACCELERATED, decoding_position, gc_paused, read_struct
 
 __all__ = ["decode_file_metadata", "RowGroupList", "ColumnChunkList", "LAZY_ROW_GROUPS_MIN", "LAZY_COLUMNS_MIN",
@@ -166,6 +169,8 @@ class _LazyList(Sequence[Any]):
         self._items: list[Any] = [None] * len(starts)
         self._offset = offset
         self._misses = 0
+        #: the Thrift limits the footer was opened under, for the items decoded later
+        self._limits = THRIFT_LIMITS.get()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -181,7 +186,8 @@ class _LazyList(Sequence[Any]):
             return [self[j] for j in range(*i.indices(len(self._items)))]
         item = self._items[i]  # raises IndexError like a list
         if item is None:
-            item = self._decode(i if i >= 0 else i + len(self._items))
+            with thrift_limits(self._limits):
+                item = self._decode(i if i >= 0 else i + len(self._items))
         return item
 
     def __iter__(self) -> Iterator[Any]:
@@ -270,9 +276,9 @@ class RowGroupList(_LazyList):
         decoding whole RowGroups (encodings, paths, offsets, encoding stats of every chunk).
         Raises :class:`~pqbloom.errors.CorruptFileError` when the footer does not decode.
         """
-        with gc_paused():
+        with gc_paused(), thrift_limits(self._limits):
             md = read_struct(_StatsFooter, self._footer, 0, self._offset, "file metadata",
-                       spec=_STATS_SKIM_SPECS[size_statistics])[0]
+                             spec=_STATS_SKIM_SPECS[size_statistics])[0]
         rgs = md.row_groups
         if rgs is None or len(rgs) != len(self._items):
             raise CorruptFileError("row groups of the footer do not match its skim", offset=self._offset)
@@ -341,8 +347,11 @@ def decode_file_metadata(data: bytes | bytearray | memoryview, *, offset: int | 
     """Decode a ``FileMetaData`` footer; with :data:`LAZY_ROW_GROUPS_MIN` or more row groups its
     ``row_groups`` is a :class:`RowGroupList` (decoded on access), else a plain list.
 
-    The whole footer is still parsed once, so malformed bytes anywhere fail here, typed.
+    The whole footer is still parsed once, so malformed bytes anywhere fail here, typed. The decode is
+    charged to the current memory budget (:mod:`pqbloom.limits`) as the footer's length: the strings and
+    values it copies out of the footer take up to that.
     """
+    charge(len(data), f"the decoded {what} ({len(data):,} bytes)")
     buf = data if isinstance(data, bytes) else bytes(data)
     if len(buf) < _GC_PAUSE_BYTES:
         return _decode_file_metadata(buf, offset, what)

@@ -17,10 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
-from ..errors import CorruptFileError
+from ..errors import CorruptFileError, NotARegularFileError
 
 __all__ = ["IOStats", "RangeReader", "CountingWriter", "AtomicFileSink", "CommitCompanion", "open_sink", "coalesce_ranges",
-           "current_umask", "fsync_directory", "read_ranges", "release_cached_pages"]
+           "current_umask", "fsync_directory", "open_regular_file", "read_ranges", "release_cached_pages"]
 
 
 @dataclass
@@ -51,7 +51,7 @@ class RangeReader:
             self.size = len(self._buf)
         elif isinstance(source, (str, os.PathLike)):
             self.name = os.fspath(source)
-            self._fd = os.open(self.name, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            self._fd = open_regular_file(self.name)
             self.size = os.fstat(self._fd).st_size
         else:
             self._fobj = source
@@ -131,6 +131,37 @@ class RangeReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _refuse(path: str, mode: int) -> None:
+    if stat.S_ISREG(mode):
+        return
+    kind = ("a directory (read it with pqbloom.read_table or pqbloom.dataset)" if stat.S_ISDIR(mode) else
+            "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else
+            "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else
+            "not a regular file")
+    raise NotARegularFileError(f"cannot read {path!r} as Parquet: it is {kind}, not a regular file", path=path)
+
+
+def open_regular_file(path: str) -> int:
+    """A read-only descriptor of the regular file at ``path``, or
+    :class:`~pqbloom.errors.NotARegularFileError` for a FIFO, socket, device or directory.
+
+    What ``path`` is gets checked before it is opened (opening a FIFO for reading waits for a writer, a
+    device may act on open), and again on the descriptor, which is opened non-blocking in case the path
+    was swapped for a FIFO in between, then set back to blocking.
+    """
+    _refuse(path, os.stat(path).st_mode)
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0) | nonblock)
+    try:
+        _refuse(path, os.fstat(fd).st_mode)
+        if nonblock:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def coalesce_ranges(ranges: list[tuple[int, int]], *, max_gap: int = 0) -> list[tuple[int, int]]:

@@ -9,6 +9,14 @@ flight at once), a thread pool otherwise. Prefetched ranges are kept (bounded) a
 that fall inside them; that is how the scan layer turns the Bloom probes of all row groups, and the
 footers of all files of a dataset, into one round trip each.
 
+Over HTTP a reader reads one version of the object: the first response's ``ETag`` (else its
+``Last-Modified``) and size are remembered, every later range request carries ``If-Match`` with that
+ETag, and every response is checked against them. An object replaced between two requests of a read
+(new bytes under the same name, even of the same size) raises
+:class:`~pqbloom.errors.SourceChangedError` naming the URL, instead of mixing rows of two versions or
+reading pages through a stale footer. Range requests over HTTP are made here (on fsspec's session and
+event loop) rather than through ``cat_file``, whose answers do not carry the response headers.
+
 fsspec is imported only when a URL or an fsspec filesystem is used (``pip install pqbloom[remote]``).
 """
 
@@ -21,7 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
-from ..errors import CorruptFileError
+from ..errors import CorruptFileError, ParquetError, SourceChangedError
 from . import CountingWriter, IOStats, RangeReader
 
 __all__ = ["RemoteRangeReader", "RemoteSink", "is_http", "open_readers", "prefetch_many", "HTTP_TAIL_READ", "run_concurrently", "MAX_PREFETCH_BYTES",
@@ -60,36 +68,107 @@ def is_http(fs: Any) -> bool:
     return bool(_protocols(fs) & {"http", "https"}) and hasattr(fs, "set_session") and hasattr(fs, "loop")
 
 
-async def _http_open(fs: Any, urls: Sequence[str], n: int) -> list[tuple[int | None, bytes, bytes]]:
-    """(size, last ``n`` bytes, first 4 bytes) of each URL: a suffix range request, whose Content-Range
-    gives the size, and the leading magic, all at once; the HEAD a size would cost is saved."""
+#: what identifies one version of an object over HTTP: its ETag and its Last-Modified (either may be None)
+Version = tuple[str | None, str | None]
+HttpOpened = tuple[int | None, bytes, bytes, Version]
+
+
+def _version(headers: Any) -> Version:
+    return headers.get("ETag"), headers.get("Last-Modified")
+
+
+def _session_args(fs: Any) -> tuple[dict[str, str], dict[str, Any]]:
+    """(headers, other keyword arguments) of ``fs``'s requests, as fsspec's own requests use them."""
+    kw = dict(fs.kwargs)
+    return dict(kw.pop("headers", None) or {}), kw
+
+
+def changed_error(name: str, why: str) -> SourceChangedError:
+    """The error for an object replaced while it was read."""
+    return SourceChangedError(f"{name} changed while it was read ({why}): what was read of it mixes two "
+                              f"versions, so nothing is returned; read it again", url=name)
+
+
+async def _http_open(fs: Any, urls: Sequence[str], n: int) -> list[HttpOpened]:
+    """(size, last ``n`` bytes, first 4 bytes, version) of each URL: a suffix range request, whose
+    Content-Range gives the size, and the leading magic, all at once; the HEAD a size would cost is saved.
+    The two answers must come from one version of the object (same ETag, else same Last-Modified)."""
     import asyncio
 
     session = await fs.set_session()
-    kw = dict(fs.kwargs)
-    headers = dict(kw.pop("headers", None) or {})
+    headers, kw = _session_args(fs)
 
-    async def get(url: str, rng: str) -> tuple[int, str | None, bytes]:
+    async def get(url: str, rng: str) -> tuple[int, str | None, bytes, Version]:
         async with session.get(fs.encode_url(url), headers={**headers, "Range": rng}, **kw) as r:
             if r.status == 404:
                 raise FileNotFoundError(url)
             if r.status == 416:  # fewer bytes than asked for the leading magic: a tiny file
-                return r.status, None, b""
+                return r.status, None, b"", _version(r.headers)
             r.raise_for_status()
-            return r.status, r.headers.get("Content-Range"), await r.read()
+            return r.status, r.headers.get("Content-Range"), await r.read(), _version(r.headers)
 
     got = await asyncio.gather(*(get(u, rng) for u in urls for rng in (f"bytes=-{n}", "bytes=0-3")))
-    out: list[tuple[int | None, bytes, bytes]] = []
-    for i in range(0, len(got), 2):
-        (st, cr, tail), (_, _, head) = got[i], got[i + 1]
+    out: list[HttpOpened] = []
+    for k, i in enumerate(range(0, len(got), 2)):
+        (st, cr, tail, version), (_, _, head, head_version) = got[i], got[i + 1]
+        why = _version_differs(version, head_version)
+        if why:
+            raise changed_error(urls[k], why)
         size: int | None
         if st == 200:  # the server ignored Range: it sent the whole file
             size, tail = len(tail), tail[-n:]
         else:
             total = (cr or "").rpartition("/")[2]
             size = int(total) if total.isdigit() else None
-        out.append((size, tail, head[:4]))
+        out.append((size, tail, head[:4], version))
     return out
+
+
+def _version_differs(pinned: Version, got: Version) -> str | None:
+    """Why ``got`` is another version than ``pinned`` (None when nothing says so): the ETags differ, or,
+    where neither answer has one, the Last-Modified dates."""
+    (etag, modified), (got_etag, got_modified) = pinned, got
+    if etag is not None and got_etag is not None:
+        return None if etag == got_etag else f"its ETag went from {etag} to {got_etag}"
+    if etag is None and got_etag is None and modified is not None and got_modified is not None \
+            and modified != got_modified:
+        return f"its Last-Modified went from {modified} to {got_modified}"
+    return None
+
+
+async def _http_ranges(fs: Any, wants: Sequence[tuple[RemoteRangeReader, int, int]]) -> list[bytes]:
+    """The bytes of each (reader, offset, length), all requested at once on ``fs``'s session: each with
+    ``If-Match`` when its reader has pinned a strong ETag, each answer checked against the reader's
+    version (:meth:`RemoteRangeReader.check_version`)."""
+    import asyncio
+
+    session = await fs.set_session()
+    headers, kw = _session_args(fs)
+
+    async def get(r: RemoteRangeReader, offset: int, length: int) -> bytes:
+        h = {**headers, "Range": f"bytes={offset}-{offset + length - 1}"}
+        etag = r.pinned_etag()
+        if etag is not None:
+            h["If-Match"] = etag
+        async with session.get(fs.encode_url(r.path), headers=h, **kw) as resp:
+            if resp.status == 404:
+                raise FileNotFoundError(r.name)
+            if resp.status == 412:
+                raise changed_error(r.name, f"the server answered 412 Precondition Failed to If-Match: {etag}")
+            resp.raise_for_status()
+            r.check_version(_version(resp.headers), resp.headers.get("Content-Range"))
+            data = await resp.read()
+        if resp.status == 200 and len(data) != r.size:  # the whole object, ignoring Range: of another size
+            raise changed_error(r.name, f"its size went from {r.size} to {len(data)} bytes")
+        return bytes(data)
+
+    return list(await asyncio.gather(*(get(r, o, n) for r, o, n in wants)))
+
+
+def _http_fetch(fs: Any, wants: Sequence[tuple[RemoteRangeReader, int, int]]) -> list[bytes]:
+    import fsspec.asyn
+
+    return list(fsspec.asyn.sync(fs.loop, _http_ranges, fs, wants))
 
 
 def open_readers(fs: Any, files: Sequence[tuple[str, int | None]]) -> list[RemoteRangeReader]:
@@ -116,7 +195,7 @@ def _call_fs(name: str, fn: Callable[[], Any]) -> Any:
     """Run a filesystem call; its failures become OSError naming the file (missing: FileNotFoundError)."""
     try:
         return fn()
-    except (FileNotFoundError, IsADirectoryError, PermissionError):
+    except (FileNotFoundError, IsADirectoryError, PermissionError, ParquetError):
         raise
     except OSError as exc:
         raise OSError(f"{name}: {exc}") from exc
@@ -128,13 +207,14 @@ class RemoteRangeReader(RangeReader):
     """Range reads of one file on an fsspec filesystem (``fs``) or a pyarrow one (``open_input_file``).
 
     ``size`` when known (a listing gave it) saves the request that asks for it. Every request is
-    counted in :attr:`stats` (the size request as a request of 0 bytes).
+    counted in :attr:`stats` (the size request as a request of 0 bytes). Over HTTP every read is pinned
+    to the version of the object the first answer came from (see the module doc).
     """
 
     concurrent = True
 
     def __init__(self, fs: Any, path: str, *, size: int | None = None, name: str | None = None,
-                 http_opened: tuple[int | None, bytes, bytes] | None = None) -> None:
+                 http_opened: HttpOpened | None = None) -> None:
         # RangeReader's fields, without its opening of a local file
         self.stats = IOStats()
         self._lock = threading.Lock()
@@ -147,6 +227,9 @@ class RemoteRangeReader(RangeReader):
         self._arrow_file: Any = None
         self._kept: list[tuple[int, bytes]] = []
         self._kept_bytes = 0
+        self._http = is_http(fs) and not self._arrow
+        #: the version every answer must come from (HTTP): set by the first answer
+        self._version: Version | None = None
         if self._arrow:
             self._arrow_file = self._call(lambda: fs.open_input_file(path))
             if size is None:
@@ -157,7 +240,7 @@ class RemoteRangeReader(RangeReader):
             if http_opened is None:
                 http_opened = self._call(partial(fsspec.asyn.sync, fs.loop, _http_open, fs, [path],
                                                  HTTP_TAIL_READ))[0]
-            size, tail, head = http_opened
+            size, tail, head, self._version = http_opened
             self._count(2, len(tail) + len(head))
             if size is not None and size >= len(tail):  # else no Content-Range total: asked for below
                 self.keep(int(size) - len(tail), tail)
@@ -198,6 +281,29 @@ class RemoteRangeReader(RangeReader):
                     return buf[offset - start:offset - start + length]
         return None
 
+    def pinned_etag(self) -> str | None:
+        """The ETag ranges are requested with (``If-Match``): the pinned one, when strong (a weak ETag
+        never matches ``If-Match``, so it is only compared)."""
+        with self._lock:
+            etag = None if self._version is None else self._version[0]
+        return etag if etag is not None and not etag.startswith("W/") else None
+
+    def check_version(self, version: Version, content_range: str | None) -> None:
+        """Check an HTTP answer against the version this reader reads (the first answer pins it): the
+        same ETag (else Last-Modified) and the same size; raise :class:`~pqbloom.errors.SourceChangedError`
+        when the object was replaced."""
+        total = (content_range or "").rpartition("/")[2]
+        if total.isdigit() and int(total) != self.size:
+            raise changed_error(self.name, f"its size went from {self.size} to {total} bytes")
+        with self._lock:
+            if self._version is None:
+                self._version = version
+                return
+            pinned = self._version
+        why = _version_differs(pinned, version)
+        if why:
+            raise changed_error(self.name, why)
+
     def fetch_requests(self, ranges: Sequence[tuple[int, int]]) -> list[tuple[str, int, int]]:
         """(path, start, end) of each range, for a ``cat_ranges`` call (see :func:`prefetch_many`)."""
         return [(self.path, off, off + n) for off, n in ranges]
@@ -210,6 +316,8 @@ class RemoteRangeReader(RangeReader):
         if self._arrow:
             f = self._arrow_file
             raw = run_concurrently([partial(self._call, partial(f.read_at, n, o)) for o, n in ranges])
+        elif self._http:
+            raw = self._call(partial(_http_fetch, self.fs, [(self, o, n) for o, n in ranges]))
         elif len(ranges) == 1:
             (o, n), = ranges
             raw = [self._call(lambda: self.fs.cat_file(self.path, start=o, end=o + n))]
@@ -280,8 +388,11 @@ def prefetch_many(wants: Sequence[tuple[RemoteRangeReader, list[tuple[int, int]]
         flat = [(r, o, n) for r, todo in items for o, n in todo]
         for r, todo in items:
             r._count(len(todo), sum(n for _, n in todo))
-        raw = items[0][0]._call(partial(fs.cat_ranges, [r.path for r, _, _ in flat], [o for _, o, _ in flat],
-                                        [o + n for _, o, n in flat]))
+        if items[0][0]._http:
+            raw = _call_fs(f"{len(items)} files", partial(_http_fetch, fs, flat))
+        else:
+            raw = items[0][0]._call(partial(fs.cat_ranges, [r.path for r, _, _ in flat], [o for _, o, _ in flat],
+                                            [o + n for _, o, n in flat]))
         for (r, o, n), data in zip(flat, raw):
             r.keep(o, r._got(data, o, n, what))
     run_concurrently(tasks)

@@ -40,7 +40,7 @@ from ..errors import ParquetError, SchemaError
 from ..file.footer import FOOTER_TAIL_READ
 from ..file.reader import FileReader
 from ..format import PhysicalType
-from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, open_readers, prefetch_many
+from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, is_http, open_readers, prefetch_many
 from ..io.sources import RemoteLocation, list_files
 from ..schema import Field, make_field
 from ..table import Column, Table
@@ -52,7 +52,8 @@ from .plan import read_filtered
 from .prune import statistics_pass
 from .prune_row_group import bloom_probe_requests
 
-__all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "partition_types", "partition_value",
+__all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "open_fragment", "partition_types",
+           "partition_value",
            "prune_fragments", "read_dataset", "read_fragments"]
 
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
@@ -88,11 +89,9 @@ def discover(root: str | os.PathLike[str]) -> list[Fragment]:
                 continue
             if e.is_dir():
                 p = dict(parts)
-                if "=" in e.name:
-                    k, v = e.name.split("=", 1)
-                    k = urllib.parse.unquote(k)
-                    v = urllib.parse.unquote(v)
-                    p[k] = None if v in ("", HIVE_NULL) else v
+                pair = _hive_pair(e.name)
+                if pair is not None:
+                    p[pair[0]] = pair[1]
                 walk(e.path, p)
             elif e.is_file():
                 out.append(Fragment(e.path, parts))
@@ -101,24 +100,45 @@ def discover(root: str | os.PathLike[str]) -> list[Fragment]:
     return out
 
 
+def _hive_pair(name: str) -> tuple[str, str | None] | None:
+    """(key, raw value or None for null) of a ``key=value`` directory name; None for another name."""
+    if "=" not in name:
+        return None
+    k, v = (urllib.parse.unquote(x) for x in name.split("=", 1))
+    return k, None if v in ("", HIVE_NULL) else v
+
+
 def discover_remote(root: RemoteLocation) -> list[Fragment]:
     """:func:`discover` on a remote directory: one listing, the same rules (hidden names skipped, Hive
-    partitions from ``key=value`` directories)."""
+    partitions from ``key=value`` directories).
+
+    Over HTTP the listing gives URLs, whose path segments are percent-encoded (``http.server`` and some
+    stores list ``country%3DFR/``): each segment is decoded once before it is read as a name, then its
+    key and value are unquoted as a local directory's are. Fragments keep the URL as listed."""
     base = root.path.rstrip("/") + "/"
+    decode = urllib.parse.unquote if is_http(root.fs) else (lambda seg: seg)
     out: list[Fragment] = []
     for path, size in list_files(root):
         if not path.startswith(base):
             continue
-        *dirs, name = path[len(base):].split("/")
+        *dirs, name = (decode(seg) for seg in path[len(base):].split("/"))
         if _hidden(name) or any(_hidden(d) for d in dirs):
             continue
         parts: dict[str, str | None] = {}
         for d in dirs:
-            if "=" in d:
-                k, v = (urllib.parse.unquote(x) for x in d.split("=", 1))
-                parts[k] = None if v in ("", HIVE_NULL) else v
+            pair = _hive_pair(d)
+            if pair is not None:
+                parts[pair[0]] = pair[1]
         out.append(Fragment(path, parts, size))
     return out
+
+
+def open_fragment(fr: Fragment, remote: RemoteLocation | None) -> str | RemoteRangeReader:
+    """What a :class:`~pqbloom.file.reader.FileReader` opens for ``fr``: its path, or a reader of it on
+    the filesystem of ``remote`` (the dataset's remote directory or file)."""
+    if remote is None:
+        return fr.path
+    return RemoteRangeReader(remote.fs, fr.path, size=fr.size, name=fr.path)
 
 
 def _open_remote(root: RemoteLocation, frags: Sequence[Fragment], filters: Sequence[Expr | None],
@@ -356,8 +376,7 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
     if read:
         return read[0][0]
     # every file pruned: an empty table with the schema of the first file (footer only)
-    first: Any = frags[0].path if remote is None else RemoteRangeReader(remote.fs, frags[0].path, size=frags[0].size)
-    with FileReader(first, **kwargs) as pf:
+    with FileReader(open_fragment(frags[0], remote), **kwargs) as pf:
         empty = pf.empty_table(file_columns(pf))
     cols = {c.field.name: c for c in empty.columns}
     cols.update({k: _constant_column(f, None, 0) for k, f in pfields.items() if k not in cols})

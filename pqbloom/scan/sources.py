@@ -12,6 +12,10 @@ A source of many files is
   matching files in sorted order, without partition columns;
 * a :class:`Dataset`.
 
+A URL (or a path with ``filesystem=``) is a source like a local one: a remote directory is listed once
+and read as a directory is (Hive partitions included; see :func:`~pqbloom.scan.dataset.discover_remote`),
+a remote file is one file, and a list may hold URLs.
+
 The files must agree on the columns read (names and types); where they do not, the read raises
 :class:`~pqbloom.errors.SchemaError` naming both files and the column (pass ``columns=`` to read the
 columns the files share). Schemas are not unioned, so a stray or mistyped file never turns into silent
@@ -25,10 +29,12 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..errors import NotARegularFileError
 from ..file.reader import FileReader
+from ..io.sources import RemoteLocation, is_url, local_source, locate
 from ..schema import Schema
 from ..table import Table
-from .dataset import Fragment, discover, prune_fragments, read_fragments
+from .dataset import Fragment, discover, discover_remote, open_fragment, prune_fragments, read_fragments
 from .explain import Explain
 from .parse import FilterLike, to_expression
 from .plan import FilePlan, plan_file
@@ -59,17 +65,22 @@ class Dataset:
     """Parquet files read as one table: ``pqbloom.dataset("root/", partitioning="hive")``.
 
     ``source`` is a directory, a list of file paths, a glob pattern or another Dataset (see the module
-    doc). The files are found once, when the Dataset is made (:attr:`files`). ``read_kwargs`` go to each
-    file's reader (``decryption_properties``, ``verify_checksums``, ``memory_limit``).
-    :func:`pqbloom.read_table` takes a Dataset as its source.
+    doc); a directory or file may be a URL (``https://host/data/``, ``s3://bucket/data/``) or a path on
+    ``filesystem`` (an fsspec or pyarrow filesystem). The files are found once, when the Dataset is made
+    (:attr:`files`). ``read_kwargs`` go to each file's reader (``decryption_properties``,
+    ``verify_checksums``, ``memory_limit``). :func:`pqbloom.read_table` takes a Dataset as its source.
     """
 
-    def __init__(self, source: Any, partitioning: str | None = "hive", **read_kwargs: Any) -> None:
+    def __init__(self, source: Any, partitioning: str | None = "hive", *, filesystem: Any = None,
+                 **read_kwargs: Any) -> None:
         if partitioning not in ("hive", None):
             raise ValueError(f"partitioning must be 'hive' or None, got {partitioning!r}")
         self.partitioning = partitioning
         self.read_kwargs = read_kwargs
-        self.fragments: list[Fragment] = _fragments(source, partitioning)
+        #: the remote directory (or file) the fragments are on; None for local files (and lists)
+        self.remote: RemoteLocation | None = None
+        self.fragments: list[Fragment]
+        self.fragments, self.remote = _fragments(source, partitioning, filesystem)
 
     @property
     def files(self) -> list[str]:
@@ -89,7 +100,7 @@ class Dataset:
         """The first file's top-level fields, then the partition columns (as they are read: int64 when
         every value is an integer, else string)."""
         pfields = prune_fragments(self.fragments, None)[0]
-        with FileReader(self.fragments[0].path, **self.read_kwargs) as pf:
+        with FileReader(open_fragment(self.fragments[0], self.remote), **self.read_kwargs) as pf:
             fields = [f for f in pf.table_schema if f.name not in pfields]
         return Schema(fields + list(pfields.values()))
 
@@ -97,7 +108,7 @@ class Dataset:
                  explain: Explain | None = None, **kwargs: Any) -> Table:
         """Read the files as one table (``columns``, ``filters``, ``explain`` as in
         :func:`pqbloom.read_table`; files ruled out by their partition values are never opened)."""
-        return read_fragments(self.fragments, columns, filters=filters, explain=explain,
+        return read_fragments(self.fragments, columns, filters=filters, explain=explain, remote=self.remote,
                               **{**self.read_kwargs, **kwargs})
 
     read = to_table
@@ -108,7 +119,7 @@ class Dataset:
         is open until the iteration moves on. ``plan.row_groups()`` then says which row groups its
         statistics and Bloom filters cannot rule out."""
         for fr, _, residual in prune_fragments(self.fragments, to_expression(filters))[1]:
-            with FileReader(fr.path, **self.read_kwargs) as pf:
+            with FileReader(open_fragment(fr, self.remote), **self.read_kwargs) as pf:
                 yield fr, plan_file(pf, residual)
 
     def __len__(self) -> int:
@@ -118,47 +129,67 @@ class Dataset:
         return f"Dataset({len(self.fragments)} files, partitioning={self.partitioning!r})"
 
 
-def dataset(source: Any, partitioning: str | None = "hive", **read_kwargs: Any) -> Dataset:
-    """A :class:`Dataset` over ``source`` (a directory, a list of files, a glob pattern), as
-    ``pyarrow.dataset.dataset`` names it."""
-    return Dataset(source, partitioning, **read_kwargs)
+def dataset(source: Any, partitioning: str | None = "hive", *, filesystem: Any = None,
+            **read_kwargs: Any) -> Dataset:
+    """A :class:`Dataset` over ``source`` (a directory, a list of files, a glob pattern; a directory or
+    file may be a URL or a path on ``filesystem``), as ``pyarrow.dataset.dataset`` names it."""
+    return Dataset(source, partitioning, filesystem=filesystem, **read_kwargs)
 
 
-def _fragments(source: Any, partitioning: str | None) -> list[Fragment]:
+def _local_file(path: str, where: str) -> Fragment:
+    """The fragment of a local file ``path`` (``where`` says what named it, for errors)."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path!r} {where} is a directory: pass the directory itself, or its files")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such file: {path!r}")
+    if not os.path.isfile(path):
+        raise NotARegularFileError(f"cannot read {path!r} as Parquet: it is not a regular file (a FIFO, "
+                                   f"a socket or a device)", path=path)
+    return Fragment(path, {})
+
+
+def _fragments(source: Any, partitioning: str | None, filesystem: Any = None
+               ) -> tuple[list[Fragment], RemoteLocation | None]:
+    remote: RemoteLocation | None = None
     if isinstance(source, Dataset):
-        frags = list(source.fragments)
+        frags, remote = list(source.fragments), source.remote
     elif isinstance(source, (list, tuple)):
+        if filesystem is not None:
+            raise TypeError("filesystem= goes with a directory or a file; a list of files may hold URLs")
         frags = []
         for p in source:
             if not isinstance(p, (str, os.PathLike)):
                 raise TypeError(f"a list source holds file paths, not {type(p).__name__}")
-            path = os.fspath(p)
-            if os.path.isdir(path):
-                raise IsADirectoryError(f"{path!r} in a list of files is a directory: pass the directory "
-                                        f"itself, or its files")
-            if not os.path.isfile(path):
-                raise FileNotFoundError(f"no such file: {path!r}")
-            frags.append(Fragment(str(path), {}))
+            path = local_source(os.fspath(p))
+            if is_url(path):  # each file opened by its URL (pqbloom.io.sources) when read
+                frags.append(Fragment(path, {}))
+                continue
+            frags.append(_local_file(path, "in a list of files"))
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if not isinstance(path, str):
             raise TypeError("a dataset path must be text")
-        if os.path.isdir(path):
-            frags = discover(path)
-        elif _is_glob(path):
-            frags = [Fragment(m, {}) for m in sorted(glob.glob(path, recursive=True)) if os.path.isfile(m)]
-        elif os.path.isfile(path):
-            frags = [Fragment(path, {})]
+        remote = locate(path, filesystem)
+        if remote is not None:
+            frags = discover_remote(remote) if remote.is_dir else [Fragment(remote.path, {}, remote.size)]
         else:
-            raise FileNotFoundError(f"no such file or directory: {path!r}")
+            path = local_source(path)
+            if os.path.isdir(path):
+                frags = discover(path)
+            elif _is_glob(path):
+                frags = [Fragment(m, {}) for m in sorted(glob.glob(path, recursive=True)) if os.path.isfile(m)]
+            elif os.path.exists(path):
+                frags = [_local_file(path, "given as a dataset")]
+            else:
+                raise FileNotFoundError(f"no such file or directory: {path!r}")
     else:
         raise TypeError(f"a dataset source is a directory, a list of files or a glob pattern, "
                         f"not {type(source).__name__}")
     if partitioning is None:
-        frags = [Fragment(fr.path, {}) for fr in frags]
+        frags = [Fragment(fr.path, {}, fr.size) for fr in frags]
     if not frags:
         raise FileNotFoundError(f"no data files in {source!r}")
-    return frags
+    return frags, remote
 
 
 def read_source(source: Any, columns: Sequence[str] | None = None, *, filters: FilterLike = None,
