@@ -7,7 +7,7 @@ a (row group, column) into checked offsets, decoded pages and probed filters.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any
 
@@ -150,13 +150,14 @@ class ChunkAccess:
 
     def decode_chunk(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int,
                      desc: ColumnDescriptor, window: ChunkWindow | None = None,
-                     sink: BinarySink | None = None) -> ChunkParts:
+                     sink: BinarySink | None = None, page_ordinals: Sequence[int] | None = None) -> ChunkParts:
         """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``; the first window of
         ``window`` if given) into value pieces and presence flags (errors unlocated:
-        :meth:`read_chunk_parts` adds row group and column); byte arrays into ``sink`` when given."""
+        :meth:`read_chunk_parts` adds row group and column); byte arrays into ``sink`` when given.
+        ``page_ordinals``: ``buf`` holds only these data pages of the chunk (see :meth:`iter_pages`)."""
         if sink is None or desc.physical_type != PhysicalType.BYTE_ARRAY:
             sink = BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
-        pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window)
+        pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window, page_ordinals=page_ordinals)
         return collect_chunk(pages, desc, meta.num_values, sink)
 
     def _extend_chunk(self, buf: ChunkBytes, base: int) -> bytes:
@@ -168,10 +169,13 @@ class ChunkAccess:
 
     def iter_pages(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
                    levels: bool = False, sink: BinarySink | None = None,
-                   window: ChunkWindow | None = None, views: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+                   window: ChunkWindow | None = None, views: bool = False,
+                   page_ordinals: Sequence[int] | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
         bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`;
-        ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`).
+        ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`). ``page_ordinals``:
+        ``buf`` holds only the data pages of these ordinals (after the dictionary page, if any), as
+        a page-level read from the OffsetIndex gathers them; encrypted pages need their ordinals.
 
         With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
         each None when its maximum is 0 (nested leaves are read that way).
@@ -179,7 +183,7 @@ class ChunkAccess:
         return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels, sink=sink, window=window, views=views)
+                          levels=levels, sink=sink, window=window, views=views, page_ordinals=page_ordinals)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:

@@ -6,8 +6,8 @@ The writer and the reader each call one object from this module:
   (encrypted with the column's key and the module's AAD, or passed through for plaintext
   columns), and builds the encrypted or signed footer tail;
 - :class:`ReaderDecryption` opens an encrypted footer (or checks a signed plaintext one),
-  decrypts column metadata, page headers, pages and Bloom filters, and refuses to touch
-  encrypted columns it has no key for.
+  decrypts column metadata, page headers, pages, page indexes and Bloom filters, and refuses
+  to touch encrypted columns it has no key for.
 
 The ciphers, AAD rules and key lookup live in :mod:`pqbloom.crypto`; this module only knows
 where in a file each module sits. Error messages name columns and ordinals, never keys.
@@ -224,6 +224,16 @@ class ReaderDecryption:
         if self.ctx is None:
             raise self._no_keys(desc)
         return self.ctx.column_key(desc.path, chunk.crypto_metadata)
+
+    def key_available(self, rg: int, desc: Any) -> bool:
+        """Whether the chunk's modules can be opened: it is plaintext, or its key (the column's own, or
+        the footer key) is at hand. A missing key is no error here: callers that only use the chunk as
+        an aid (its page index, to prune the pages of other columns) then do without it."""
+        try:
+            self._key(rg, desc)
+        except KeyNotFoundError:
+            return False
+        return True
 
     def column_metadata(self, cc: T.ColumnChunk, rg: int, desc: Any) -> T.ColumnMetaData:
         """The chunk's full ColumnMetaData, decrypting ``encrypted_column_metadata`` when present."""

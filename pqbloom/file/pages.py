@@ -12,7 +12,7 @@ bytes, the layout tool (:mod:`pqbloom.cli.layout`) parses headers only.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -126,7 +126,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
                row_count: int | None, decryption: ReaderDecryption | None, verify_checksums: bool,
                v2_always_compressed: bool, extend: Callable[[ChunkBytes, int], bytes],
                levels: bool = False, sink: BinarySink | None = None,
-               window: ChunkWindow | None = None, views: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+               window: ChunkWindow | None = None, views: bool = False,
+               page_ordinals: Sequence[int] | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -141,6 +142,11 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
     chunk's later bytes are read as the pages need them. With ``views``, a PLAIN page's fixed-width
     values may be a read-only view of its buffer, valid until the next page is asked for (a caller
     that copies each page out at once saves the page's copy).
+
+    ``page_ordinals``: ``buf`` holds only some data pages of the chunk (after its dictionary page, if
+    any), and these are their ordinals in the chunk (from its OffsetIndex), in order. An encrypted
+    page's AAD binds its ordinal, so a page read on its own needs it; there, a dictionary page is
+    accepted only where the chunk begins.
     """
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
@@ -162,8 +168,13 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
     dictionary = None
     seen = 0
     pos = 0
-    page_ordinal = 0
+    data_pages = 0  # data pages met so far
     header_decryption = decryption if decryption is not None and decryption.column_encrypted(desc) else None
+    chunk_start = None
+    if page_ordinals is not None:
+        dict_off, data_off = meta.dictionary_page_offset, meta.data_page_offset
+        chunk_start = dict_off if dict_off is not None and data_off is not None and 4 <= dict_off < data_off \
+            else data_off
     view, view_of = memoryview(b""), None  # a view of buf, made again only when buf changes
     while seen < total_values:
         if window is not None:  # bytes of decoded pages dropped, the next ones read (file/chunk_window.py)
@@ -175,6 +186,12 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
             raise CorruptFileError(f"column chunk ends after {seen} of {total_values} values",
                                    offset=base + pos)
         hdr_raw_start = pos
+        if page_ordinals is None:
+            page_ordinal = data_pages
+        elif data_pages < len(page_ordinals):
+            page_ordinal = page_ordinals[data_pages]
+        else:
+            raise CorruptFileError(f"more than the {len(page_ordinals)} data pages expected", offset=base + pos)
         try:
             if header_decryption is None:
                 hdr = kernels.page_header(buf, pos)  # page_header_fields, one call less per page
@@ -183,7 +200,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
             else:
                 header, end = parse_page_header(
                     buf, pos, offset=base + pos, decryption=header_decryption, rg=rg, desc=desc,
-                    page_ordinal=page_ordinal, first=dictionary is None and page_ordinal == 0,
+                    page_ordinal=page_ordinal, first=dictionary is None and data_pages == 0
+                    and (chunk_start is None or base + pos == chunk_start),
                     dictionary_hint=meta.dictionary_page_offset is not None
                     and base + pos == meta.dictionary_page_offset)
                 hdr = flat_page_header(header, end)
@@ -230,7 +248,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
             raise CorruptFileError(f"unknown page type {ptype}", offset=base + hdr_raw_start)
         body = stored if decryption is None else _open_module(decryption, ModuleType.DATA_PAGE, stored, rg, desc,
                                                               page_ordinal)
-        page_ordinal += 1
+        data_pages += 1
         page_present: np.ndarray | None = None
         if ptype == _DATA_PAGE:
             if dp is None:

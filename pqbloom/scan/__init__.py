@@ -47,7 +47,13 @@ most 96 bytes while a dictionary page can be a megabyte. Then the page index
 offsets are consistent with the chunk) selects row ranges; only the pages overlapping them are
 read and decoded for the predicate columns; the predicate is evaluated exactly on those rows,
 and the other columns are decoded only for the pages holding matching rows (late
-materialization). Encrypted files skip the page-level steps and decode whole chunks.
+materialization). Encrypted files take the same page-level steps: the ColumnIndex and OffsetIndex
+of an encrypted column are AES-GCM modules, decrypted with the column's key and authenticated
+against their row group and column (a tampered or moved one raises
+:class:`~pqbloom.errors.AuthenticationError`), and each page is opened with its ordinal. A column
+whose key is not given has no page pruning (reading it raises, using others does not); a read of
+every row opens no page index. Dictionary pruning is for plaintext files, page-header walks for
+plaintext chunks.
 
 For a repeated leaf, statistics, Bloom filters, dictionaries and page indexes describe its
 elements, so they can only prove "no element satisfies the test" (the rows are all false), never

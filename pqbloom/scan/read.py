@@ -66,6 +66,11 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
     a local file they are walked with small reads first, from elsewhere once the chunk is read
     whole (then only decoding is saved). All byte ranges of the row group are fetched in one
     coalesced batch.
+
+    Encrypted files take the same path: their OffsetIndex modules are decrypted and authenticated
+    (:meth:`PageIndexCache.load`) and each page read on its own is opened with its ordinal. A read
+    of every row of an encrypted file (``sel`` None) opens no page index: it reads the chunks whole,
+    and decrypting the indexes would only count pages for the Explain.
     """
     # nested output columns (reader.NestedSelection: structs, lists, maps) are read whole by the reader
     nested_out, descs = split_nested(pf, rg, descs, sel, ex, levels=idx.levels)
@@ -74,14 +79,11 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
     encrypted = pf.decryption is not None
     if sel is not None and len(sel.starts) == 1 and sel.starts[0] == 0 and sel.ends[0] == nrows:
         sel = None
-    idx.load(descs, column_index=False)
+    if sel is not None or not encrypted:
+        idx.load(descs, column_index=False)
     plans: list[_ColRead] = []
     for d in descs:
         layout = idx.oi.get(d.index)
-        if encrypted:  # (page headers are encrypted too: no walk)
-            plans.append(_ColRead(d, True))
-            ex.chunks_read_whole += 1
-            continue
         meta = pf.chunk_metadata(rg, d)
         if meta.num_values == 0:
             plans.append(_ColRead(d, True))
@@ -89,7 +91,8 @@ def read_columns(pf: FileReader, rg: int, descs: Sequence[ColumnDescriptor], sel
         start, length = pf.chunk_range(meta, rg, d)
         # without an OffsetIndex, a selection of rows walks the chunk's page headers: before reading
         # the pages where small reads are cheap (a local file), else once the chunk is read
-        walk = layout is None and sel is not None and d.max_repetition_level == 0
+        walk = layout is None and sel is not None and d.max_repetition_level == 0 \
+            and not (pf.decryption is not None and pf.decryption.column_encrypted(d))  # headers are modules
         if walk and pf.range_reader.local:
             walk = False
             walked = walk_page_ranges(partial(pf.range_reader.read, what="page header"), start, length, d,
@@ -157,7 +160,7 @@ def _decode_pages(pf: FileReader, rg: int, d: ColumnDescriptor, layout: PageLayo
     try:
         meta = copy.copy(pf.chunk_metadata(rg, d))
         meta.num_values = want
-        got = pf.decode_chunk(b"".join(pieces), base, meta, rg, d)
+        got = pf.decode_chunk(b"".join(pieces), base, meta, rg, d, page_ordinals=pages.tolist())
         if got.num_rows != want:
             return None
     except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
@@ -212,13 +215,14 @@ def read_repeated(pf: FileReader, rg: int, bc: BoundColumn, sel: RowSelection | 
     nrows = row_group_rows(pf, rg)
     if sel is not None and len(sel.starts) == 1 and sel.starts[0] == 0 and sel.ends[0] == nrows:
         sel = None
-    idx.load([d], column_index=False)
+    if sel is not None or pf.decryption is None:  # as read_columns: every row of an encrypted file, no index
+        idx.load([d], column_index=False)
     layout = idx.oi.get(d.index)
     if layout is not None:
         ex.pages_total += layout.num_pages
     lv: LeafLevels | None = None
     first: np.ndarray | None = None  # absolute row of each decoded record, when not 0..nrows-1
-    if layout is not None and sel is not None and pf.decryption is None:
+    if layout is not None and sel is not None:
         pages = pages_for(layout, sel)
         if len(pages) < layout.num_pages:
             got = read_repeated_pages(pf, rg, d, layout, pages, idx)
@@ -275,11 +279,13 @@ def read_repeated_pages(pf: FileReader, rg: int, d: ColumnDescriptor, layout: Pa
     got = dict(zip(want, read_ranges(pf.range_reader, want, max_gap=COALESCE_GAP, what="column chunk")))
     got.update(idx.kept)
     prow = layout.page_rows()[pages]
+    dec = pf.decryption if pf.decryption is not None and pf.decryption.column_encrypted(d) else None
     try:
         # each page header tells how many level entries it holds
         counts = []
         for q in pages.tolist():
-            h, _ = parse_page_header(got[(layout.offsets[q], layout.sizes[q])], 0, offset=int(layout.offsets[q]))
+            h, _ = parse_page_header(got[(layout.offsets[q], layout.sizes[q])], 0, offset=int(layout.offsets[q]),
+                                     decryption=dec, rg=rg, desc=d, page_ordinal=q)
             dp = h.data_page_header if h.type == PageType.DATA_PAGE else h.data_page_header_v2
             if dp is None or dp.num_values is None or dp.num_values < 1:
                 return None
@@ -291,7 +297,8 @@ def read_repeated_pages(pf: FileReader, rg: int, d: ColumnDescriptor, layout: Pa
         reps_l: list[np.ndarray] = []
         dictionary = None
         buf = b"".join(got[r] for r in rngs)
-        for kind, vals, (defs, reps), page_dictionary in pf.iter_pages(buf, rngs[0][0], meta, rg, d, levels=True):
+        for kind, vals, (defs, reps), page_dictionary in pf.iter_pages(buf, rngs[0][0], meta, rg, d, levels=True,
+                                                                       page_ordinals=pages.tolist()):
             dictionary = page_dictionary
             parts.append((kind, vals))
             defs_l.append(defs)
@@ -321,11 +328,11 @@ def stream_scan(bound: BoundFilter, rg: int, node: BoundNode, scan: RowSelection
     """Evaluate a one-column predicate page by page (no whole-chunk column is built).
 
     Returns (matching rows, the predicate column at those rows, rows evaluated), or None when the
-    chunk does not qualify (encrypted, no usable OffsetIndex, a dictionary, few pages) or a page
+    chunk does not qualify (no usable OffsetIndex, a dictionary, few pages) or a page
     fails to decode on its own (the caller then takes the whole-chunk path, which reports errors).
     """
     pf = bound.pf
-    if len(bound.cols) != 1 or pf.decryption is not None:
+    if len(bound.cols) != 1:
         return None
     d = next(iter(bound.cols.values())).desc
     if d.max_repetition_level > 0:
@@ -352,7 +359,7 @@ def stream_scan(bound: BoundFilter, rg: int, node: BoundNode, scan: RowSelection
         try:
             meta = copy.copy(meta0)
             meta.num_values = count
-            parts = pf.decode_chunk(buf, layout.offsets[q], meta, rg, d)
+            parts = pf.decode_chunk(buf, layout.offsets[q], meta, rg, d, page_ordinals=[q])
         except (MemoryError, MemoryLimitError):  # memory, not a reason to retry: it would fail again
             raise
         except Exception:  # noqa: BLE001 - the whole-chunk path re-reads and reports properly

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..crypto import ModuleType
 from ..errors import CorruptFileError, ParquetError
 from ..format import T, decode_prefix
 from ..io import read_ranges
@@ -77,13 +78,15 @@ class PageIndexCache:
 
     def load(self, descs: Iterable[ColumnDescriptor], column_index: bool) -> None:
         """Read the OffsetIndex (and with ``column_index`` the ColumnIndex) of the chunks of ``descs``
-        not loaded yet, in one coalesced batch; an index that cannot be read or used becomes None."""
+        not loaded yet, in one coalesced batch; an index that cannot be read or used becomes None.
+
+        In an encrypted file each index of an encrypted column is an AES-GCM module (types
+        COLUMN_INDEX / OFFSET_INDEX, bound to its row group and column): it is decrypted with the
+        column's key, and one that fails authentication raises
+        :class:`~pqbloom.errors.AuthenticationError` (tampered, or moved from another chunk), never
+        silently dropped. Without the column's key its index is not used (no page pruning for that
+        column, and no error: only reading the column itself needs the key)."""
         pf, rg = self.pf, self.rg
-        if pf.decryption is not None:
-            for d in descs:
-                self.oi.setdefault(d.index, None)
-                self.ci.setdefault(d.index, None)
-            return
         chunks = pf.thrift_metadata.row_groups[rg].columns
         if len(chunks) != len(pf.columns):  # as ParquetFile.chunk_metadata checks
             raise CorruptFileError(f"row group has {len(chunks)} column chunks for {len(pf.columns)} columns",
@@ -91,6 +94,10 @@ class PageIndexCache:
         wants: list[tuple[str, int, int, int]] = []
         for d in descs:
             cc = chunks[d.index]
+            if pf.decryption is not None and not pf.decryption.key_available(rg, d):
+                self.oi.setdefault(d.index, None)
+                self.ci.setdefault(d.index, None)
+                continue
             if d.index not in self.oi:
                 if cc.offset_index_offset is not None and cc.offset_index_length and cc.offset_index_length > 0:
                     wants.append(("oi", d.index, cc.offset_index_offset, cc.offset_index_length))
@@ -111,6 +118,9 @@ class PageIndexCache:
                 (self.oi if kind == "oi" else self.ci)[idx] = None
             return
         for (kind, idx, off, _), buf in zip(wants, bufs):
+            if pf.decryption is not None:  # AuthenticationError propagates: see above
+                buf = pf.open_module(ModuleType.COLUMN_INDEX if kind == "ci" else ModuleType.OFFSET_INDEX,
+                                     bytes(buf), rg, pf.columns[idx])
             try:
                 if kind == "ci":
                     self.ci[idx] = decode_prefix(T.ColumnIndex, buf, offset=off, what="column index")[0]

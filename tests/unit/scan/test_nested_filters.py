@@ -333,8 +333,9 @@ def test_fixtures_from_other_writers(fixtures_dir, case):
 
 
 def test_encrypted_repeated_leaf_with_column_key(tmp_path):
-    """Statistics and Bloom filters of an encrypted leaf are decrypted to prune; the result is the
-    same as on the plaintext file (and as Python over pyarrow's reading of that one)."""
+    """Statistics, Bloom filters and page indexes of an encrypted leaf are decrypted to prune; the
+    result is the same as on the plaintext file (and as Python over pyarrow's reading of that one),
+    and so are the pages read."""
     from pqbloom.crypto import FileDecryptionProperties, FileEncryptionProperties
 
     t = _tags_table()
@@ -346,6 +347,7 @@ def test_encrypted_repeated_leaf_with_column_key(tmp_path):
     props = FileDecryptionProperties(footer_key=key, column_keys={LEAF: col_key})
     present = next(x for lst in t.column("tags").to_pylist()[1500:] for x in lst or [] if x is not None)
     no_element = [i for i, lst in enumerate(t.column("tags").to_pylist()) if not any(x is not None for x in lst or [])]
+    skipped = []
     for expr, want, pruned in [(field(LEAF) == present, _expected(plain, lambda x: x == present), (3, 0)),
                                (field(LEAF).isin([12001]), [], (3, 1)),
                                (~(field(LEAF) >= 0), no_element, (0, 0))]:
@@ -353,6 +355,10 @@ def test_encrypted_repeated_leaf_with_column_key(tmp_path):
         got = pqbloom.read_table(str(enc), filters=expr, explain=ex, decryption_properties=props).to_arrow()
         assert got.column("id").to_pylist() == _ids(plain, expr) == want
         assert (ex.row_groups_pruned_statistics, ex.row_groups_pruned_bloom_filter) == pruned
-        assert ex.pages_skipped == 0  # no page-level reads when encrypted
-        assert (ex.chunks_read_whole > 0) == (ex.row_groups_read > 0)
+        plain_ex = Explain()
+        pqbloom.read_table(str(plain), filters=expr, explain=plain_ex)
+        assert (ex.pages_total, ex.pages_read, ex.pages_skipped, ex.chunks_read_whole) == (
+            plain_ex.pages_total, plain_ex.pages_read, plain_ex.pages_skipped, plain_ex.chunks_read_whole)
+        skipped.append(ex.pages_skipped)
+    assert any(skipped)  # the page index of the encrypted leaf pruned pages
     assert no_element and _expected(plain, lambda x: x == present)
