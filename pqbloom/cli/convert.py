@@ -336,7 +336,7 @@ class _RowGroupCutter:
         while self.pending_rows >= self.size:
             whole = self._joined()
             self._write(whole.slice(0, self.size))
-            rest = whole.slice(self.size, whole.num_rows)
+            rest = whole.slice(self.size)
             self.pending, self.pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def finish(self) -> None:

@@ -13,6 +13,7 @@ columns or further nested ones). Conversions out (numpy, Python, Arrow) are
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -28,7 +29,23 @@ from .int96 import int96_field, int96_range_error, int96_ticks
 from .outputs import nested_to_arrow, to_arrow, to_numpy, to_pylist
 
 __all__ = ["Column", "DictionaryColumn", "NestedColumn", "with_dictionary", "dictionary_codes", "take_ranges",
-           "coerce_int96"]
+           "coerce_int96", "slice_bounds"]
+
+
+def slice_bounds(n: int, offset: int, length: int | None) -> tuple[int, int]:
+    """(start, stop) of pyarrow's ``slice(offset, length)`` over ``n`` rows: ``length`` rows from ``offset``
+    (to the end when None), clipped to the end. pyarrow's errors: IndexError for a negative offset,
+    ValueError for a negative length."""
+    offset = operator.index(offset)
+    if offset < 0:
+        raise IndexError(f"slice offset must be non-negative, not {offset} (slice takes (offset, length), as pyarrow)")
+    start = min(offset, n)
+    if length is None:
+        return start, n
+    length = operator.index(length)
+    if length < 0:
+        raise ValueError(f"slice length must be non-negative, not {length} (slice takes (offset, length), as pyarrow)")
+    return start, min(start + length, n)
 
 
 class Column:
@@ -64,8 +81,10 @@ class Column:
             return self.values.filter(keep)
         return self.values[keep]
 
-    def slice(self, start: int, stop: int) -> Column:
-        """Rows ``start`` to ``stop`` (exclusive) of the column."""
+    def slice(self, offset: int = 0, length: int | None = None) -> Column:
+        """``length`` rows from row ``offset`` (to the end when None), as pyarrow's ``slice(offset, length)``:
+        clipped to the column's end; a negative offset raises IndexError, a negative length ValueError."""
+        start, stop = slice_bounds(len(self), offset, length)
         v = self.values.slice(start, stop) if isinstance(self.values, BinaryArray) else self.values[start:stop]
         return Column(self.field, v, None if self.mask is None else self.mask[start:stop])
 
@@ -117,8 +136,8 @@ class DictionaryColumn(Column):
         super().__init__(field, values, mask)
         self.dictionary = dictionary
 
-    def slice(self, start: int, stop: int) -> Column:
-        c = super().slice(start, stop)
+    def slice(self, offset: int = 0, length: int | None = None) -> Column:
+        c = super().slice(offset, length)
         return DictionaryColumn(c.field, c.values, c.mask, self.dictionary)
 
     def take(self, idx: np.ndarray) -> Column:
@@ -238,14 +257,13 @@ class NestedColumn(Column):
     def dense(self) -> Any:
         raise TypeError(f"column {self.field.name!r} is nested; it has no dense physical values")
 
-    def slice(self, start: int, stop: int) -> NestedColumn:
-        start = max(0, min(start, self._n))
-        stop = max(start, min(stop, self._n))
+    def slice(self, offset: int = 0, length: int | None = None) -> NestedColumn:
+        start, stop = slice_bounds(self._n, offset, length)
         mask = None if self.mask is None else self.mask[start:stop]
         if self.offsets is None:
-            return NestedColumn(self.field, stop - start, mask, [c.slice(start, stop) for c in self.children])
+            return NestedColumn(self.field, stop - start, mask, [c.slice(start, stop - start) for c in self.children])
         a, b = int(self.offsets[start]), int(self.offsets[stop])
-        return NestedColumn(self.field, stop - start, mask, [c.slice(a, b) for c in self.children],
+        return NestedColumn(self.field, stop - start, mask, [c.slice(a, b - a) for c in self.children],
                             self.offsets[start:stop + 1] - a)
 
     def take(self, idx: np.ndarray) -> NestedColumn:

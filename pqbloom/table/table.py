@@ -15,7 +15,7 @@ from ..schema import Schema, make_field
 from .arrow import apply_arrow_type, arrow_column, zoned_pylist
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values
-from .column import Column
+from .column import Column, slice_bounds
 from .pandas import columns_from_pandas, dataframe
 from .polars_frames import have_pyarrow, polars_columns
 
@@ -156,11 +156,12 @@ class Table:
         """A table of the named columns, in the order given."""
         return self._like([self.column(n) for n in names], num_rows=self._num_rows)
 
-    def slice(self, start: int, stop: int | None = None) -> Table:
-        """Rows ``start`` to ``stop`` (exclusive; to the end when None) of every column."""
-        stop = self._num_rows if stop is None else min(stop, self._num_rows)
-        start = min(max(start, 0), stop)
-        return self._like([c.slice(start, stop) for c in self.columns], num_rows=max(stop - start, 0))
+    def slice(self, offset: int = 0, length: int | None = None) -> Table:
+        """``length`` rows from row ``offset`` (to the end when None) of every column, as pyarrow's
+        ``Table.slice(offset, length)``: clipped to the table's end (an offset past it gives no rows); a
+        negative offset raises IndexError, a negative length ValueError."""
+        start, stop = slice_bounds(self._num_rows, offset, length)
+        return self._like([c.slice(start, stop - start) for c in self.columns], num_rows=stop - start)
 
     def take(self, idx: np.ndarray) -> Table:
         """The rows at the positions ``idx``, in that order, of every column."""

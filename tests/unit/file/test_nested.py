@@ -368,9 +368,9 @@ def test_python_input_and_inference():
 def test_nested_column_operations():
     t = pqbloom.Table.from_pydict({"l": [[1, 2], None, [], [3]], "s": [{"a": [1]}, None, {"a": None}, {"a": []}]})
     rows = t.to_pylist()
-    assert t.slice(1, 3).to_pylist() == rows[1:3]
+    assert t.slice(1, 2).to_pylist() == rows[1:3]
     assert t.take(np.array([3, 0, 0, 1])).to_pylist() == [rows[3], rows[0], rows[0], rows[1]]
-    both = pqbloom.Table.concat([t, t.slice(2, 4)])
+    both = pqbloom.Table.concat([t, t.slice(2, 2)])
     assert both.to_pylist() == rows + rows[2:4]
     assert both.equals(pqbloom.Table.from_arrow(both.to_arrow()))
     df = t.to_pandas()
