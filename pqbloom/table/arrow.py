@@ -16,7 +16,7 @@ from ..format.enums import PhysicalType
 from ..schema import MAX_SCHEMA_DEPTH, Field, LogicalType, make_field, nested_field
 from .arrow_schema import ArrowField, ArrowSchema, effective_field, natural_field, to_pyarrow_type
 from .build import infer_flat_field, physical_from_array, tighten
-from .column import Column, NestedColumn, dictionary_codes
+from .column import Column, NestedColumn, dictionary_codes, with_dictionary
 from .decimals import DecimalOverflow, big_endian_from_words, ints_from_words
 from .outputs import in_zone, zone_info
 
@@ -183,8 +183,25 @@ def column_from_arrow_field(afield: Any, chunked: Any) -> Column:
         fld = infer_flat_field(name, np_vals).with_nullable(nullable)
         return Column(fld, physical_from_array(fld, np_vals), mask)
     if pat.is_dictionary(t):
-        return column_from_arrow_field(pa.field(name, t.value_type, nullable), arr.dictionary_decode())
+        return _dictionary_from_arrow(pa.field(name, t.value_type, nullable), arr)
     raise SchemaError(f"column {name!r}: pyarrow type {t} is not supported")
+
+
+def _dictionary_from_arrow(value_field: Any, arr: Any) -> Column:
+    """A dictionary-encoded column as its values plus its whole dictionary, unused values and order kept
+    (a categorical's categories: pyarrow writes them all to the dictionary page, and reads them back as
+    the categories, in that order, which an ordered categorical's comparisons depend on)."""
+    import pyarrow as pa
+
+    plain = column_from_arrow_field(value_field, arr.dictionary_decode())
+    if type(plain) is not Column:
+        return plain
+    values = column_from_arrow_field(pa.field(value_field.name, value_field.type, True), arr.dictionary)
+    if type(values) is not Column or values.field.physical_type != plain.field.physical_type \
+            or values.field.type_length != plain.field.type_length:
+        return plain
+    # the dictionary first, in its order (a value it lists twice, or a null in it, is kept once, or not)
+    return with_dictionary(plain, [values.dense()])
 
 
 #: Arrow extension types that map to a Parquet annotation, as pyarrow writes them
