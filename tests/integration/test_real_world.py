@@ -49,7 +49,6 @@ ACCEPTED_TYPE_DIFFERENCES = {
 
 #: Python values: pqbloom's ``to_pylist()`` gives what pyarrow's ``as_py`` gives, except these.
 ACCEPTED_PYTHON_DIFFERENCES = {
-    "maps": "dicts (pyarrow: lists of key/value pairs); keys are unique in Parquet maps",
     "text that is not UTF-8": "str with surrogate escapes, which encode back to the same bytes (pyarrow raises); "
     "compared as bytes",
     "ENUM": "str (pyarrow: bytes)",

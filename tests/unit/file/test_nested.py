@@ -115,7 +115,10 @@ def test_python_values_of_nested_fixtures():
     assert t.to_pydict() == {"int64_list": [[1, 2, 3], [None, 1], [4]],
                              "utf8_list": [["abc", "efg", "hij"], None, ["efg", None, "hij", "xyz"]]}
     t = pqbloom.read_table(fixture_file("nested_maps.snappy.parquet"))
-    assert t.column("a").to_pylist()[:3] == [{"a": {1: True, 2: False}}, {"b": {1: True}}, {"c": None}]
+    # maps as pyarrow gives them: lists of (key, value) tuples; as dicts when asked for
+    assert t.column("a").to_pylist()[:3] == [[("a", [(1, True), (2, False)])], [("b", [(1, True)])], [("c", None)]]
+    assert t.column("a").to_pylist(maps_as_pydicts="strict")[:3] == [{"a": {1: True, 2: False}}, {"b": {1: True}},
+                                                                     {"c": None}]
     assert str(t.schema.field("a")) == "a: map<string, map<int32, bool not null>>"
     t = pqbloom.read_table(fixture_file("repeated_no_annotation.parquet"))
     # MANIFEST.md: ids 1..6, phones null/null/[]/[5555555555]/[1111111111 home]/[3 entries]
@@ -133,7 +136,8 @@ def test_incorrect_map_schema_documented_values():
     # 1 row {name: report, parent: another}
     t = pqbloom.read_table(fixture_file("incorrect_map_schema.parquet"))
     assert t.num_rows == 1
-    assert t.to_pylist() == [{"my_map": {"name": "report", "parent": "another"}}]
+    assert t.to_pylist() == [{"my_map": [("name", "report"), ("parent", "another")]}]
+    assert t.to_pylist(maps_as_pydicts="lossy") == [{"my_map": {"name": "report", "parent": "another"}}]
     assert t.schema.field("my_map").kind == "map"
 
 
@@ -310,7 +314,8 @@ def test_legacy_map_key_value_annotation():
               _el("value", FRT.REQUIRED, type_=PT.INT32)]
     data = _rewrite_footer(buf.getvalue(), schema, [["m", "map", "key"], ["m", "map", "value"]])
     got = pqbloom.read_table(data)
-    assert got.column("m").to_pylist() == values
+    assert got.column("m").to_pylist(maps_as_pydicts="strict") == values
+    assert got.column("m").to_pylist() == pq.read_table(io.BytesIO(data)).column("m").to_pylist()
     assert_same_column(got.column("m").to_arrow(), pq.read_table(io.BytesIO(data)).column("m"))
 
 
@@ -351,7 +356,7 @@ def test_python_input_and_inference():
     # maps need a schema; dicts and lists of pairs are both accepted
     m = pqbloom.Table.from_pydict({"m": [{"a": 1}, [("b", 2), ("c", None)], None]},
                                   {"m": "map<string, int64>"})
-    assert m.column("m").to_pylist() == [{"a": 1}, {"b": 2, "c": None}, None]
+    assert m.column("m").to_pylist() == [[("a", 1)], [("b", 2), ("c", None)], None]
     with pytest.raises(SchemaError, match="not null"):
         pqbloom.Table.from_pydict({"l": [[1, None]]}, {"l": "list<int64 not null>"})
     with pytest.raises(SchemaError, match="not null"):
@@ -829,7 +834,7 @@ def test_pqbloom_reads_spark_nested(spark, tmp_path):
     files = sorted(out.glob("*.parquet"))
     assert files
     got = pqbloom.read_table(str(files[0]))
-    assert sorted(got.to_pylist(), key=lambda r: r["id"]) == SPARK_ROWS
+    assert sorted(got.to_pylist(maps_as_pydicts="strict"), key=lambda r: r["id"]) == SPARK_ROWS
     # the legacy list form (writeLegacyFormat: repeated group "bag" / "array") reads the same
     out2 = tmp_path / "spark_legacy"
     spark.conf.set("spark.sql.parquet.writeLegacyFormat", "true")
@@ -838,7 +843,7 @@ def test_pqbloom_reads_spark_nested(spark, tmp_path):
     finally:
         spark.conf.set("spark.sql.parquet.writeLegacyFormat", "false")
     legacy = pqbloom.read_table(str(sorted(out2.glob("*.parquet"))[0]))
-    assert sorted(legacy.to_pylist(), key=lambda r: r["id"]) == SPARK_ROWS
+    assert sorted(legacy.to_pylist(maps_as_pydicts="strict"), key=lambda r: r["id"]) == SPARK_ROWS
     assert_same_column(legacy.to_arrow().column("aa"), pq.read_table(sorted(out2.glob("*.parquet"))[0]).column("aa"))
 
 
