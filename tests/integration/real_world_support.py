@@ -38,8 +38,12 @@ REFUSAL_BYTES = 256 << 20
 
 
 def corpus_files() -> list[tuple[str, str, str]]:
-    """(path, pyarrow 26, duckdb 2.0) for every file listed in FILES.tsv."""
-    rows = (CORPUS / "FILES.tsv").read_text().splitlines()[1:]
+    """(path, pyarrow 26, duckdb 2.0) for every file listed in FILES.tsv; none when the corpus is absent (the
+    tests that need it are then skipped naming it: tests/corpora.py)."""
+    listing = CORPUS / "FILES.tsv"
+    if not listing.is_file():
+        return []
+    rows = listing.read_text().splitlines()[1:]
     return [(r.split("\t")[0], r.split("\t")[2], r.split("\t")[3]) for r in rows if r.strip()]
 
 

@@ -32,6 +32,7 @@ from pqbloom.format import T, decode_prefix, encode
 from pqbloom.schema import NestedField, make_field
 from pqbloom.table import NestedColumn
 from tests.conftest import K32, MASTER, fixture_file, run_pyarrow, values_equal
+from tests.corpora import needs
 from tests.paths import FIXTURES
 
 DATA = FIXTURES / "data"
@@ -89,6 +90,7 @@ def assert_same_column(got: pa.ChunkedArray | pa.Array, exp: pa.ChunkedArray | p
 # fixtures
 
 
+@needs(FIXTURES)
 @pytest.mark.parametrize("name", NESTED_FIXTURES)
 def test_nested_fixture_matches_pyarrow(name):
     path = fixture_file(name)
@@ -164,6 +166,7 @@ def test_nested_structs_rust_deep_paths():
         assert_same_column(flat.column(leaf).to_arrow(), expected.column(leaf))
 
 
+@needs(FIXTURES)
 @pytest.mark.parametrize("name", BAD_LEVELS)
 def test_bad_levels_raise_typed_errors(name):
     path = BAD / name
@@ -173,6 +176,7 @@ def test_bad_levels_raise_typed_errors(name):
         pqbloom.read_table(path)
 
 
+@needs(FIXTURES)
 def test_bad_levels_reasons():
     with pytest.raises(CorruptFileError, match="first repetition level is 1"):
         pqbloom.read_table(BAD / "ARROW-GH-45185.parquet")
