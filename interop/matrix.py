@@ -1148,7 +1148,7 @@ AAD_SUPPLIED = {"encrypt_columns_and_footer_disable_aad_storage.parquet.encrypte
 CORRUPT_CHECKSUM = {"datapage_v1-corrupt-checksum.parquet", "rle-dict-uncompressed-corrupt-checksum.parquet"}
 HEAVY = {"large_string_map.brotli.parquet"}  # two 1 GiB map keys
 # values MANIFEST.md documents for files pyarrow cannot read (a MAP read as a dict)
-DOCUMENTED: dict[str, Any] = {"incorrect_map_schema.parquet": {"my_map": [{"name": "report", "parent": "another"}]}}
+DOCUMENTED: dict[str, Any] = {"incorrect_map_schema.parquet": {"my_map": [[("parent", "another"), ("name", "report")]]}}
 
 
 def _dataset50_check(table: Any) -> list[str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from interop.spark_support import MASTER_KEYS as SPARK_MASTER_KEYS_BASE64
+from tests.corpora import check_item, require
 from tests.paths import FIXTURES, FIXTURES_DATA, GOLDEN, REAL_WORLD, ROOT
 from tests.tracemalloc_guard import install as _guard_tracemalloc
 from tests.tracemalloc_guard import starts as _tracemalloc_starts
@@ -67,11 +68,9 @@ def assert_no_key_in(exc: BaseException, keys=ALL_KEYS) -> None:
 
 
 def fixture_file(name: str) -> Path:
-    """A file of parquet-testing's data/ directory; a missing one fails the test (never skips it)."""
-    path = FIXTURES_DATA / name
-    if not path.exists():
-        pytest.fail(f"fixture {name} missing: tests read ../shared/fixtures")
-    return path
+    """A file of parquet-testing's data/ directory; a missing one skips the test naming it (fails it in CI:
+    tests/corpora.py)."""
+    return require(FIXTURES_DATA / name)
 
 
 def split_tail(data: bytes) -> tuple[bytes, bytes]:
@@ -130,9 +129,8 @@ def spark():
 
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
-    if not FIXTURES.is_dir():
-        pytest.fail(f"fixture corpus not found at {FIXTURES}; tests read it from ../shared/fixtures")
-    return FIXTURES
+    """The parquet-testing corpus; absent, the test is skipped naming it (failed in CI: tests/corpora.py)."""
+    return require(FIXTURES)
 
 
 def values_equal(a, b) -> bool:
@@ -146,6 +144,17 @@ def values_equal(a, b) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(values_equal(a[k], b[k]) for k in a)
     return a == b
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs_corpus(*paths): reads these paths of the shared corpora "
+                                       "(../shared/fixtures): skipped naming a missing one, failed where "
+                                       "PQBLOOM_REQUIRE_CORPORA=1 (tests/corpora.py)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    check_item(item)  # before the fixtures: a missing corpus skips (or, in CI, fails) the test naming it
 
 
 def pytest_sessionstart(session):

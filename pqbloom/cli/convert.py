@@ -54,7 +54,7 @@ DEFAULT_CHUNK_ROWS = 65_536
 
 log = logging.getLogger(__name__)
 
-#: ``on_progress(rows converted, input bytes read, input size or None)``
+#: ``on_progress(rows converted, input bytes those rows came from, input size or None)``
 ProgressCallback = Callable[[int, int, "int | None"], None]
 
 
@@ -271,7 +271,9 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``: None
     shows tqdm's or rich's progress bar on stderr when it is a terminal and one of them is installed;
     True shows a bar anyway; False none. ``on_progress(rows, bytes_read, total_bytes)`` is called after
-    each chunk (``total_bytes`` None for standard input).
+    each chunk with the rows converted so far and the input bytes they came from (``total_bytes`` None for
+    standard input); on the pyarrow path, whose reader reads ahead, those bytes are measured on the text of
+    the rows converted (:func:`pqbloom.cli.fastcsv.text_bytes`), not on what has been read.
 
     ``engine`` parses CSV files: ``"auto"`` (pyarrow's CSV reader when pyarrow is installed, see
     :mod:`pqbloom.cli.fastcsv`; the ``csv`` module otherwise, and for standard input), ``"pyarrow"``
@@ -336,7 +338,7 @@ class _RowGroupCutter:
         while self.pending_rows >= self.size:
             whole = self._joined()
             self._write(whole.slice(0, self.size))
-            rest = whole.slice(self.size, whole.num_rows)
+            rest = whole.slice(self.size)
             self.pending, self.pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def finish(self) -> None:
@@ -391,9 +393,13 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
         cutter = _RowGroupCutter(writer, row_group_size, result)
         return cols
 
+    text = 0  # bytes of text of the rows converted: the progress (pyarrow's reader is ahead of them)
+
     def add(cols: list[Any]) -> None:
+        nonlocal text
         assert cutter is not None and fields is not None
         cutter.add(Table([fastcsv.typed_column(f, c) for f, c in zip(fields, cols)]))
+        text += fastcsv.text_bytes(cols)
 
     try:
         batches = fastcsv.arrow_csv_batches(source, len(names), encoding=encoding, delimiter=delim, header=header,
@@ -407,14 +413,15 @@ def _convert_arrow(input_path: str, output_path: str, *, fmt: str, explicit: lis
             if fields is None:
                 cols, first = start(first), []
             add(cols)
-            bar.update(source.tell(), result.rows)
+            bar.update(source.done(text), result.rows)
         if fields is None:
             if not first_rows:
                 raise fastcsv.Fallback("no rows")  # the pure path's empty-input behaviour
             add(start(first))
-            bar.update(source.tell(), result.rows)
+            bar.update(source.done(text), result.rows)
         assert cutter is not None
         cutter.finish()
+        bar.update(source.size, result.rows, force=True)  # every row converted and written
     except BaseException:
         if writer is not None:
             writer.abort()

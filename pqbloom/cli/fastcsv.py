@@ -27,7 +27,8 @@ from ..schema import Field
 from ..table import Column, column_from_values
 from .infer import infer_text_type
 
-__all__ = ["pool", "ArrowInput", "Fallback", "FAST_TYPES", "available", "arrow_csv_batches", "header_names", "infer_fields", "typed_column"]
+__all__ = ["pool", "ArrowInput", "Fallback", "FAST_TYPES", "available", "arrow_csv_batches", "header_names", "infer_fields",
+           "typed_column", "text_bytes"]
 
 #: the types the fast path can produce (inference gives only these; --schema may ask for others)
 FAST_TYPES = frozenset(("bool", "int64", "double", "date", "timestamp[us]", "timestamp[us, UTC]", "string"))
@@ -76,24 +77,64 @@ def header_names(path: str, *, encoding: str, delimiter: str, header: bool, name
 
 
 class ArrowInput:
-    """The input file opened with pyarrow's own IO (no Python in the read path); ``tell()`` is the position
-    in the file itself (compressed bytes for ``.gz``), for the progress bar."""
+    """The input file opened with pyarrow's own IO (no Python in the read path). pyarrow's CSV reader reads
+    ahead of the rows it has handed out (the whole of a small file at once), so the progress of a conversion
+    is measured on the text of the rows converted (:func:`text_bytes`), mapped to the file's bytes by
+    :meth:`done`."""
 
     def __init__(self, path: str) -> None:
         import pyarrow as pa
 
         self.raw = pa.OSFile(path, "rb")
         self.size = self.raw.size()
-        self.stream = pa.CompressedInputStream(self.raw, "gzip") if path.endswith(".gz") else self.raw
+        gz = path.endswith(".gz")
+        self.stream = pa.CompressedInputStream(self.raw, "gzip") if gz else self.raw
+        #: bytes of text in the file (for .gz its trailer's size, modulo 2**32; None when unknown)
+        self.text_size: int | None = _gzip_text_size(path) if gz else self.size
 
     def tell(self) -> int:
-        """Bytes of the file read so far."""
+        """Bytes of the file read so far (read-ahead included)."""
         return int(self.raw.tell())
+
+    def done(self, text: int) -> int:
+        """The bytes of the file that its first ``text`` bytes of text take (for ``.gz``, in proportion to the
+        text's size; where that is unknown, or says less than ``text``, what has been read)."""
+        if not self.text_size or text > self.text_size:
+            return self.tell()
+        return min(self.size, self.size * text // self.text_size)
 
     def close(self) -> None:
         """Close the file."""
         self.stream.close()
         self.raw.close()
+
+
+def _gzip_text_size(path: str) -> int | None:
+    """The size of a gzip file's text as its trailer gives it (ISIZE: modulo 2**32, of the last member)."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(-4, 2)
+            return int.from_bytes(fh.read(4), "little") or None
+    except OSError:
+        return None
+
+
+def text_bytes(columns: Sequence[Any]) -> int:
+    """About the bytes of CSV text that a batch's columns (pyarrow string arrays) were parsed from: every
+    value's bytes and one delimiter or line end after each (quotes, CRs and nulls' text are not counted)."""
+    import pyarrow.types as pat
+
+    if not columns:
+        return 0
+    total = len(columns[0]) * len(columns)
+    for arr in columns:
+        if not len(arr):
+            continue
+        dtype = np.int64 if pat.is_large_string(arr.type) or pat.is_large_binary(arr.type) else np.int32
+        width = np.dtype(dtype).itemsize
+        offs = np.frombuffer(arr.buffers()[1], dtype, count=len(arr) + 1, offset=arr.offset * width)
+        total += int(offs[-1]) - int(offs[0])
+    return total
 
 
 def pool() -> Any:

@@ -315,9 +315,13 @@ def _draw_band(svg: _Svg, parent: ET.Element, name: str, secs: list[Section], ma
             svg.el(g, "rect", x=x0, y=y, width=w, height=_BAR_H, fill="url(#hatch)", pointer_events="none")
         fitting = next((t for t in _labels(s, magic) if w >= len(t) * _CHAR_W + 4), None)
         if fitting:
-            fg = _text_colour(_colour(s))
-            halo: dict[str, Any] = {"stroke": _colour(s), "stroke_width": 3, "paint_order": "stroke"} if s.encrypted else {}
-            svg.text(g, x0 + 2, y + _BAR_H / 2 + 3.5, fitting, fill=fg, **halo)
+            ty = y + _BAR_H / 2 + 3.5
+            if s.encrypted:
+                # a halo of the section's colour keeps the label clear of the hatching: its own text element,
+                # drawn first, since renderers that ignore paint-order (cairosvg) would stroke over the label
+                svg.text(g, x0 + 2, ty, fitting, fill=_colour(s), stroke=_colour(s), stroke_width=3,
+                         stroke_linejoin="round", aria_hidden="true", **{"class": "label-halo"})
+            svg.text(g, x0 + 2, ty, fitting, fill=_text_colour(_colour(s)), **{"class": "label"})
     svg.el(g, "rect", x=margin, y=y, width=bar_w, height=_BAR_H, fill="none", stroke="#222", stroke_width=0.8)
     return y + _BAR_H + 14
 

@@ -101,14 +101,15 @@ def _ranges_for_hashes(site: BloomFilterSite, hashes: list[int]) -> list[tuple[i
 
 
 def probe_bloom_filter(io: RangeReader, site: BloomFilterSite, value: Any, desc: ColumnDescriptor, *,
-                       physical: bool = False) -> bool:
+                       physical: bool = False, duration_unit: str | None = None) -> bool:
     """Probe one logical value (see :func:`pqbloom.schema.literals.physical_candidates`) against a
     plaintext filter: the header and the block each of its physical forms maps to (one, but for zeros
     of floats and BYTE_ARRAY decimals), read together when the footer's ``bloom_filter_length`` tells
     where the blocks are (one round trip on a remote reader), else one after the other. A value the
     column cannot hold is absent without a read. ``physical=True``: ``value`` is already the stored
-    value (hashed as it is)."""
-    candidates = [value] if physical else physical_candidates(value, desc.field)
+    value (hashed as it is). ``duration_unit``: the column holds Arrow durations of that unit (a ``timedelta``
+    is their count of it)."""
+    candidates = [value] if physical else physical_candidates(value, desc.field, duration_unit)
     if not candidates:
         return False
     hashes = [hash_scalar(c, desc.physical_type, desc.type_length) for c in candidates]

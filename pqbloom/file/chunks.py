@@ -20,6 +20,7 @@ from ..format import PhysicalType, T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from ..schema.literals import physical_candidates
+from ..table.arrow_schema import leaf_duration_unit, schema_hints
 from .binary_sink import BinarySink
 from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
@@ -51,6 +52,12 @@ class ChunkAccess:
 
     def column_descriptor(self, column: int | str) -> ColumnDescriptor:  # pragma: no cover - the reader's
         raise NotImplementedError
+
+    def duration_unit(self, desc: ColumnDescriptor) -> str | None:
+        """The unit of column ``desc`` when its stored Arrow type (the footer's ``ARROW:schema``) is a
+        duration, else None: a ``timedelta`` literal compares with such a column as its count of the unit."""
+        kv = {kv.key: kv.value for kv in (self.thrift_metadata.key_value_metadata or []) if kv.value is not None}
+        return leaf_duration_unit(schema_hints(kv), desc.path, desc.field)
 
     def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
         """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
@@ -213,7 +220,8 @@ class ChunkAccess:
             if bf is None:
                 return None
             return bf.might_contain(value, desc.physical_type, desc.type_length) if physical else bf.might_contain(value)
-        return probe_bloom_filter(self.range_reader, site, value, desc, physical=physical)
+        return probe_bloom_filter(self.range_reader, site, value, desc, physical=physical,
+                                  duration_unit=None if physical else self.duration_unit(desc))
 
     def bloom_filter(self, row_group: int, column: int | str) -> BloomFilter | None:
         """The column chunk's Bloom filter, or None when it has none. It is bound to the column, so
@@ -233,5 +241,6 @@ class ChunkAccess:
             bf = self.decryption.read_bloom_filter(self.range_reader, site, desc)
         else:
             bf = read_bloom_filter(self.range_reader, site)
-        return bf.for_column(desc.physical_type, desc.type_length, partial(physical_candidates, f=desc.field))
+        return bf.for_column(desc.physical_type, desc.type_length,
+                             partial(physical_candidates, f=desc.field, duration_unit=self.duration_unit(desc)))
 

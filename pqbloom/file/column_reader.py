@@ -69,7 +69,7 @@ class NestedQueue:
         """The next ``n`` rows."""
         assert self.col is not None
         head = self.col.slice(0, n)
-        self.col = self.col.slice(n, len(self.col))
+        self.col = self.col.slice(n)
         self.rows -= n
         return head
 

@@ -142,7 +142,7 @@ class ParquetWriter:
                 return
             for start in range(0, t.num_rows, size):
                 with gc_paused():  # a row group of many columns builds many small metadata objects
-                    self._write_row_group(t.slice(start, start + size))
+                    self._write_row_group(t.slice(start, size))
                 if progress is not None:
                     progress(min(start + size, t.num_rows), t.num_rows)
         except BaseException:

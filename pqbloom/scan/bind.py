@@ -37,8 +37,10 @@ class BoundColumn:
     unscaled ints), "bytes" (other binary, compared byte-wise unsigned).
     """
 
-    def __init__(self, desc: ColumnDescriptor, column_order: Any) -> None:
+    def __init__(self, desc: ColumnDescriptor, column_order: Any, duration_unit: str | None = None) -> None:
         self.desc = desc
+        # the column holds Arrow durations of this unit (its ARROW:schema says so): timedelta literals count it
+        self.duration_unit = duration_unit
         f = desc.field
         self.field = f
         self.name = desc.dotted_path
@@ -180,7 +182,7 @@ def _bind_compare(bc: BoundColumn, op: str, v: Any) -> BoundNode:
     if v is None:
         return BoundConst(None)  # comparing with null is null for every row
     if bc.intlike:
-        q = int_literal(v, bc.field)
+        q = int_literal(v, bc.field, bc.duration_unit)
         if isinstance(q, NaNLiteral):
             return BoundNonNull(bc, op == "!=")
         lo, hi = bc.lo, bc.hi
@@ -224,7 +226,7 @@ def _bind_isin(bc: BoundColumn, values: tuple[Any, ...]) -> BoundNode:
             has_null = True
             continue
         if bc.intlike:
-            q = int_literal(v, bc.field)
+            q = int_literal(v, bc.field, bc.duration_unit)
             if isinstance(q, NaNLiteral):
                 has_nan = True  # an integer column holds no NaN
             elif isinstance(q, Fraction) and q.denominator == 1 and (bc.lo is None or q >= bc.lo) \
@@ -313,7 +315,8 @@ class BoundFilter:
             else None
         for name in sorted(expr.columns()):
             desc = pf.column_descriptor(name)
-            self.cols[name] = BoundColumn(desc, orders[desc.index] if orders is not None else None)
+            self.cols[name] = BoundColumn(desc, orders[desc.index] if orders is not None else None,
+                                          pf.duration_unit(desc))
         self.node = bind(expr, self.cols)
         if isinstance(self.node, BoundConst) and self.node.value is True:
             self.node = None

@@ -160,7 +160,7 @@ def iter_filtered_batches(pf: FileReader, batch_size: int, columns: Sequence[str
             if t is None:
                 continue
             for s in range(0, t.num_rows, batch_size):
-                yield t.slice(s, s + batch_size)
+                yield t.slice(s, batch_size)
     finally:
         _finish(pf, ex, r0, b0, explain, io_from_open=False)
 

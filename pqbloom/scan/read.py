@@ -40,7 +40,7 @@ def take_ranges(col: Column, pos_starts: np.ndarray, lengths: np.ndarray) -> Col
         s = int(pos_starts[0])
         if s == 0 and int(lengths[0]) == len(col):
             return col
-        return col.slice(s, s + int(lengths[0]))
+        return col.slice(s, int(lengths[0]))
     total = int(lengths.sum())
     before = np.cumsum(lengths) - lengths
     idx = np.repeat(pos_starts - before, lengths) + np.arange(total, dtype=np.int64)

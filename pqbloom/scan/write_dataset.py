@@ -107,8 +107,8 @@ def split_by_keys(table: Table, keys: Sequence[str]) -> Iterator[tuple[tuple[Any
     grouped = table.take(order)  # one gather; each group is then a slice of it
     for g in np.argsort(firsts, kind="stable").tolist():  # groups in order of first appearance
         first = int(firsts[g])
-        values = tuple(c.slice(first, first + 1).to_pylist()[0] for c in key_table.columns)
-        yield values, grouped.slice(int(starts[g]), int(ends[g]))
+        values = tuple(c.slice(first, 1).to_pylist()[0] for c in key_table.columns)
+        yield values, grouped.slice(int(starts[g]), int(ends[g] - starts[g]))
 
 
 class LocalTarget:

@@ -113,9 +113,23 @@ def exact_number(v: Any, what: str) -> Fraction | float | NaNLiteral:
     raise LiteralTypeError(f"cannot compare a {what} column with {type(v).__name__} {v!r}")
 
 
-def int_literal(v: Any, f: Field) -> Fraction | float | NaNLiteral:
+def _duration_ticks(v: Any, unit: str) -> Fraction:
+    """A ``timedelta`` (``pandas.Timedelta``'s nanoseconds included) or ``numpy.timedelta64`` in ticks of ``unit``."""
+    per = Fraction(_UNIT_PER_S.get(unit, 1))
+    if isinstance(v, np.timedelta64):
+        if np.isnat(v):
+            raise ValueError("NaT is not a duration to compare with (use is_null)")
+        return Fraction(int(v.astype("m8[ns]").astype(np.int64)), 1_000_000_000) * per
+    secs = Fraction(v.days * 86400 + v.seconds) + Fraction(v.microseconds, 1_000_000) \
+        + Fraction(getattr(v, "nanoseconds", 0), 1_000_000_000)
+    return secs * per
+
+
+def int_literal(v: Any, f: Field, duration_unit: str | None = None) -> Fraction | float | NaNLiteral:
     """A literal as an exact number in an integer-like column's domain (ticks of the timestamp or
-    time unit, days, unscaled decimal units, INT96 nanoseconds...); not necessarily whole or in range."""
+    time unit, days, unscaled decimal units, INT96 nanoseconds...); not necessarily whole or in range.
+    ``duration_unit``: the column holds Arrow durations of that unit (its ``ARROW:schema`` says so), and a
+    ``timedelta`` or ``numpy.timedelta64`` is their count of it."""
     kind = _kind(f)
     name = f.type_name
     lt = f.logical_type
@@ -163,6 +177,11 @@ def int_literal(v: Any, f: Field) -> Fraction | float | NaNLiteral:
         return q * 10**scale if isinstance(q, Fraction) else q
     if isinstance(v, str):
         raise LiteralTypeError(f"cannot compare a {name} column with the string {v!r}")
+    if isinstance(v, (_dt.timedelta, np.timedelta64)):
+        if duration_unit is None or f.physical_type != PhysicalType.INT64 or kind is not None:
+            raise LiteralTypeError(f"cannot compare a {name} column with {type(v).__name__} {v!r}: a timedelta "
+                                   f"compares with a duration column (INT64 whose ARROW:schema type is a duration)")
+        return _duration_ticks(v, duration_unit)
     return exact_number(v, name)
 
 
@@ -235,14 +254,15 @@ def _is_float(f: Field) -> bool:
         or (p == PhysicalType.FIXED_LEN_BYTE_ARRAY and _kind(f) == "FLOAT16")
 
 
-def physical_candidates(v: Any, f: Field) -> list[Any]:
+def physical_candidates(v: Any, f: Field, duration_unit: str | None = None) -> list[Any]:
     """The physical values (int, float or bytes, as :func:`pqbloom.bloom.hash_scalar` takes them) that
     a Python value may be stored as in a column of field ``f``; empty when it cannot be a value of the
     column (out of the physical type's range, not whole at a decimal's scale or a timestamp's unit,
     NaN in an integer column, a float that float32 cannot hold, a FIXED_LEN_BYTE_ARRAY of another
     width). Bytes on a binary column (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY, INT96) are taken as stored. Several when the column may hold several encodings of it: ``0.0`` and ``-0.0``; a
     BYTE_ARRAY decimal in its minimal two's complement and every sign extension up to the width the
-    precision needs. TypeError / ValueError for a value the column cannot be compared with."""
+    precision needs. TypeError / ValueError for a value the column cannot be compared with.
+    ``duration_unit`` as :func:`int_literal`'s."""
     p = f.physical_type
     if isinstance(v, (bytes, bytearray, memoryview)) and p in _BINARY:  # already physical
         b = bytes(v)
@@ -259,7 +279,7 @@ def physical_candidates(v: Any, f: Field) -> list[Any]:
         jd = day + _JULIAN_EPOCH
         return [struct.pack("<qi", ns, jd)] if 0 <= jd < 1 << 31 else []
     if _is_intlike(f):
-        q = int_literal(v, f)
+        q = int_literal(v, f, duration_unit)
         lo, hi = int_bounds(f)
         if not isinstance(q, Fraction) or q.denominator != 1 or (lo is not None and q < lo) \
                 or (hi is not None and q > hi):

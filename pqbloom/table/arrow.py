@@ -14,23 +14,19 @@ from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..format.enums import PhysicalType
 from ..schema import MAX_SCHEMA_DEPTH, Field, LogicalType, make_field, nested_field
-from .arrow_schema import ArrowField, ArrowSchema, effective_field, natural_field, to_pyarrow_type
+from .arrow_schema import TIME_UNITS, ArrowField, ArrowSchema, effective_field, natural_field, to_pyarrow_type
 from .build import infer_flat_field, physical_from_array, tighten
-from .column import Column, NestedColumn, dictionary_codes
+from .column import Column, NestedColumn, dictionary_codes, nested_pylist, with_dictionary
 from .decimals import DecimalOverflow, big_endian_from_words, ints_from_words
-from .outputs import in_zone, zone_info
+from .outputs import durations_to_py, in_zone, zone_info
 
 __all__ = ["column_from_arrow", "column_from_arrow_field", "arrow_column", "is_arrow_nested", "arrow_type_depth",
-           "apply_arrow_type", "zoned_pylist"]
+           "apply_arrow_type", "typed_pylist", "hinted_pylist", "column_arrow_field"]
 
 
 def arrow_column(afield: Any, arr: Any) -> Column:
     """A column from one column of a pyarrow table (its field and chunked array), as ``Table.from_arrow``
-    takes it: durations become their INT64 counts (the table's Arrow schema keeps the unit)."""
-    import pyarrow as pa
-
-    if pa.types.is_duration(afield.type):
-        afield, arr = pa.field(afield.name, pa.int64(), afield.nullable), arr.cast(pa.int64())
+    takes it: durations, at any depth, become their INT64 counts (the table's Arrow schema keeps the unit)."""
     return column_from_arrow_field(afield, arr)
 
 
@@ -145,6 +141,8 @@ def column_from_arrow_field(afield: Any, chunked: Any) -> Column:
     if pat.is_string_view(t) or pat.is_binary_view(t):  # the same values in the offsets layout
         arr = arr.cast(pa.large_string() if pat.is_string_view(t) else pa.large_binary())
         return column_from_arrow_field(pa.field(name, arr.type, nullable), arr)
+    if pat.is_duration(t):  # INT64 counts of the unit, as pyarrow stores them (the Arrow schema keeps the unit)
+        return column_from_arrow_field(pa.field(name, pa.int64(), nullable), arr.cast(pa.int64()))
     if pat.is_date64(t):  # milliseconds at midnight; Parquet's DATE counts days, as pyarrow writes it
         return column_from_arrow_field(pa.field(name, pa.date32(), nullable), arr.cast(pa.date32()))
     mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
@@ -183,8 +181,25 @@ def column_from_arrow_field(afield: Any, chunked: Any) -> Column:
         fld = infer_flat_field(name, np_vals).with_nullable(nullable)
         return Column(fld, physical_from_array(fld, np_vals), mask)
     if pat.is_dictionary(t):
-        return column_from_arrow_field(pa.field(name, t.value_type, nullable), arr.dictionary_decode())
+        return _dictionary_from_arrow(pa.field(name, t.value_type, nullable), arr)
     raise SchemaError(f"column {name!r}: pyarrow type {t} is not supported")
+
+
+def _dictionary_from_arrow(value_field: Any, arr: Any) -> Column:
+    """A dictionary-encoded column as its values plus its whole dictionary, unused values and order kept
+    (a categorical's categories: pyarrow writes them all to the dictionary page, and reads them back as
+    the categories, in that order, which an ordered categorical's comparisons depend on)."""
+    import pyarrow as pa
+
+    plain = column_from_arrow_field(value_field, arr.dictionary_decode())
+    if type(plain) is not Column:
+        return plain
+    values = column_from_arrow_field(pa.field(value_field.name, value_field.type, True), arr.dictionary)
+    if type(values) is not Column or values.field.physical_type != plain.field.physical_type \
+            or values.field.type_length != plain.field.type_length:
+        return plain
+    # the dictionary first, in its order (a value it lists twice, or a null in it, is kept once, or not)
+    return with_dictionary(plain, [values.dense()])
 
 
 #: Arrow extension types that map to a Parquet annotation, as pyarrow writes them
@@ -260,44 +275,58 @@ def apply_arrow_type(col: Column, arr: Any, hints: ArrowSchema) -> Any:
         return arr  # not a type these values can take: keep the Parquet-derived one
 
 
-def _zoned(f: ArrowField) -> bool:
-    """Whether ``f`` holds (itself or in a member) timestamps of a zone other than UTC."""
+def _typed(f: ArrowField) -> bool:
+    """Whether ``f`` holds (itself or in a member) values whose Python form its Arrow type decides:
+    timestamps of a zone other than UTC, durations."""
     t = f.type
-    return (t.kind == "timestamp" and t.tz not in (None, "UTC")) or any(_zoned(c) for c in f.children)
+    return (t.kind == "timestamp" and t.tz not in (None, "UTC")) or t.kind == "duration" \
+        or any(_typed(c) for c in f.children)
 
 
-def _to_zone(values: list[Any], f: ArrowField) -> list[Any]:
-    """Python values of a column of Arrow field ``f`` with its timestamps moved to ``f``'s zones."""
-    k = f.type.kind
-    if k == "timestamp":
-        return in_zone(values, zone_info(f.type.tz)) if f.type.tz not in (None, "UTC") else values
-    if not _zoned(f):
-        return values
-    if k == "struct":
-        out = [None if v is None else dict(v) for v in values]
-        for c in f.children:
-            got = _to_zone([None if v is None else v.get(c.name) for v in out], c)
-            for d, g in zip(out, got):
-                if d is not None and c.name in d:
-                    d[c.name] = g
-        return out
-    if k == "map" and f.children and len(f.children[0].children) == 2:
-        kf, vf = f.children[0].children
-        return [None if v is None else dict(zip(_to_zone(list(v), kf), _to_zone(list(v.values()), vf)))
-                for v in values]
-    if f.children:  # the lists
-        return [None if v is None else _to_zone(list(v), f.children[0]) for v in values]
-    return values
+def _member_fields(col: NestedColumn, f: ArrowField | None) -> list[ArrowField | None]:
+    """The Arrow fields of ``col``'s child columns, from ``f`` (the effective field of ``col``, whose
+    children follow the column's: a map's are its entries' key and value)."""
+    n = len(col.children)
+    if f is None:
+        return [None] * n
+    kids: tuple[ArrowField, ...] = f.children
+    if col.kind == "map":
+        kids = f.children[0].children if len(f.children) == 1 else ()
+    return list(kids) if len(kids) == n else [None] * n
 
 
-def zoned_pylist(col: Column, hints: ArrowSchema) -> list[Any]:
-    """``col.to_pylist()`` with the time zones of the Arrow types ``hints`` applied, as pyarrow's
-    ``to_pylist`` gives the values of a ``timestamp[..., tz=Europe/Paris]`` column: the same instants,
-    in that zone (pqbloom's own Python values of a UTC-adjusted timestamp are in UTC)."""
+def typed_pylist(col: Column, f: ArrowField | None, maps_as_pydicts: str | None = None) -> list[Any]:
+    """``col``'s Python values with its Arrow field ``f`` applied (at any depth), as pyarrow's ``to_pylist``
+    gives a column of that type: timestamps of a zone in that zone (the same instants), durations as
+    ``datetime.timedelta`` (``pandas.Timedelta`` for nanoseconds); maps as ``maps_as_pydicts`` asks
+    (:meth:`NestedColumn.to_pylist`)."""
+    if f is None or not _typed(f):
+        return col.to_pylist(maps_as_pydicts=maps_as_pydicts)
+    if isinstance(col, NestedColumn):
+        kids = [typed_pylist(c, h, maps_as_pydicts) for c, h in zip(col.children, _member_fields(col, f))]
+        return nested_pylist(col, kids, maps_as_pydicts)
+    t = f.type
+    if t.kind == "duration" and col.field.physical_type == PhysicalType.INT64 and col.field.logical_type is None:
+        return durations_to_py(col.field.name, col.values, TIME_UNITS[t.unit], col.mask)
     vals = col.to_pylist()
-    hint = hints.field(col.field.name)
-    n = natural_field(col.field, written=False) if hint is not None else None
-    if n is None or hint is None:
-        return vals
-    eff = effective_field(n, hint)
-    return _to_zone(vals, eff) if _zoned(eff) else vals
+    if t.kind == "timestamp" and t.tz not in (None, "UTC"):
+        return in_zone(vals, zone_info(t.tz))
+    return vals
+
+
+def column_arrow_field(col: Column, hints: ArrowSchema | None) -> ArrowField | None:
+    """The Arrow field pyarrow reads for ``col`` given the Arrow types ``hints`` (None: unknown)."""
+    n = natural_field(col.field, written=False)
+    if n is None:
+        return None
+    return effective_field(n, hints.field(col.field.name) if hints is not None else None)
+
+
+def hinted_pylist(col: Column, hints: ArrowSchema | None, maps_as_pydicts: str | None = None) -> list[Any]:
+    """``col.to_pylist()`` with the Arrow types ``hints`` (a file's ``ARROW:schema``, or the pandas or pyarrow
+    data the table came from) applied, as pyarrow's ``to_pylist`` gives the same column: a
+    ``timestamp[..., tz=Europe/Paris]`` in that zone, a ``duration[ms]`` as ``timedelta`` (pqbloom's own
+    Python values of a UTC-adjusted timestamp are in UTC, of a duration its INT64 count)."""
+    if hints is None:
+        return col.to_pylist(maps_as_pydicts=maps_as_pydicts)
+    return typed_pylist(col, column_arrow_field(col, hints), maps_as_pydicts)

@@ -27,7 +27,7 @@ from ..schema import NestedField
 
 __all__ = ["ArrowType", "ArrowField", "ArrowSchema", "ARROW_SCHEMA_KEY", "encode_schema", "decode_schema",
            "natural_field", "effective_field", "writable_field", "file_arrow_schema", "footer_metadata",
-           "from_pyarrow", "schema_hints", "TIME_UNITS"]
+           "from_pyarrow", "schema_hints", "with_durations", "leaf_arrow_field", "leaf_duration_unit", "TIME_UNITS"]
 
 ARROW_SCHEMA_KEY = "ARROW:schema"
 FIELD_ID_KEY = "PARQUET:field_id"
@@ -352,6 +352,58 @@ def natural_field(f: Any, *, written: bool = True, name: str | None = None) -> A
     if getattr(f, "field_id", None) is not None:
         meta = meta + ((FIELD_ID_KEY, str(f.field_id)),)
     return ArrowField(nm, typ, bool(f.nullable), children, None, meta)
+
+
+def with_durations(f: Any, paths: list[tuple[str, ...]], unit: str) -> ArrowField | None:
+    """The Arrow field of pqbloom field ``f`` (as written: :func:`natural_field`) with the INT64 members at
+    ``paths`` (member names below ``f``; a list's element is ``element``) typed as Arrow durations of
+    ``unit``; None when ``f`` has a type this module cannot describe."""
+    root = natural_field(f)
+    if root is None:
+        return None
+
+    def put(af: ArrowField, path: tuple[str, ...]) -> ArrowField:
+        if not path:
+            return replace(af, type=duration(unit)) if af.type == int_type(64, True) else af
+        kids = tuple(put(c, path[1:]) if c.name == path[0] else c for c in af.children)
+        return replace(af, children=kids)
+
+    for p in paths:
+        root = put(root, p)
+    return root
+
+
+def leaf_arrow_field(hints: ArrowSchema | None, path: tuple[str, ...]) -> ArrowField | None:
+    """The stored Arrow field of the leaf column at Parquet ``path`` (its schema elements' names), or None.
+
+    A stored Arrow schema comes from an Arrow writer, which writes lists in three levels (a repeated group,
+    then the element) and maps as a repeated group of ``key`` and ``value``; a path that does not follow
+    the Arrow fields that way finds nothing."""
+    cur = hints.field(path[0]) if hints is not None and path else None
+    i = 1
+    while cur is not None and i < len(path):
+        k = cur.type.kind
+        if k in _LIST_KINDS:
+            cur, i = (cur.children[0] if len(cur.children) == 1 and i + 1 < len(path) else None), i + 2
+        elif k == "map":
+            entries = cur.children[0].children if len(cur.children) == 1 and i + 1 < len(path) else ()
+            cur, i = next((c for c in entries if c.name == path[i + 1]), None), i + 2
+        elif k == "struct":
+            cur, i = next((c for c in cur.children if c.name == path[i]), None), i + 1
+        else:
+            return None
+    return cur
+
+
+def leaf_duration_unit(hints: ArrowSchema | None, path: tuple[str, ...], f: Any) -> str | None:
+    """The unit of leaf column ``f`` (at Parquet ``path``) when its stored Arrow type is a duration (an INT64
+    without annotation, as Arrow writers store durations and pyarrow reads them back); else None."""
+    if f.physical_type != PhysicalType.INT64 or f.logical_type is not None:
+        return None
+    af = leaf_arrow_field(hints, path)
+    if af is None or af.type.kind != "duration" or not 0 <= af.type.unit < len(TIME_UNITS):
+        return None
+    return TIME_UNITS[af.type.unit]
 
 
 def _merge_metadata(hint: tuple[tuple[str, str], ...], own: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:

@@ -23,10 +23,11 @@ from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..format.enums import PhysicalType, numpy_dtype
 from ..schema import MAX_SCHEMA_DEPTH, Field, NestedField, make_field, nested_field
+from .arrow_schema import ArrowField, with_durations
 from .column import Column, NestedColumn
 from .outputs import DECIMAL_CONTEXT
 
-__all__ = ["column_from_values", "column_from_pylist", "infer_field", "infer_flat_field", "looks_nested",
+__all__ = ["column_from_values", "column_from_pylist", "nested_column", "infer_field", "infer_flat_field", "looks_nested",
            "physical_from_array", "as_durations", "timestamps_to_int96", "conform", "tighten", "with_field",
            "null_column", "empty_column", "empty_values"]
 
@@ -101,6 +102,9 @@ def infer_flat_field(name: str, values: Any) -> Field:
         return make_field(name, "date")
     if isinstance(sample, _dt.time):
         return make_field(name, "time[us]")
+    if isinstance(sample, (_dt.timedelta, np.timedelta64)):
+        # a duration: INT64 counts of microseconds (what the caller's Arrow type says: nested_column)
+        return make_field(name, "int64")
     if isinstance(sample, uuid.UUID):
         return make_field(name, "uuid")
     if isinstance(sample, decimal.Decimal):
@@ -319,6 +323,14 @@ def _physical_from_objects(field: Field, seq: list[Any], nulls: np.ndarray) -> A
     if kind == "DECIMAL":
         return np.array([0 if isnull else _unscaled(v, lt.scale or 0) for v, isnull in zip(seq, nulls)],  # type: ignore[union-attr]
                         np.int32 if p == PhysicalType.INT32 else np.int64)
+    if p == PhysicalType.INT64 and kind is None and isinstance(
+            next((v for v, isnull in zip(seq, nulls) if not isnull), None), (_dt.timedelta, np.timedelta64)):
+        # durations (inside a list or struct: infer_flat_field) as counts of microseconds
+        try:
+            return np.array([np.timedelta64(0, "us") if isnull else v for v, isnull in zip(seq, nulls)],
+                            "m8[us]").view(np.int64)
+        except (TypeError, ValueError):
+            raise SchemaError(f"column {field.name!r}: values of mixed types cannot be stored") from None
     fill: Any = False if p == PhysicalType.BOOLEAN else 0
     clean = [fill if isnull else v for v, isnull in zip(seq, nulls)]
     if p != PhysicalType.BOOLEAN and any(isinstance(v, (str, bytes)) for v in clean):
@@ -398,8 +410,21 @@ def looks_nested(values: Any) -> bool:
     return False
 
 
-def infer_field(name: str, values: Sequence[Any], _depth: int = 2) -> Field:
-    """The type of a Python column: dicts give structs, lists give lists (maps need a schema)."""
+def nested_column(name: str, values: Sequence[Any]) -> tuple[Column, ArrowField | None]:
+    """A column of Python lists and dicts, its type inferred (:func:`infer_field`), and the Arrow field to
+    keep with it when it holds durations (``timedelta`` members or elements, stored as INT64 counts of
+    microseconds, as pyarrow infers and stores them); None when it holds none."""
+    paths: list[tuple[str, ...]] = []
+    f = infer_field(name, values, durations=paths)
+    col = column_from_pylist(values, f)
+    return col, (with_durations(f, paths, "us") if paths else None)
+
+
+def infer_field(name: str, values: Sequence[Any], _depth: int = 2, *,
+                durations: list[tuple[str, ...]] | None = None, _path: tuple[str, ...] = ()) -> Field:
+    """The type of a Python column: dicts give structs, lists give lists (maps need a schema).
+    ``durations``: the paths (member names below the column, a list's element named ``element``) of
+    the members that hold durations are appended to it."""
     if _depth > MAX_SCHEMA_DEPTH:  # the values nest deeper than a file may (and than recursion goes)
         raise SchemaError(f"column {name!r} is nested more than {MAX_SCHEMA_DEPTH} levels deep; pqbloom reads "
                           f"and writes at most {MAX_SCHEMA_DEPTH}")
@@ -413,12 +438,16 @@ def infer_field(name: str, values: Sequence[Any], _depth: int = 2) -> Field:
             if not isinstance(k, str):
                 raise SchemaError(f"column {name!r}: struct member names must be strings (use a map<...> schema "
                                   f"for other keys)")
-        return nested_field(name, "struct", [infer_field(k, [v.get(k) for v in nonnull], _depth + 1) for k in keys])
+        return nested_field(name, "struct", [infer_field(k, [v.get(k) for v in nonnull], _depth + 1,
+                                                         durations=durations, _path=(*_path, k)) for k in keys])
     if nonnull and all(_is_listlike(v) for v in nonnull):
         flat = list(itertools.chain.from_iterable(nonnull))
-        return nested_field(name, "list", [infer_field("element", flat, _depth + 2)])
+        return nested_field(name, "list", [infer_field("element", flat, _depth + 2, durations=durations,
+                                                       _path=(*_path, "element"))])
     if any(_is_listlike(v) or isinstance(v, Mapping) for v in nonnull):
         raise SchemaError(f"column {name!r} mixes nested and plain values")
+    if durations is not None and _path and isinstance(nonnull[0] if nonnull else None, (_dt.timedelta, np.timedelta64)):
+        durations.append(_path)
     return infer_flat_field(name, values)
 
 

@@ -13,6 +13,8 @@ columns or further nested ones). Conversions out (numpy, Python, Arrow) are
 
 from __future__ import annotations
 
+import operator
+import warnings
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -28,7 +30,23 @@ from .int96 import int96_field, int96_range_error, int96_ticks
 from .outputs import nested_to_arrow, to_arrow, to_numpy, to_pylist
 
 __all__ = ["Column", "DictionaryColumn", "NestedColumn", "with_dictionary", "dictionary_codes", "take_ranges",
-           "coerce_int96"]
+           "coerce_int96", "slice_bounds", "nested_pylist", "check_maps_as_pydicts", "object_array"]
+
+
+def slice_bounds(n: int, offset: int, length: int | None) -> tuple[int, int]:
+    """(start, stop) of pyarrow's ``slice(offset, length)`` over ``n`` rows: ``length`` rows from ``offset``
+    (to the end when None), clipped to the end. pyarrow's errors: IndexError for a negative offset,
+    ValueError for a negative length."""
+    offset = operator.index(offset)
+    if offset < 0:
+        raise IndexError(f"slice offset must be non-negative, not {offset} (slice takes (offset, length), as pyarrow)")
+    start = min(offset, n)
+    if length is None:
+        return start, n
+    length = operator.index(length)
+    if length < 0:
+        raise ValueError(f"slice length must be non-negative, not {length} (slice takes (offset, length), as pyarrow)")
+    return start, min(start + length, n)
 
 
 class Column:
@@ -64,8 +82,10 @@ class Column:
             return self.values.filter(keep)
         return self.values[keep]
 
-    def slice(self, start: int, stop: int) -> Column:
-        """Rows ``start`` to ``stop`` (exclusive) of the column."""
+    def slice(self, offset: int = 0, length: int | None = None) -> Column:
+        """``length`` rows from row ``offset`` (to the end when None), as pyarrow's ``slice(offset, length)``:
+        clipped to the column's end; a negative offset raises IndexError, a negative length ValueError."""
+        start, stop = slice_bounds(len(self), offset, length)
         v = self.values.slice(start, stop) if isinstance(self.values, BinaryArray) else self.values[start:stop]
         return Column(self.field, v, None if self.mask is None else self.mask[start:stop])
 
@@ -79,8 +99,10 @@ class Column:
         """Values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""
         return to_numpy(self.field, self.values, self.mask)
 
-    def to_pylist(self) -> list[Any]:
-        """Values as Python objects (as pyarrow's ``as_py`` gives them); None for nulls."""
+    def to_pylist(self, *, maps_as_pydicts: str | None = None) -> list[Any]:
+        """Values as Python objects (as pyarrow's ``as_py`` gives them); None for nulls.
+        ``maps_as_pydicts`` as pyarrow's (see :meth:`NestedColumn.to_pylist`): it concerns map columns only."""
+        check_maps_as_pydicts(maps_as_pydicts)
         return to_pylist(self.field, self.values, self.mask)
 
     def to_arrow(self) -> Any:
@@ -117,8 +139,8 @@ class DictionaryColumn(Column):
         super().__init__(field, values, mask)
         self.dictionary = dictionary
 
-    def slice(self, start: int, stop: int) -> Column:
-        c = super().slice(start, stop)
+    def slice(self, offset: int = 0, length: int | None = None) -> Column:
+        c = super().slice(offset, length)
         return DictionaryColumn(c.field, c.values, c.mask, self.dictionary)
 
     def take(self, idx: np.ndarray) -> Column:
@@ -238,14 +260,13 @@ class NestedColumn(Column):
     def dense(self) -> Any:
         raise TypeError(f"column {self.field.name!r} is nested; it has no dense physical values")
 
-    def slice(self, start: int, stop: int) -> NestedColumn:
-        start = max(0, min(start, self._n))
-        stop = max(start, min(stop, self._n))
+    def slice(self, offset: int = 0, length: int | None = None) -> NestedColumn:
+        start, stop = slice_bounds(self._n, offset, length)
         mask = None if self.mask is None else self.mask[start:stop]
         if self.offsets is None:
-            return NestedColumn(self.field, stop - start, mask, [c.slice(start, stop) for c in self.children])
+            return NestedColumn(self.field, stop - start, mask, [c.slice(start, stop - start) for c in self.children])
         a, b = int(self.offsets[start]), int(self.offsets[stop])
-        return NestedColumn(self.field, stop - start, mask, [c.slice(a, b) for c in self.children],
+        return NestedColumn(self.field, stop - start, mask, [c.slice(a, b - a) for c in self.children],
                             self.offsets[start:stop + 1] - a)
 
     def take(self, idx: np.ndarray) -> NestedColumn:
@@ -281,30 +302,19 @@ class NestedColumn(Column):
         return NestedColumn(f, n, mask, kids, np.concatenate(offs))
 
     # -- output -----------------------------------------------------------------
-    def to_pylist(self) -> list[Any]:
-        """Python values: dicts for structs, lists for lists, dicts for maps; None for nulls."""
-        n = self._n
-        valid = [True] * n if self.mask is None else (~self.mask).tolist()
-        kind = self.kind
-        if kind == "struct":
-            names = [c.field.name for c in self.children]
-            cols = [c.to_pylist() for c in self.children]
-            return [dict(zip(names, vals)) if ok else None for vals, ok in zip(zip(*cols), valid)] if cols else \
-                [{} if ok else None for ok in valid]
-        assert self.offsets is not None
-        off = self.offsets.tolist()
-        if kind == "list":
-            vals = self.children[0].to_pylist()
-            return [vals[off[i]:off[i + 1]] if valid[i] else None for i in range(n)]
-        keys = self.children[0].to_pylist()
-        items = self.children[1].to_pylist()
-        return [dict(zip(keys[off[i]:off[i + 1]], items[off[i]:off[i + 1]])) if valid[i] else None
-                for i in range(n)]
+    def to_pylist(self, *, maps_as_pydicts: str | None = None) -> list[Any]:
+        """Python values, as pyarrow's ``to_pylist`` gives them: dicts for structs, lists for lists, and for
+        maps lists of ``(key, value)`` tuples, in the file's order (keys may repeat, or be structs or lists,
+        which a dict cannot hold); None for nulls. ``maps_as_pydicts`` as pyarrow's: ``"lossy"`` gives maps
+        as dicts (the last of repeated keys wins, with a warning), ``"strict"`` too but raises ``KeyError``
+        on a repeated key; a key a dict cannot hold raises ``TypeError`` then."""
+        check_maps_as_pydicts(maps_as_pydicts)
+        return nested_pylist(self, [c.to_pylist(maps_as_pydicts=maps_as_pydicts) for c in self.children],
+                             maps_as_pydicts)
 
     def to_numpy(self) -> np.ndarray:
-        out = np.empty(self._n, dtype=object)
-        out[:] = self.to_pylist()
-        return out
+        """The Python values (:meth:`to_pylist`) in a one-dimensional object array."""
+        return object_array(self.to_pylist())
 
     def to_arrow(self) -> Any:
         """A pyarrow StructArray, ListArray (LargeListArray past 2**31 - 1 elements) or MapArray."""
@@ -313,6 +323,57 @@ class NestedColumn(Column):
 
     def __repr__(self) -> str:
         return f"NestedColumn({self.field}, len={len(self)}, nulls={self.null_count})"
+
+
+_MAPS_AS_PYDICTS = (None, "lossy", "strict")
+
+
+def check_maps_as_pydicts(maps_as_pydicts: str | None) -> None:
+    """ValueError for a ``maps_as_pydicts`` pyarrow does not take."""
+    if maps_as_pydicts not in _MAPS_AS_PYDICTS:
+        raise ValueError(f"maps_as_pydicts must be 'lossy', 'strict' or None, not {maps_as_pydicts!r}")
+
+
+def object_array(values: Sequence[Any]) -> np.ndarray:
+    """``values`` as a one-dimensional object array (numpy does not look into lists and tuples here)."""
+    return np.fromiter(values, dtype=object, count=len(values))
+
+
+def _map_dict(keys: list[Any], items: list[Any], strict: bool) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for k, v in zip(keys, items):
+        if k in out:
+            if strict:
+                raise KeyError(f"a map holds the key {k!r} more than once: maps_as_pydicts='strict' refuses "
+                               f"to drop one")
+            warnings.warn(f"a map holds the key {k!r} more than once: maps_as_pydicts='lossy' keeps the last",
+                          stacklevel=4)
+        out[k] = v
+    return out
+
+
+def nested_pylist(col: NestedColumn, kids: Sequence[list[Any]], maps_as_pydicts: str | None = None) -> list[Any]:
+    """The Python values of nested column ``col`` (see :meth:`NestedColumn.to_pylist`) from its children's
+    Python values ``kids`` (one list per child column)."""
+    n = len(col)
+    valid = [True] * n if col.mask is None else (~col.mask).tolist()
+    kind = col.kind
+    if kind == "struct":
+        names = [c.field.name for c in col.children]
+        return [dict(zip(names, vals)) if ok else None for vals, ok in zip(zip(*kids), valid)] if kids else \
+            [{} if ok else None for ok in valid]
+    assert col.offsets is not None
+    off = col.offsets.tolist()
+    if kind == "list":
+        vals = kids[0]
+        return [vals[off[i]:off[i + 1]] if valid[i] else None for i in range(n)]
+    keys, items = kids
+    if maps_as_pydicts is None:
+        pairs = list(zip(keys, items))
+        return [pairs[off[i]:off[i + 1]] if valid[i] else None for i in range(n)]
+    strict = maps_as_pydicts == "strict"
+    return [_map_dict(keys[off[i]:off[i + 1]], items[off[i]:off[i + 1]], strict) if valid[i] else None
+            for i in range(n)]
 
 
 def take_ranges(offsets: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ from .decimals import arrow_decimal_width
 from .int96 import int96_to_ns
 
 __all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer",
-           "zone_info", "in_zone", "DECIMAL_CONTEXT"]
+           "zone_info", "in_zone", "durations_to_py", "DECIMAL_CONTEXT"]
 
 
 # Parquet decimals reach 38 digits (and more on BYTE_ARRAY); Python's default context keeps only 28.
@@ -162,6 +162,43 @@ def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: n
         return naive  # type: ignore[no-any-return]
     tz = _dt.timezone.utc
     return [d.replace(tzinfo=tz) for d in naive]
+
+
+#: microseconds per tick of a duration unit
+_US_PER = {"s": 1_000_000, "ms": 1_000, "us": 1}
+
+
+def durations_to_py(name: str, ints: np.ndarray, unit: str, mask: np.ndarray | None) -> list[Any]:
+    """Python values of a duration column (INT64 counts of ``unit``), as pyarrow's ``as_py`` gives them:
+    ``datetime.timedelta``, or ``pandas.Timedelta`` for nanoseconds (which timedelta cannot hold); None for
+    nulls. A count outside timedelta's range (or nanoseconds without pandas, unless whole microseconds)
+    raises :class:`~pqbloom.errors.UnsupportedError` rather than come back as something else."""
+    ints = np.asarray(ints, np.int64)
+    if mask is not None:
+        ints = np.where(mask, 0, ints)
+    if unit == "ns":
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is installed with the test extras
+            if bool((ints % 1000 != 0).any()):
+                raise UnsupportedError(f"column {name!r}: nanosecond durations need pandas for Python values "
+                                       f"(timedelta holds microseconds); use to_arrow() or to_numpy()") from None
+            return durations_to_py(name, ints // 1000, "us", mask)
+        vals: list[Any] = pd.to_timedelta(ints, unit="ns").to_list()
+    else:
+        per = _US_PER[unit]
+        far = np.abs(ints) > (2**63 - 1) // per  # beyond int64 microseconds: numpy cannot convert them
+        vals = (np.where(far, 0, ints) * per).astype("m8[us]").astype(object).tolist()
+        for i in np.flatnonzero(far).tolist():  # rare: each one through Python's timedelta, which may hold it
+            try:
+                vals[i] = _dt.timedelta(microseconds=int(ints[i]) * per)
+            except OverflowError:
+                raise UnsupportedError(f"column {name!r}: duration {int(ints[i])} ({unit}) is outside the range "
+                                       f"of datetime.timedelta; use to_arrow() or to_numpy()") from None
+    if mask is not None:
+        for i in np.flatnonzero(mask).tolist():
+            vals[i] = None
+    return vals
 
 
 def zone_info(tz: str) -> _dt.tzinfo:

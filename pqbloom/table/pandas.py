@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import CorruptFileError, SchemaError
 from ..format.enums import PhysicalType
 from ..schema import Field, LogicalType, Schema, make_field
-from .arrow import arrow_column
+from .arrow import arrow_column, typed_pylist
 from .arrow_schema import (
     ArrowField,
     ArrowSchema,
@@ -34,8 +34,8 @@ from .arrow_schema import (
     natural_field,
     timestamp,
 )
-from .build import column_from_values
-from .column import Column, DictionaryColumn, dictionary_codes, with_dictionary
+from .build import column_from_values, looks_nested, nested_column
+from .column import Column, DictionaryColumn, dictionary_codes, object_array, with_dictionary
 from .pandas_meta import (
     PANDAS_KEY,
     build_metadata,
@@ -280,7 +280,10 @@ def _objects(name: str, arr: np.ndarray) -> tuple[Column, ArrowField | None]:
             return _datetimes(name, np.asarray(stamps), tz_name(tz))
     if kind in ("mixed", "mixed-integer", "unknown-array"):
         try:
-            return column_from_values(name, vals.tolist()), None  # lists and dicts: nested columns
+            items = vals.tolist()
+            if looks_nested(items):  # lists and dicts: nested columns (durations inside keep their type)
+                return nested_column(name, items)
+            return column_from_values(name, items), None
         except SchemaError:
             raise SchemaError(f"column {name!r}: values of mixed types cannot be stored") from None
     return column_from_values(name, vals), None
@@ -440,8 +443,10 @@ def _to_pandas_values(col: Column, af: ArrowField | None, ext: Any, tz_override:
     """One column as the array pyarrow's to_pandas makes of it."""
     import pandas as pd
 
-    if af is None or af.children:
-        return col.to_numpy()  # nested and unknown types: Python objects
+    if af is None:
+        return col.to_numpy()  # unknown types: Python objects
+    if af.children:  # nested: Python objects, their members' Arrow types applied (zones, durations)
+        return object_array(typed_pylist(col, af))
     t = af.type
     k = t.kind
     if af.dictionary is not None:

@@ -10,12 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..schema import Schema, make_field
-from .arrow import apply_arrow_type, arrow_column, zoned_pylist
+from .arrow import apply_arrow_type, arrow_column, hinted_pylist
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
-from .build import as_durations, column_from_values
-from .column import Column
+from .build import as_durations, column_from_values, looks_nested, nested_column
+from .column import Column, check_maps_as_pydicts, slice_bounds
 from .pandas import columns_from_pandas, dataframe
 from .polars_frames import have_pyarrow, polars_columns
 
@@ -69,6 +70,12 @@ class Table:
                 values, unit = durations
                 f = make_field(name, "int64")
                 hints.append(ArrowField(name, duration(unit)))
+            elif f is None and not isinstance(values, (Column, BinaryArray)) and looks_nested(values):
+                col, hint = nested_column(name, values)  # durations inside: the Arrow type says so too
+                if hint is not None:
+                    hints.append(hint)
+                cols.append(col)
+                continue
             cols.append(column_from_values(name, values, f))
         if schema is not None:
             missing = set(schema.names) - set(data)
@@ -156,11 +163,12 @@ class Table:
         """A table of the named columns, in the order given."""
         return self._like([self.column(n) for n in names], num_rows=self._num_rows)
 
-    def slice(self, start: int, stop: int | None = None) -> Table:
-        """Rows ``start`` to ``stop`` (exclusive; to the end when None) of every column."""
-        stop = self._num_rows if stop is None else min(stop, self._num_rows)
-        start = min(max(start, 0), stop)
-        return self._like([c.slice(start, stop) for c in self.columns], num_rows=max(stop - start, 0))
+    def slice(self, offset: int = 0, length: int | None = None) -> Table:
+        """``length`` rows from row ``offset`` (to the end when None) of every column, as pyarrow's
+        ``Table.slice(offset, length)``: clipped to the table's end (an offset past it gives no rows); a
+        negative offset raises IndexError, a negative length ValueError."""
+        start, stop = slice_bounds(self._num_rows, offset, length)
+        return self._like([c.slice(start, stop - start) for c in self.columns], num_rows=stop - start)
 
     def take(self, idx: np.ndarray) -> Table:
         """The rows at the positions ``idx``, in that order, of every column."""
@@ -175,16 +183,20 @@ class Table:
         return tables[0]._like([Column.concat([t.columns[i] for t in tables]) for i in range(tables[0].num_columns)],
                                num_rows=sum(t.num_rows for t in tables))
 
-    def to_pydict(self) -> dict[str, list[Any]]:
-        """``{column name: list of Python values}`` (nulls as None). Timestamps of a column whose Arrow
-        type (a file's ``ARROW:schema``, or the pandas or pyarrow data it came from) has a time zone
-        come in that zone (``zoneinfo``, or a fixed offset), as pyarrow gives them; else UTC instants."""
+    def to_pydict(self, *, maps_as_pydicts: str | None = None) -> dict[str, list[Any]]:
+        """``{column name: list of Python values}`` (nulls as None), as pyarrow's ``to_pydict()`` gives them.
+        The Arrow types of the columns (a file's ``ARROW:schema``, or the pandas or pyarrow data they came
+        from) apply at any depth: timestamps of a zone come in that zone (``zoneinfo``, or a fixed offset),
+        else as UTC instants; durations as ``datetime.timedelta``. Maps are lists of ``(key, value)``
+        tuples, or dicts with ``maps_as_pydicts`` ``"lossy"`` or ``"strict"`` (as pyarrow's: see
+        :meth:`pqbloom.table.column.NestedColumn.to_pylist`)."""
+        check_maps_as_pydicts(maps_as_pydicts)
         hints = self.arrow_types()
-        return {c.field.name: c.to_pylist() if hints is None else zoned_pylist(c, hints) for c in self.columns}
+        return {c.field.name: hinted_pylist(c, hints, maps_as_pydicts) for c in self.columns}
 
-    def to_pylist(self) -> list[dict[str, Any]]:
-        """One ``{column name: value}`` dict per row."""
-        d = self.to_pydict()
+    def to_pylist(self, *, maps_as_pydicts: str | None = None) -> list[dict[str, Any]]:
+        """One ``{column name: value}`` dict per row (values as :meth:`to_pydict` gives them)."""
+        d = self.to_pydict(maps_as_pydicts=maps_as_pydicts)
         names = list(d)
         return [dict(zip(names, row)) for row in zip(*d.values())] if names else [{} for _ in range(self._num_rows)]
 

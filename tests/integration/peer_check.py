@@ -7,7 +7,7 @@ the file exactly as the oracle does):
 * **read**: ``pqbloom.read_table(f)`` against ``pyarrow.parquet.read_table(f)``: row counts, names,
   Arrow types up to :data:`ACCEPTED_TYPE_DIFFERENCES` (``canon_type`` of ``tests/real_world_support``),
   values NaN-aware via ``to_arrow()``, and via ``to_pydict()`` against pyarrow's ``to_pylist()`` with
-  the Python types pyarrow's ``as_py`` gives (maps as dicts, the one documented difference). Where
+  the Python types pyarrow's ``as_py`` gives (maps as lists of ``(key, value)`` tuples too). Where
   pyarrow refuses the file DuckDB is the oracle; where both refuse, pqbloom must raise a
   :mod:`pqbloom.errors` exception.
 * **filters**: for a few leaves (top-level, inside structs, and elements of lists, where a filter
@@ -240,17 +240,19 @@ def _in_utc(v: Any) -> Any:
         return v.astimezone(dt.timezone.utc)
     if isinstance(v, list):
         return [_in_utc(x) for x in v]
+    if isinstance(v, tuple):  # a map's (key, value)
+        return tuple(_in_utc(x) for x in v)
     if isinstance(v, dict):
         return {k: _in_utc(x) for k, x in v.items()}
     return v
 
 
 def _as_pqbloom_values(v: Any, t: pa.DataType) -> Any:
-    """pyarrow's Python value in pqbloom's documented form: maps as dicts."""
+    """pyarrow's Python value in pqbloom's form (the same: maps as lists of (key, value) tuples)."""
     if v is None:
         return None
     if pa.types.is_map(t):
-        return {_as_pqbloom_values(k, t.key_type): _as_pqbloom_values(x, t.item_type) for k, x in v}
+        return [(_as_pqbloom_values(k, t.key_type), _as_pqbloom_values(x, t.item_type)) for k, x in v]
     if pa.types.is_struct(t):
         return {k: _as_pqbloom_values(x, t.field(k).type) for k, x in v.items()}
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):

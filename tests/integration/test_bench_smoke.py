@@ -11,7 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.paths import ROOT
+from tests.corpora import needs
+from tests.paths import REAL_WORLD, ROOT
 
 TIMEOUT = 900
 
@@ -50,6 +51,7 @@ def test_bench_core_quick_encrypt(tmp_path):
     assert stdout.count("encryption overhead") == 2
 
 
+@needs(REAL_WORLD)  # its corpus case reads the real-world files
 def test_bench_realworld_quick(tmp_path):
     stdout, doc = run_bench("bench_realworld.py", "--no-memory", tmp_path=tmp_path)
     tags = [c["tags"] for c in doc["cases"]]

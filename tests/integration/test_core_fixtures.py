@@ -9,10 +9,13 @@ import pytest
 import pqbloom
 from pqbloom.errors import ChecksumError, ParquetError, TimestampRangeError
 from tests.conftest import values_equal
+from tests.corpora import needs, params
 from tests.paths import FIXTURES
 
-PLAIN_FILES = sorted(p.name for p in (FIXTURES / "data").glob("*.parquet"))
-BAD_FILES = sorted(p.name for p in (FIXTURES / "bad_data").glob("*.parquet"))
+pytestmark = needs(FIXTURES)  # the parquet-testing corpus: skipped naming it where absent (tests/corpora.py)
+
+PLAIN_FILES = params(sorted(p.name for p in (FIXTURES / "data").glob("*.parquet")), FIXTURES)
+BAD_FILES = params(sorted(p.name for p in (FIXTURES / "bad_data").glob("*.parquet")), FIXTURES)
 CORRUPT_CHECKSUM = {"datapage_v1-corrupt-checksum.parquet", "rle-dict-uncompressed-corrupt-checksum.parquet"}
 # too large for a unit test run (two 1 GiB map keys); covered by the hardening work
 SKIP_HEAVY = {"large_string_map.brotli.parquet"}

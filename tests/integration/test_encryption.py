@@ -58,6 +58,7 @@ from tests.conftest import (
     run_pyarrow,
     split_tail,
 )
+from tests.corpora import needs
 from tests.paths import FIXTURES_DATA as DATA
 
 COLUMN_OF_KEY_256 = {"kc1": "double_field", "kc2": "float_field", "kc3": "boolean_field", "kc4": "int32_field",
@@ -103,6 +104,7 @@ def check_dataset(table: pqbloom.Table, n: int = 50) -> None:
 # fixtures
 
 
+@needs(DATA)
 def test_every_encrypted_fixture_is_known():
     found = {str(p.relative_to(DATA)) for p in DATA.rglob("*.parquet.encrypted")}
     assert found, f"no encrypted fixtures under {DATA}"

@@ -27,6 +27,8 @@ from pqbloom.file import column_reader as column_reader_mod
 from pqbloom.file import pages as pages_mod
 from pqbloom.format import T
 from pqbloom.format import codec as format_codec
+from tests.corpora import needs
+from tests.paths import REAL_WORLD
 
 from .test_hardening import LIE, MB, rebuild, rewrite_footer, single_chunk, traced
 
@@ -494,6 +496,7 @@ def test_v2_pages_of_parquet_cpp_before_2_read_as_pyarrow_reads_them(created_by,
     assert pa.concat_tables([b.to_arrow() for b in pf.iter_batches(batch_size=300)]).equals(expected)
 
 
+@needs(REAL_WORLD)
 def test_v2_page_whose_num_values_exceeds_its_chunk_reads_its_rows(fixtures_dir):
     # parquet-go's malformed/num_values_exceeds_data.parquet: the page of 'id' says num_values 7,732,
     # num_rows 500; the chunk, the row group, the 4,000 PLAIN bytes and the statistics all say 500.

@@ -12,6 +12,7 @@ import pytest
 
 from interop import cases as C
 from interop import matrix as M
+from tests.corpora import needs
 
 pytestmark = pytest.mark.spark
 
@@ -76,6 +77,7 @@ def test_green_cells_show_their_evidence(report):
     assert any(c.reader == "spark" and "numOutputRows 0" in c.evidence for c in bloom_cells)
 
 
+@needs(M.FIXTURES)
 def test_fixture_corpus(report):
     assert len(report.fixtures) >= 90
     red = [f"{f.path}: {f.note}" for f in report.fixtures if f.status == M.RED]

@@ -13,6 +13,7 @@ import pytest
 
 import pqbloom
 from pqbloom.errors import SchemaError
+from tests.corpora import needs
 from tests.integration.real_world_support import CORPUS, corpus_files
 from tests.paths import FIXTURES_DATA
 
@@ -27,6 +28,7 @@ def _has_map(t: pa.DataType) -> bool:
     return any(_has_map(t.field(i).type) for i in range(t.num_fields))
 
 
+@needs(FIXTURES_DATA, CORPUS / "FILES.tsv")
 def test_schema_arrow_matches_pyarrow_on_the_corpora():
     compared = with_stored = 0
     for path in _corpus():

@@ -25,6 +25,7 @@ from pqbloom.errors import CorruptFileError, SchemaError, TimestampRangeError, U
 from pqbloom.format import T
 from pqbloom.schema import Schema, make_field, nested_field
 from pqbloom.table import Table
+from tests.corpora import needs
 
 from .real_world_support import CORPUS, annotations, compare_arrow
 from .test_hardening import rewrite_footer
@@ -49,6 +50,7 @@ def _pyarrow_bytes(table: pa.Table, **opts) -> bytes:
 
 
 # -- defect 4: rows without columns --------------------------------------------------------------------
+@needs(CORPUS)
 @pytest.mark.parametrize("name", ["no_columns.parquet", "no_columns_new.parquet"])
 def test_file_with_rows_and_no_columns_keeps_its_rows(name):
     path = CORPUS / "dask-fastparquet" / "test-data" / name
@@ -68,13 +70,14 @@ def test_table_with_rows_and_no_columns_is_written_with_its_rows(tmp_path):
     for p in ("a.parquet", "b.parquet"):
         assert pq.read_table(tmp_path / p).num_rows == 2  # pyarrow itself writes 0 rows for such a table
     t = Table([], num_rows=5)
-    assert t.slice(1, 3).num_rows == 2 and Table.concat([t, t]).num_rows == 10
+    assert t.slice(1, 2).num_rows == 2 and Table.concat([t, t]).num_rows == 10
     assert t.take(np.array([0, 4])).num_rows == 2
     with pytest.raises(SchemaError):
         Table([pqbloom.table.column_from_values("x", [1, 2])], num_rows=3)
 
 
 # -- defect 6: decimals -------------------------------------------------------------------------------
+@needs(CORPUS)
 def test_decimal_values_wider_than_their_precision_read_as_pyarrow_reads_them():
     # DECIMAL(36, 17) holding 38-digit values: to_arrow() raised pyarrow's ArrowInvalid
     path = DUCK / "decimal" / "pandas_decimal.parquet"
@@ -89,6 +92,7 @@ def test_decimal_above_38_digits_is_decimal256(tmp_path):
     assert got.column("d").to_pylist() == values
 
 
+@needs(CORPUS)
 def test_decimal_beyond_arrow_is_a_typed_error_and_reads_as_python():
     # DECIMAL(77, 38): pyarrow refuses the file; DuckDB reads it as DOUBLE
     path = DUCK / "bigdecimal.parquet"
@@ -155,6 +159,7 @@ def test_decimal_byte_array_words_against_python_ints(values, width):
     assert [int.from_bytes(w.tobytes(), "little", signed=True) for w in words] == [v for v, _ in values]
 
 
+@needs(CORPUS)
 def test_zero_length_decimal_reads_as_duckdb_reads_it():
     path = DUCK / "decimal" / "byte_array_decimal_empty_value.parquet"
     assert pqbloom.read_table(path).column("value").to_pylist() == [r[0] for r in _duck_rows(path)]
@@ -164,6 +169,7 @@ def test_zero_length_decimal_reads_as_duckdb_reads_it():
 EMPTY_GROUP = DUCK / "empty-group" / "empty_group_test.parquet"
 
 
+@needs(CORPUS)
 def test_empty_group_reads_as_pyarrow_reads_it():
     expected = pq.read_table(EMPTY_GROUP)  # nested: struct<inner: struct<>>, null
     got = pqbloom.read_table(EMPTY_GROUP)
@@ -171,6 +177,7 @@ def test_empty_group_reads_as_pyarrow_reads_it():
     assert got.to_pylist() == expected.to_pylist()
 
 
+@needs(CORPUS)
 def test_empty_group_is_written_back(tmp_path):
     # pyarrow refuses to write a struct without fields; pqbloom writes the group as it found it
     for source in (pqbloom.read_table(EMPTY_GROUP), pq.read_table(EMPTY_GROUP)):
@@ -247,6 +254,7 @@ ROUND_TRIPS = [
 ]
 
 
+@needs(CORPUS)
 @pytest.mark.parametrize("path", ROUND_TRIPS, ids=lambda p: p.name)
 def test_annotations_survive_a_round_trip(path, tmp_path):
     out = tmp_path / "out.parquet"
@@ -282,6 +290,7 @@ def test_geometry_geography_and_bson_survive_a_round_trip(kind, tmp_path):
         assert _duck_rows(out) == _duck_rows(src)
 
 
+@needs(CORPUS)
 def test_variant_keeps_its_specification_version(tmp_path):
     path = DUCK / "variant_partial_shredded16.parquet"
     f = pqbloom.ParquetFile(path).table_schema.field("var")
@@ -313,6 +322,7 @@ def test_pyarrow_extension_types_are_written_as_pyarrow_writes_them(tmp_path):
     assert pq.read_table(out).equals(pq.read_table(ref_with_schema))
 
 
+@needs(CORPUS)
 def test_to_arrow_uses_pyarrows_types_for_uuid_json_and_null():
     for path in (DUCK / "uuid_v2.parquet", DUCK / "parquet_with_json.parquet", DOTNET / "emptycolumn.parquet"):
         assert pqbloom.read_table(path).to_arrow().equals(pq.read_table(path)), path.name
@@ -354,6 +364,7 @@ def test_converted_types_alone_read_as_pyarrow_reads_them(name, converted):
             assert got.equals(expected.combine_chunks()), (name, col, precision, got.type, expected.type)
 
 
+@needs(CORPUS)
 @pytest.mark.parametrize("name", ["broken_bigint", "broken_timestamp", "broken_ubigint", "broken_utinyint"])
 def test_corpus_files_with_converted_types_that_do_not_apply(name):
     path = DUCK / "broken" / f"{name}.parquet"
@@ -364,6 +375,7 @@ def test_corpus_files_with_converted_types_that_do_not_apply(name):
 
 
 # -- Python values of timestamps and times ----------------------------------------------------------------
+@needs(CORPUS)
 def test_nanosecond_timestamps_keep_their_nanoseconds_in_python():
     path = DUCK / "bug4903.parquet"
     # dt3 is INT96 before 1677-09-21: pyarrow's default wraps it; read it as microseconds (below)
@@ -373,6 +385,7 @@ def test_nanosecond_timestamps_keep_their_nanoseconds_in_python():
         assert got.column(name).to_pylist() == expected.column(name).to_pylist(), name
 
 
+@needs(CORPUS)
 def test_int96_before_1677_is_refused_in_nanoseconds_and_read_in_microseconds():
     path = DUCK / "bug4903.parquet"
     with pytest.raises(TimestampRangeError, match="coerce_int96_timestamp_unit"):
@@ -384,6 +397,7 @@ def test_int96_before_1677_is_refused_in_nanoseconds_and_read_in_microseconds():
     assert got.to_arrow().column("dt3").cast("int64").to_pylist() == duck  # DuckDB reads INT96 as microseconds too
 
 
+@needs(CORPUS)
 def test_timestamps_outside_datetime_are_a_typed_error():
     path = CORPUS / "parquet-go-parquet-go" / "testdata" / "nested_structs.rust.parquet"
     with pytest.raises(OverflowError):
@@ -394,6 +408,7 @@ def test_timestamps_outside_datetime_are_a_typed_error():
     assert t.to_arrow().equals(pq.read_table(path, columns=["ul_observation_date"]))
 
 
+@needs(CORPUS)
 def test_times_outside_a_day_wrap_as_the_peers_read_them():
     path = DUCK / "negative-timetz.parquet"
     expected = pq.read_table(path, columns=["col33"]).column(0).to_pylist()
@@ -404,6 +419,7 @@ def test_times_outside_a_day_wrap_as_the_peers_read_them():
     assert all(isinstance(v, dt.time) for v in expected)
 
 
+@needs(CORPUS)
 def test_spark_data_source_takes_extension_types_as_their_storage():
     # to_arrow() gives arrow.uuid / arrow.json; the Spark data source reports and reads their storage types
     from pqbloom.spark import spark_schema

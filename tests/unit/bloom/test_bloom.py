@@ -29,6 +29,7 @@ from pqbloom.bloom import (
 from pqbloom.errors import BloomFilterError, CorruptFileError, UnsupportedError
 from pqbloom.format import T
 from pqbloom.xxhash64 import xxh64_binary, xxh64_fixed
+from tests.corpora import needs
 from tests.paths import FIXTURES_DATA as FIXTURES
 
 PT = T.Type
@@ -265,6 +266,7 @@ def test_bitset_layout_little_endian() -> None:
 # Golden file and pyarrow
 # --------------------------------------------------------------------------
 
+@needs(FIXTURES)
 def test_golden_xxhash_fixture() -> None:
     raw = (FIXTURES / "bloom_filter.xxhash.bin").read_bytes()
     assert BloomFilter.parse_header(raw) == (1024, 16)

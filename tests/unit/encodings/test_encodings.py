@@ -49,6 +49,7 @@ from pqbloom.encodings import hybrid_numpy as hybrid_mod
 from pqbloom.encodings.rle import level_dtype
 from pqbloom.errors import CorruptFileError, UnsupportedError
 from pqbloom.format import T, decode_prefix, encode
+from tests.corpora import needs
 from tests.paths import FIXTURES_DATA as FIXTURES
 
 PT = T.Type
@@ -1279,6 +1280,7 @@ FIXTURE_FILES = ["delta_binary_packed.parquet", "delta_byte_array.parquet", "del
                  "delta_encoding_required_column.parquet", "byte_stream_split.zstd.parquet"]
 
 
+@needs(FIXTURES)
 @pytest.mark.parametrize("fname", FIXTURE_FILES)
 def test_fixture_pages_decode_like_pyarrow(fname: str) -> None:
     path = FIXTURES / fname
@@ -1296,6 +1298,7 @@ def test_fixture_pages_decode_like_pyarrow(fname: str) -> None:
     assert checked >= ncols
 
 
+@needs(FIXTURES)
 def test_fixture_delta_binary_packed_against_expect_csv() -> None:
     path = FIXTURES / "delta_binary_packed.parquet"
     csv = FIXTURES / "delta_binary_packed_expect.csv"
@@ -1313,6 +1316,7 @@ def test_fixture_delta_binary_packed_against_expect_csv() -> None:
         assert ours.tolist() == [r[j] for r in rows], name
 
 
+@needs(FIXTURES)
 def test_fixture_delta_byte_array_against_expect_csv() -> None:
     import csv as csvmod
 
@@ -1331,6 +1335,7 @@ def test_fixture_delta_byte_array_against_expect_csv() -> None:
         assert ours.to_pylist() == expected, leaf.name
 
 
+@needs(FIXTURES)
 def test_fixture_byte_stream_split_zstd_first_page_bytes() -> None:
     """Re-encoding what we decoded reproduces the fixture's (ZSTD-decompressed) value bytes exactly."""
     path = FIXTURES / "byte_stream_split.zstd.parquet"

@@ -13,9 +13,11 @@ import pqbloom
 import pqbloom.file.chunk_window as chunk_window
 import pqbloom.file.pages as pages
 from pqbloom.errors import ParquetError
+from tests.corpora import params
 from tests.paths import FIXTURES
 
-FILES = [p for p in sorted((FIXTURES / "data").glob("*.parquet")) if p.name != "large_string_map.brotli.parquet"]
+FILES = params([p for p in sorted((FIXTURES / "data").glob("*.parquet")) if p.name != "large_string_map.brotli.parquet"],
+               FIXTURES)
 
 
 def _ipc(t: pa.Table) -> bytes:

@@ -17,6 +17,7 @@ import pytest
 import pqbloom
 from pqbloom.errors import KeyNotFoundError
 from tests.conftest import K16
+from tests.corpora import needs
 from tests.integration.real_world_support import CORPUS, corpus_files
 from tests.paths import FIXTURES_DATA
 
@@ -148,6 +149,7 @@ def test_pqbloom_written_file_read_by_pyarrow(tmp_path):
     assert c.bloom_filter_offset is not None and c.bloom_filter_length and c.bloom_filter_length > 16
 
 
+@needs(FIXTURES_DATA, CORPUS / "FILES.tsv")
 def test_real_world_corpus_sample():
     """Every 7th file of the corpus that pyarrow reads: the same footer facts."""
     compared = files = 0
@@ -163,6 +165,7 @@ def test_real_world_corpus_sample():
     assert files > 50 and compared > 300
 
 
+@needs(FIXTURES_DATA, CORPUS / "FILES.tsv")
 def test_whole_corpus_logical_statistics():
     """Every plaintext file of both corpora that pyarrow reads the footer of: the same footer facts,
     statistics decoded to the same Python values (datetimes, dates, times, Decimals, strings...)."""
@@ -212,6 +215,7 @@ def test_statistics_logical_values(tmp_path):
     assert (st[6].min, st[6].max, st[6].num_values) == (5, 2**64 - 1, 2)
 
 
+@needs(FIXTURES_DATA, CORPUS / "FILES.tsv")
 def test_encrypted_footer_metadata():
     p = FIXTURES_DATA / "uniform_encryption.parquet.encrypted"
     props = pqbloom.FileDecryptionProperties(footer_key=K16["kf"])
@@ -221,6 +225,7 @@ def test_encrypted_footer_metadata():
     assert c.is_encrypted and c.num_values == 50
 
 
+@needs(FIXTURES_DATA, CORPUS / "FILES.tsv")
 def test_plaintext_footer_without_column_keys():
     p = FIXTURES_DATA / "encrypt_columns_plaintext_footer.parquet.encrypted"
     md = pqbloom.read_metadata(str(p))

@@ -16,9 +16,11 @@ import pqbloom.file.parallel as parallel
 import pqbloom.file.reader as file_reader
 from pqbloom.errors import CorruptFileError, MemoryLimitError, ParquetError
 from pqbloom.limits import MemoryBudget, memory_budget
+from tests.corpora import params
 from tests.paths import FIXTURES
 
-CORPUS = sorted((FIXTURES / "data").glob("*.parquet")) + sorted((FIXTURES / "bad_data").glob("*.parquet"))
+CORPUS = params(sorted((FIXTURES / "data").glob("*.parquet")) + sorted((FIXTURES / "bad_data").glob("*.parquet")),
+                FIXTURES)
 SKIP_HEAVY = {"large_string_map.brotli.parquet"}  # two 1 GiB map keys
 
 

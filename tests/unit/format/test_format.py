@@ -11,9 +11,11 @@ from thrift.protocol import TCompactProtocol
 
 from pqbloom import format as fmt
 from pqbloom.format import T, enums
+from tests.corpora import needs
 from tests.paths import FIXTURES, ROOT
 
 
+@needs(FIXTURES)
 def test_accelerated_codec_is_used(monkeypatch):
     assert fmt.ACCELERATED
 

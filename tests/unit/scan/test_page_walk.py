@@ -23,6 +23,7 @@ from pqbloom.file.pages import parse_page_header
 from pqbloom.format import PageType, encode
 from pqbloom.scan import Explain, field
 from pqbloom.scan.selection import PageIndexCache
+from tests.corpora import needs
 from tests.paths import REAL_WORLD
 
 
@@ -223,6 +224,7 @@ CORPUS = [
 ]
 
 
+@needs(REAL_WORLD)
 @pytest.mark.parametrize("rel,column,several", CORPUS)
 def test_corpus_files_without_page_index(rel: str, column: str, several: bool) -> None:
     path = REAL_WORLD / rel

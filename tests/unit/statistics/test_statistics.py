@@ -37,6 +37,7 @@ from pqbloom.statistics import (
     truncate_max_value,
     truncate_min_value,
 )
+from tests.corpora import needs
 from tests.paths import FIXTURES_DATA as FIXTURES
 
 PT = T.Type
@@ -543,6 +544,7 @@ def chunk_stats_of(data: bytes, col: int = 0, rg: int = 0) -> tuple[ChunkStats, 
     return cs, fm
 
 
+@needs(FIXTURES)
 def test_nan_in_stats_max_ignored():
     cs, fm = chunk_stats_of(fixture("nan_in_stats.parquet"))
     assert math.isnan(struct.unpack("<d", fm.row_groups[0].columns[0].meta_data.statistics.max_value)[0])
@@ -551,6 +553,7 @@ def test_nan_in_stats_max_ignored():
     assert cs.null_count == 0
 
 
+@needs(FIXTURES)
 def test_float16_fixture_zero_bounds():
     cs, _ = chunk_stats_of(fixture("float16_zeros_and_nans.parquet"))
     assert cs.min == 0 and math.copysign(1, cs.min) < 0
@@ -561,6 +564,7 @@ def test_float16_fixture_zero_bounds():
     assert cs.min == min(values) and cs.max == max(values)
 
 
+@needs(FIXTURES)
 def test_legacy_decimal_stats_from_parquet_mr_1_8_are_not_trusted():
     data = fixture("fixed_length_decimal.parquet")
     cs, fm = chunk_stats_of(data)
@@ -572,16 +576,19 @@ def test_legacy_decimal_stats_from_parquet_mr_1_8_are_not_trusted():
     assert cs.min is None and cs.max is None and cs.null_count == 0
 
 
+@needs(FIXTURES)
 def test_legacy_int32_decimal_stats_trusted():
     cs, _ = chunk_stats_of(fixture("int32_decimal.parquet"))
     assert (cs.min, cs.max, cs.source) == (100, 2400, "legacy")
 
 
+@needs(FIXTURES)
 def test_string_stats_fixture():
     cs, _ = chunk_stats_of(fixture("data_index_bloom_encoding_stats.parquet"))
     assert (cs.min, cs.max, cs.min_exact) == (b"Hello", b"today", None)
 
 
+@needs(FIXTURES)
 def test_single_nan_fixture_has_no_bounds():
     cs, _ = chunk_stats_of(fixture("single_nan.parquet"))
     assert cs.min is None and cs.max is None and cs.null_count == 1
@@ -805,6 +812,7 @@ def _fixture_pages(data: bytes, fm: T.FileMetaData, col: int):
     return read_column_index(data, cc), [b - a for a, b in zip(firsts, firsts[1:])], firsts
 
 
+@needs(FIXTURES)
 def test_int32_with_null_pages_fixture():
     data = fixture("int32_with_null_pages.parquet")
     fm = footer(data)
@@ -830,6 +838,7 @@ def test_int32_with_null_pages_fixture():
         ci.min_values, ci.max_values, ci.null_counts, ci.boundary_order)
 
 
+@needs(FIXTURES)
 def test_bogus_column_index_is_not_usable():
     data = fixture("datapage_v1-uncompressed-checksum.parquet")
     fm = footer(data)
@@ -858,6 +867,7 @@ def test_column_index_is_usable_checks():
     assert not column_index_is_usable(bad)
 
 
+@needs(FIXTURES)
 def test_alltypes_tiny_pages_boundary_orders_match_parquet_mr():
     data = fixture("alltypes_tiny_pages.parquet")
     fm = footer(data)
