@@ -36,6 +36,11 @@ __all__ = ["PartitionValues", "arrow_to_ddl", "columns_option", "discover_files"
 _INT32 = (-(1 << 31), (1 << 31) - 1)
 
 
+def _quote(name: str) -> str:
+    """A column or field name as a Spark DDL identifier (backticks, a backtick doubled)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def arrow_to_ddl(t: pa.DataType) -> str:
     """The Spark DDL type (``"long"``, ``"array<string>"``...) of Arrow type ``t``; UnsupportedError when Spark
     has none."""
@@ -72,7 +77,7 @@ def arrow_to_ddl(t: pa.DataType) -> str:
     if pa.types.is_map(t):
         return f"map<{arrow_to_ddl(t.key_type)},{arrow_to_ddl(t.item_type)}>"
     if pa.types.is_struct(t):
-        return "struct<" + ",".join(f"`{t.field(i).name}`:{arrow_to_ddl(t.field(i).type)}"
+        return "struct<" + ",".join(f"{_quote(t.field(i).name)}:{arrow_to_ddl(t.field(i).type)}"
                                     for i in range(t.num_fields)) + ">"
     if pa.types.is_null(t):
         return "void"
@@ -160,10 +165,6 @@ def spark_types(pf: ParquetFile, skip: Container[str], options: Mapping[str, str
     return {f.name: arrow_to_ddl(spark_arrow_type(f.type, stored.get(f.name), nanos_as_long=nanos, column=f.name))
             for f in pf.empty_table(None).to_arrow().schema
             if f.name not in skip and (columns is None or f.name in columns)}
-
-
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def spark_schema(path: str, options: Mapping[str, str] | None = None) -> str:

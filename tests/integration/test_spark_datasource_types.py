@@ -125,8 +125,8 @@ def test_every_action_on_one_nested_dataframe(spark, spark_nested, tmp_path):
 
 @pytest.fixture(scope="module")
 def pyarrow_file(tmp_path_factory):
-    """Written by pyarrow: every unsigned width at its extremes, and nested columns whose children are
-    declared non-null (pyarrow's ``item`` list naming)."""
+    """Written by pyarrow: every unsigned width at its extremes, nested columns whose children are
+    declared non-null (pyarrow's ``item`` list naming), and names with a backtick."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -146,6 +146,7 @@ def pyarrow_file(tmp_path_factory):
                                pa.struct([pa.field("x", pa.int64(), False), pa.field("y", pa.string(), False)])),
         "req_map": pa.array([[("k", 1)], None, [("z", 3)]], pa.map_(pa.string(), pa.field("value", pa.int64(), False))),
         "ts_ms": pa.array([0, None, 1_700_000_000_123], pa.timestamp("ms", tz="UTC")),
+        "odd`name": pa.array([{"x`y": 1}, None, {"x`y": 3}], pa.struct([pa.field("x`y", pa.int8())])),  # DDL quoting
     })
     path = tmp_path_factory.mktemp("pyarrow") / "pyarrow.parquet"
     pq.write_table(t, path)
