@@ -1,8 +1,13 @@
 """Reading through the data source: planning (one input partition per surviving (file, row group)) and
 reading each partition as Arrow batches.
 
-The schema comes from the footer of the first data file (plus Hive ``key=value`` partition
-columns, ``long`` when every value is an integer, else ``string``). Planning checks every
+The schema comes from the footer of the first data file, typed as Spark's own Parquet reader
+types it (:mod:`pqbloom.spark.schema`: unsigned integers widened, timestamps in microseconds,
+every field nullable at every depth), plus Hive ``key=value`` partition columns (``int`` or
+``long`` for integer keys, as Spark types them, else ``string``). Every batch :meth:`PqbloomReader.read`
+returns is cast to exactly that schema. TIMESTAMP(NANOS) columns fail at ``load()``, as Spark's
+reader refuses them, unless the ``nanos_as_long`` option reads them as ``long`` nanoseconds (Spark's
+``spark.sql.legacy.parquet.nanosAsLong``). Planning checks every
 file it opens against that first file: the same columns (or, with the ``columns`` option,
 at least the requested ones) with the same Spark types, else
 :class:`~pqbloom.errors.SchemaError` naming both files and the column. Columns missing from
@@ -24,7 +29,7 @@ input partition per surviving (file, row group): an absent-key lookup plans zero
 ``read()`` applies it exactly (pages, dictionaries, rows). A filter that cannot be parsed or
 bound to the first file's columns fails at ``load()``.
 
-Options: ``columns`` ("a,b"), explicit-key decryption ``footer_key_hex`` and ``column_keys``
+Options: ``columns`` ("a,b"), ``nanos_as_long`` ("true"), explicit-key decryption ``footer_key_hex`` and ``column_keys``
 ("col:HEX,col2:HEX"), or KMS decryption ``kms_key_list`` ("keyA:BASE64,keyB:BASE64", an
 in-memory KMS with the same syntax as parquet-java's ``parquet.encryption.key.list``).
 """
@@ -35,10 +40,11 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..api import ParquetFile
+from ..errors import SchemaError
 from ..scan import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
 from ..scan.dataset import SchemaCheck
 from .common import DataSourceReader, InputPartition, open_file, option
-from .schema import PartitionValues, columns_option, discover_files, file_arrow_schema, spark_types
+from .schema import PartitionValues, columns_option, discover_files, spark_types
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -120,11 +126,21 @@ class PqbloomReader(DataSourceReader):
     def __init__(self, path: str, options: dict[str, str], schema: StructType) -> None:
         self.path = path
         self.options = options
+        self.schema = schema
         self.names = [f.name for f in schema.fields]
-        # partition columns come from paths: typed by the schema, not by each value (a null is untyped)
-        self.long_columns = {f.name for f in schema.fields if f.dataType.typeName() == "long"}
         self.expr: Expr | None = filter_option(options)
         self.explain: Explain | None = None  # filled by partitions() (on the planning worker)
+
+    def arrow_schema(self) -> pa.Schema:
+        """The Arrow schema Spark checks every returned batch against: pyspark's own conversion of the
+        declared schema (``to_arrow_schema``, as ``plan_data_source_read`` calls it): every field nullable
+        at every depth, Spark's child names (``element``, ``key``/``value``), timestamps in UTC."""
+        from pyspark.sql.pandas.types import to_arrow_schema
+
+        try:
+            return to_arrow_schema(self.schema, timezone="UTC")
+        except TypeError:  # pragma: no cover - a pyspark whose to_arrow_schema takes no timezone
+            return to_arrow_schema(self.schema)
 
     def partitions(self) -> list[RowGroupPartition]:  # type: ignore[override]
         """Surviving (file, row group) units. Empty when nothing can match; Spark then still runs one
@@ -133,10 +149,11 @@ class PqbloomReader(DataSourceReader):
         ex = Explain(filter=str(self.expr) if self.expr is not None else "")
         ex.files_total = len(files)
         cols = columns_option(self.options)
-        check = SchemaCheck(None if cols is None else [c for c in cols if c not in ptypes])
+        wanted = None if cols is None else [c for c in cols if c not in ptypes]
+        check = SchemaCheck(wanted)
         first = files[0][0]  # the file schema() took the schema from
         with open_file(first, self.options) as pf:
-            check.add(first, spark_types(pf, ptypes))
+            check.add(first, spark_types(pf, ptypes, self.options, wanted))
         parts: list[RowGroupPartition] = []
         for path, env in files:
             may, e = file_expr(self.expr, env)
@@ -145,7 +162,7 @@ class PqbloomReader(DataSourceReader):
                 continue
             with open_file(path, self.options) as pf:
                 if path != first:  # footers are read here anyway: check every file against the first
-                    check.add(path, spark_types(pf, ptypes))
+                    check.add(path, spark_types(pf, ptypes, self.options, wanted))
                 for rg in plan_row_groups(pf, e, ex):
                     parts.append(RowGroupPartition(path, rg, env, e))
         self.explain = ex
@@ -158,23 +175,37 @@ class PqbloomReader(DataSourceReader):
         if not isinstance(partition, RowGroupPartition):
             return  # Spark runs one placeholder partition when planning found none: nothing to read
         p = partition
+        target = self.arrow_schema()
+        file_names = [n for n in self.names if n not in p.env]
         with open_file(p.path, self.options) as pf:
-            file_names = [n for n in self.names if n not in p.env]
-            target = file_arrow_schema(pf, file_names)
             t = plan_file(pf, p.expr).read_row_group(p.row_group, file_names)
             if t is None or t.num_rows == 0:
                 return
             at = t.to_arrow()
+        n = at.num_rows
         arrays = []
         for f in target:
-            a = at.column(f.name)
-            arrays.append(a.cast(f.type) if a.type != f.type else a)
-        n = at.num_rows
-        cols = dict(zip(target.names, arrays))
-        for k, v in p.env.items():
-            if k in self.long_columns:
-                cols[k] = pa.repeat(pa.scalar(v, pa.int64()), n)
+            if f.name in p.env:  # a partition column: typed by the schema, not by each value (a null is untyped)
+                v = p.env[f.name]
+                arrays.append(pa.repeat(pa.scalar(None if v is None else (str(v) if pa.types.is_string(f.type) else v),
+                                                  f.type), n))
             else:
-                cols[k] = pa.repeat(pa.scalar(None if v is None else str(v), pa.string()), n)
-        table = pa.table({nm: cols[nm] for nm in self.names})
+                arrays.append(conform_column(at.column(f.name), f, p.path))
+        table = pa.Table.from_arrays(arrays, schema=target)
         yield from table.to_batches(max_chunksize=65536)
+
+
+def conform_column(a: pa.ChunkedArray, f: pa.Field, path: str) -> pa.ChunkedArray:
+    """Column ``a`` of ``path`` cast to the declared Arrow type of ``f`` (children nullable, unsigned
+    integers widened, timestamps in microseconds, INT96 and instants in UTC); a value the declared type
+    cannot hold is a SchemaError naming the column and file, never a changed value."""
+    import pyarrow as pa
+
+    if a.type == f.type:  # Arrow's type equality includes the children's nullability
+        return a
+    try:
+        return a.cast(f.type)  # safe: fails rather than truncate or overflow
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise SchemaError(f"pqbloom data source: column {f.name!r} of {path} cannot be read as Spark's "
+                          f"{f.type}: {exc}") from None
+

@@ -26,7 +26,8 @@ values and writes one file per value combination under Hive-style ``country=FR/y
 directories (values as ``str(value)`` with Hive's ``%XX`` escapes; null and ``""`` as
 ``__HIVE_DEFAULT_PARTITION__``); the partition columns are not stored in the files. Spark's
 native reader, pyarrow and this data source read the layout back (the partition columns come
-back as ``long`` when every value is an integer, else ``string``, and after the data columns).
+back after the data columns; Spark's reader and this data source type integer keys ``int`` when
+every value fits 32 bits, else ``long``).
 A task keeps one open file, and up to ``row_group_size`` buffered rows, per partition value it
 sees. ``overwrite`` replaces the whole directory, not only the partitions written.
 """

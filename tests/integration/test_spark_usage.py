@@ -426,7 +426,9 @@ USER_SCRIPT = textwrap.dedent('''
     res = {"PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON")}
     spark = session()
     res["pythonExec"] = spark.sparkContext.pythonExec
-    res["worker"] = spark.sparkContext.parallelize([0], 1).map(lambda _: __import__("sys").executable).first()
+    res["worker"] = spark.sparkContext.parallelize([0], 1).map(
+        lambda _: [__import__("sys").executable, __import__("sys").prefix,
+                   __import__("os").environ.get("PQBLOOM_TEST_STARTED_AS")]).first()
     spark.range(0, 100).selectExpr("id", "cast(id AS string) AS s").write.format("pqbloom").mode("overwrite").save(out)
     df = spark.read.format("pqbloom").load(out)
     res["counts"] = [df.count(), df.where("id = 7").count(), df.count()]
@@ -447,10 +449,18 @@ USER_SCRIPT = textwrap.dedent('''
 def test_user_script_without_pyspark_python(tmp_path):
     """Spark starts Python workers with ``$PYSPARK_PYTHON``, else ``python3`` from the PATH (not the
     interpreter running the script); they must import pqbloom. A worker that cannot gives a Python
-    ``ModuleNotFoundError`` naming pqbloom (in Spark's AnalysisException) at ``load()``."""
+    ``ModuleNotFoundError`` naming pqbloom (in Spark's AnalysisException) at ``load()``.
+
+    The ``python3`` put first on the PATH is a script that runs the test's own interpreter (with its
+    environment: a symlink to a virtualenv's python, called from elsewhere, is the base interpreter
+    without the virtualenv's packages) and leaves a mark in the environment, so the worker shows it
+    was started through it."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "python3").symlink_to(sys.executable)
+    python3 = bin_dir / "python3"
+    python3.write_text(f'#!/bin/sh\nPQBLOOM_TEST_STARTED_AS="$0"\nexport PQBLOOM_TEST_STARTED_AS\n'
+                       f'exec "{sys.executable}" "$@"\n')
+    python3.chmod(0o755)
     block = tmp_path / "block"
     block.mkdir()
     (block / "sitecustomize.py").write_text(textwrap.dedent('''
@@ -478,7 +488,8 @@ def test_user_script_without_pyspark_python(tmp_path):
     assert proc.returncode == 0 and lines, proc.stdout[-3000:] + proc.stderr[-3000:]
     res = json.loads(lines[-1][len("RESULT "):])
     assert res["PYSPARK_PYTHON"] is None and res["pythonExec"] == "python3"
-    assert res["worker"] == str(bin_dir / "python3")  # python3 as found on the PATH
+    # the test's interpreter, in its environment, started as python3 found on the PATH
+    assert res["worker"] == [sys.executable, sys.prefix, str(python3)]
     assert res["counts"] == [100, 1, 100]
     assert res["error"] is not None and "PYTHON_DATA_SOURCE_ERROR" in res["error"]
     assert "ModuleNotFoundError: No module named 'pqbloom'" in res["error"]
