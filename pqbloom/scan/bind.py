@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..format import PhysicalType
 from ..schema import repeated_def_levels
-from ..schema.literals import NaNLiteral, bytes_literal, float_literal, float_representable, int_bounds, int_literal
+from ..schema.literals import (
+    NaNLiteral,
+    bytes_literal,
+    float_literal,
+    float_representable,
+    int_bounds,
+    int_literal,
+    narrow_int_width,
+)
 from ..statistics import sort_order_for
 from .expr import And, Compare, Const, Expr, IsIn, IsNull, Not, Or
 
@@ -71,6 +79,10 @@ class BoundColumn:
         else:
             self.dom = "bytes"
         self.lo, self.hi = int_bounds(f) if self.intlike else (None, None)
+        # an integer annotated narrower than its physical type: the read keeps the low bits of what is
+        # stored (a UINT_8 stored as INT32 -1 reads 255, as pyarrow and DuckDB read it), so keys, bounds
+        # and dictionaries are narrowed the same way (or not trusted) before they are compared
+        self.narrow = narrow_int_width(f)
         # Bloom filters hash the physical bytes; only where a value has exactly one representation
         self.bloom_ok = p not in (PhysicalType.BOOLEAN, PhysicalType.INT96) \
             and not (self.dom == "decimal" and p == PhysicalType.BYTE_ARRAY)

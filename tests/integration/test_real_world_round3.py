@@ -2,6 +2,8 @@
 output (patched page bytes or footer fields), with pyarrow's reading of the same bytes as the oracle.
 
 * a corrupt RLE/bit-packed run (Impala's ``bad_rle_literal_count.parquet``) is refused, not read;
+* narrow integers stored out of range (Drill's ``uint_types.parquet``): filters, statistics, dictionaries
+  and Bloom filters see the values the read returns;
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import io
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
@@ -16,6 +19,8 @@ import pqbloom
 from pqbloom.errors import CorruptFileError
 from pqbloom.format import T, decode, decode_at
 from tests.unit.kernels.test_kernels import compiled
+
+from .test_hardening import rewrite_footer
 
 
 def _pyarrow_bytes(table: pa.Table, **opts) -> bytes:
@@ -60,3 +65,71 @@ def test_bit_packed_run_of_zero_groups_is_refused(kernels_compiled: bool) -> Non
         with pytest.raises(CorruptFileError, match="bit-packed run of 0 values"):
             pqbloom.ParquetFile(data).read(filters=pqbloom.field("v") == 1)
 
+
+# -- item 1: narrow integers stored out of range ---------------------------------------------------
+#: (bit width, signed, values as stored in INT32): per row group of 2 rows, one holding both stored
+#: forms of the same value, one holding only the out-of-range form (its min == max), one in range
+NARROW = [
+    (8, False, [255, -1, -1, -1, 5, 7]),  # Drill's uint_types.parquet: a UINT_8 255 stored as -1
+    (8, True, [-1, 255, 255, 255, 5, 7]),  # an INT_8 -1 stored as 255
+    (16, False, [65535, -1, -1, -1, 5, 7]),
+    (16, True, [-1, 65535, 65535, 65535, 5, 7]),
+]
+
+
+def _narrow_file(bits: int, signed: bool, stored: list[int], *, legacy: bool, bloom: bool) -> bytes:
+    """An INT32 column written by pyarrow (its statistics, page index and Bloom filter computed on the
+    stored values), re-annotated INT(bits, signed) / INT_bits or UINT_bits in the footer. ``legacy``:
+    the statistics as parquet-mr 1.8 and Drill write them (only the deprecated signed min/max, no
+    column orders)."""
+    opts = {"bloom_filter_options": {"u": {"ndv": 16}}} if bloom else {}
+    data = _pyarrow_bytes(pa.table({"u": pa.array(stored, pa.int32())}), row_group_size=2, write_page_index=True,
+                          **opts)
+
+    def fn(md) -> None:  # type: ignore[no-untyped-def]
+        el = md.schema[1]
+        el.logicalType = T.LogicalType(INTEGER=T.IntType(bitWidth=bits, isSigned=signed))
+        el.converted_type = getattr(T.ConvertedType, f"{'INT' if signed else 'UINT'}_{bits}")
+        if legacy:
+            md.created_by = "parquet-mr version 1.8.1 (build 4aba4dae7bb0d4edbcf7923ae1339f28fd3f7fcf)"
+            md.column_orders = None
+            for rg in md.row_groups:
+                s = rg.columns[0].meta_data.statistics
+                s.min, s.max, s.min_value, s.max_value = s.min_value, s.max_value, None, None
+
+    return rewrite_footer(data, fn)
+
+
+def _expected_rows(data: bytes, mask) -> list:  # type: ignore[no-untyped-def]
+    """pyarrow's reading of the file, filtered by ``mask(column)`` (pyarrow.compute)."""
+    t = pq.read_table(io.BytesIO(data))
+    return t.filter(mask(t.column("u"))).column("u").to_pylist()
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["pyarrow-stats", "parquet-mr-1.8-stats"])
+@pytest.mark.parametrize("bloom", [False, True], ids=["no-bloom", "bloom"])
+@pytest.mark.parametrize("bits, signed, stored", NARROW, ids=[f"{'INT' if s else 'UINT'}_{b}" for b, s, _ in NARROW])
+def test_filters_see_the_narrowed_values_the_read_returns(bits: int, signed: bool, stored: list[int], legacy: bool,
+                                                          bloom: bool) -> None:
+    data = _narrow_file(bits, signed, stored, legacy=legacy, bloom=bloom)
+    read = pq.read_table(io.BytesIO(data)).column("u").to_pylist()
+    v = read[0]  # the value both stored forms read as
+    assert read[:4] == [v] * 4 and (v == -1 if signed else v == 2**bits - 1)
+    assert pqbloom.read_table(data).to_pydict()["u"] == read
+    cases = [
+        (pqbloom.field("u") == v, lambda c: pc.equal(c, v)),
+        (pqbloom.field("u") != v, lambda c: pc.not_equal(c, v)),
+        (pqbloom.field("u") >= v, lambda c: pc.greater_equal(c, v)),
+        (pqbloom.field("u") < v, lambda c: pc.less(c, v)),
+        (pqbloom.field("u").isin([v, 5]), lambda c: pc.is_in(c, pa.array([v, 5], c.type))),
+        (pqbloom.field("u") == 5, lambda c: pc.equal(c, 5)),
+    ]
+    pf = pqbloom.ParquetFile(data)
+    for expr, mask in cases:
+        want = _expected_rows(data, mask)
+        got = pf.read(filters=expr).to_pydict()["u"]
+        assert got == want, f"{expr}: {got} != pyarrow's {want}"
+        assert pqbloom.read_table(data, filters=expr, use_threads=False).to_pydict()["u"] == want
+    if bloom:  # the filter of a row group that stored only the other form still holds the value read
+        for rg in range(2):
+            assert pf.bloom_filter_might_contain(rg, "u", v) is True
