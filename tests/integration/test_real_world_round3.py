@@ -4,6 +4,8 @@ output (patched page bytes or footer fields), with pyarrow's reading of the same
 * a corrupt RLE/bit-packed run (Impala's ``bad_rle_literal_count.parquet``) is refused, not read;
 * narrow integers stored out of range (Drill's ``uint_types.parquet``): filters, statistics, dictionaries
   and Bloom filters see the values the read returns;
+* parquet-mr 1.2.x's column chunk sizes short of the dictionary page header (PARQUET-816, Impala's
+  ``repeated_values.parquet``) are padded as pyarrow pads them;
 """
 
 from __future__ import annotations
@@ -133,3 +135,53 @@ def test_filters_see_the_narrowed_values_the_read_returns(bits: int, signed: boo
     if bloom:  # the filter of a row group that stored only the other form still holds the value read
         for rg in range(2):
             assert pf.bloom_filter_might_contain(rg, "u", v) is True
+
+
+# -- item 15: parquet-mr 1.2.x chunk sizes (PARQUET-816) ---------------------------------------------
+def _parquet_816(created_by: str | None, table: pa.Table) -> bytes:
+    """``table`` as parquet-mr 1.2.x wrote chunks (Impala's ``repeated_values.parquet``): the dictionary
+    page's offset as ``data_page_offset``, no ``dictionary_page_offset``, and a ``total_compressed_size``
+    short of the dictionary page header's bytes."""
+    data = _pyarrow_bytes(table, compression="snappy", write_page_index=False, row_group_size=9)
+
+    def fn(md) -> None:  # type: ignore[no-untyped-def]
+        md.created_by = created_by
+        for rg in md.row_groups:
+            for c in rg.columns:
+                m = c.meta_data
+                _, body = decode_at(T.PageHeader, data, m.dictionary_page_offset)
+                short = body - m.dictionary_page_offset
+                m.total_compressed_size -= short
+                m.total_uncompressed_size -= short
+                m.data_page_offset, m.dictionary_page_offset = m.dictionary_page_offset, None
+
+    return rewrite_footer(data, fn)
+
+
+TABLE_816 = pa.table({"s": ["parquet", "mr", "parquet"] * 5, "n": pa.array([1, 2, 3] * 5, pa.int32())})
+
+
+@pytest.mark.parametrize("created_by", ["parquet-mr version 1.2.5-cdh4.5.0 (build 1fa37b7d60a02ba6a0df8e70d2cd)",
+                                        "parquet-mr version 1.2.8", "parquet-mr"])
+@pytest.mark.parametrize("table", [TABLE_816, TABLE_816.select(["s"])], ids=["two-columns", "last-before-footer"])
+def test_parquet_mr_1_2_chunk_sizes_read_as_pyarrow_reads_them(created_by: str, table: pa.Table, tmp_path) -> None:
+    data = _parquet_816(created_by, table)
+    want = pq.read_table(io.BytesIO(data))
+    assert want.to_pydict() == table.to_pydict()  # pyarrow pads such chunks (its PARQUET-816 workaround)
+    path = tmp_path / "repeated_values.parquet"
+    path.write_bytes(data)
+    for source in (data, path):
+        assert pqbloom.read_table(source).to_pydict() == want.to_pydict()
+        pf = pqbloom.ParquetFile(source)
+        assert [b.num_rows for b in pf.iter_batches(batch_size=4)] == [4, 4, 1, 4, 2]
+        got = pf.read(filters=pqbloom.field("s") == "mr").to_pydict()
+        assert got == want.filter(pc.equal(want.column("s"), "mr")).to_pydict()
+
+
+@pytest.mark.parametrize("created_by", ["parquet-mr version 1.2.9", "parquet-mr version 1.10.0", None,
+                                        "impala version 1.2.8"])
+def test_chunk_sizes_of_later_writers_are_not_padded(created_by: str | None) -> None:
+    data = _parquet_816(created_by, TABLE_816)
+    _pyarrow_refuses(data)
+    with pytest.raises(CorruptFileError):
+        pqbloom.read_table(data)
