@@ -6,6 +6,8 @@ output (patched page bytes or footer fields), with pyarrow's reading of the same
   and Bloom filters see the values the read returns;
 * parquet-mr 1.2.x's column chunk sizes short of the dictionary page header (PARQUET-816, Impala's
   ``repeated_values.parquet``) are padded as pyarrow pads them;
+* columns of the Null logical type over stored values (Drill's ``interval_dictionary.parquet``) read as
+  nulls, in every output and in filters.
 """
 
 from __future__ import annotations
@@ -185,3 +187,60 @@ def test_chunk_sizes_of_later_writers_are_not_padded(created_by: str | None) -> 
     _pyarrow_refuses(data)
     with pytest.raises(CorruptFileError):
         pqbloom.read_table(data)
+
+
+# -- item 10: columns of the Null logical type (UNKNOWN) holding stored values ---------------------
+def _null_annotated(table: pa.Table) -> bytes:
+    """``table`` written by pyarrow with its column(s) named ``u`` re-annotated UNKNOWN (the Null
+    logical type; Drill's ``interval_dictionary.parquet`` has a required one over stored values)."""
+    def fn(md) -> None:  # type: ignore[no-untyped-def]
+        for el in md.schema[1:]:
+            if el.name == "u":
+                el.logicalType = T.LogicalType(UNKNOWN=T.NullType())
+                el.converted_type = None
+
+    return rewrite_footer(_pyarrow_bytes(table), fn)
+
+
+def _null_cases() -> list:  # type: ignore[type-arg]
+    out = []
+    for required in (True, False):
+        rep = "required" if required else "optional"
+        for typ, vals in ((pa.int32(), [1, 2, 3]), (pa.binary(12), [b"i" * 12] * 3), (pa.string(), ["a", "b", "c"])):
+            if not required:
+                vals = [vals[0], None, vals[2]]
+            schema = pa.schema([pa.field("id", pa.int32(), nullable=False), pa.field("u", typ, nullable=not required)])
+            out.append(pytest.param(pa.table({"id": [1, 2, 3], "u": vals}, schema=schema), id=f"{rep}-{typ}"))
+        struct = pa.struct([pa.field("u", pa.int32(), nullable=not required), pa.field("x", pa.int32())])
+        table = pa.table({"id": [1, 2, 3], "s": pa.array([{"u": 1, "x": 2}, {"u": 3, "x": 4}, None], struct)})
+        out.append(pytest.param(table, id=f"{rep}-in-struct"))
+    return out
+
+
+@pytest.mark.parametrize("table", _null_cases())
+def test_null_logical_type_reads_as_pyarrow_reads_it(table: pa.Table) -> None:
+    data = _null_annotated(table)
+    want = pq.read_table(io.BytesIO(data))
+    got = pqbloom.read_table(data)
+    assert got.to_pydict() == want.to_pydict()
+    assert got.to_pylist() == want.to_pylist()
+    arrow = got.to_arrow()
+    assert arrow.schema == want.schema  # a required one is ``null not null``, as pyarrow reads it
+    assert arrow.to_pydict() == want.to_pydict()
+    assert got.to_pandas().to_dict("list") == want.to_pandas().to_dict("list")
+    if "u" in got.column_names:
+        assert got.column("u").to_numpy().tolist() == [None] * 3
+
+
+@pytest.mark.parametrize("required", [True, False], ids=["required", "optional"])
+def test_filters_on_a_null_logical_type_see_nulls(required: bool) -> None:
+    """The stored values (and their statistics: a required column's null count is 0) are not what the
+    read returns: every row is null."""
+    schema = pa.schema([pa.field("id", pa.int32(), nullable=False), pa.field("u", pa.int32(), nullable=not required)])
+    data = _null_annotated(pa.table({"id": [1, 2, 3], "u": [1, 2, 3]}, schema=schema))
+    assert pq.read_table(io.BytesIO(data)).column("u").null_count == 3
+    pf = pqbloom.ParquetFile(data)
+    u = pqbloom.field("u")
+    for expr, rows in ((u == 1, []), (u != 1, []), (u.is_null(), [1, 2, 3]), (u.is_valid(), []),
+                       (u.isin([1, None]), [1, 2, 3]), (u.isin([1]), []), (~(u == 1) | (pqbloom.field("id") == 2), [2])):
+        assert pf.read(filters=expr).to_pydict()["id"] == rows, expr
