@@ -428,7 +428,8 @@ def v2_flag_ignored(created_by: str | None) -> bool:
 
 #: PARQUET-816: the most a parquet-mr 1.2.x chunk's stated size falls short (a dictionary page header)
 CHUNK_SIZE_SHORTFALL = 100
-_PARQUET_MR = re.compile(r"parquet-mr(?:\s+version\s+(\d+)(?:\.(\d+))?(?:\.(\d+))?)?(?![\w.-])")
+_PARQUET_MR = re.compile(r"parquet-mr(?=\s|$)")
+_VERSION = re.compile(r"\s+version\s+(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 
 
 def chunk_size_undercounted(created_by: str | None) -> bool:
@@ -436,7 +437,10 @@ def chunk_size_undercounted(created_by: str | None) -> bool:
     ``total_compressed_size``, so its pages run up to :data:`CHUNK_SIZE_SHORTFALL` bytes past the stated
     end. Arrow reads such chunks padded by that much (within the file), keyed on this writer version
     (the name exactly, a missing version counting as 0.0.0), and so do we (for no other writer)."""
-    m = _PARQUET_MR.match(created_by or "")
-    if m is None:
+    cb = created_by or ""
+    if _PARQUET_MR.match(cb) is None:
         return False
-    return tuple(int(g or 0) for g in m.groups()) < (1, 2, 9)
+    v = _VERSION.match(cb, len("parquet-mr"))
+    if v is not None:
+        return tuple(int(g or 0) for g in v.groups()) < (1, 2, 9)
+    return not cb[len("parquet-mr"):].strip()  # the name alone: version 0.0.0, as Arrow reads it

@@ -181,7 +181,8 @@ def test_parquet_mr_1_2_chunk_sizes_read_as_pyarrow_reads_them(created_by: str, 
 
 
 @pytest.mark.parametrize("created_by", ["parquet-mr version 1.2.9", "parquet-mr version 1.10.0", None,
-                                        "impala version 1.2.8"])
+                                        "impala version 1.2.8", "parquet-mr version 1.13.0-SNAPSHOT (build 7398d9b)",
+                                        "parquet-mrx version 1.2.8"])
 def test_chunk_sizes_of_later_writers_are_not_padded(created_by: str | None) -> None:
     data = _parquet_816(created_by, TABLE_816)
     _pyarrow_refuses(data)
