@@ -18,6 +18,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pqbloom
 from pqbloom.errors import CorruptFileError
@@ -137,6 +139,28 @@ def test_filters_see_the_narrowed_values_the_read_returns(bits: int, signed: boo
     if bloom:  # the filter of a row group that stored only the other form still holds the value read
         for rg in range(2):
             assert pf.bloom_filter_might_contain(rg, "u", v) is True
+
+
+_OPS = {"==": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal, ">": pc.greater,
+        ">=": pc.greater_equal}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from([(8, False), (8, True), (16, False), (16, True)]), data=st.data())
+def test_narrow_integer_filters_against_pyarrow(kind: tuple[int, bool], data: st.DataObject) -> None:
+    """Random stored values (in range, or the other signedness' form of one), row groups, statistics
+    flavours and a Bloom filter; every comparison equals pyarrow's reading filtered by pyarrow."""
+    bits, signed = kind
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    edge = [lo, hi, 0, 1, -1 & ((1 << bits) - 1), -1, (1 << (bits - 1)), -(1 << (bits - 1))]
+    stored = data.draw(st.lists(st.sampled_from(edge) | st.integers(lo, hi), min_size=1, max_size=12))
+    file = _narrow_file(bits, signed, stored, legacy=data.draw(st.booleans()), bloom=data.draw(st.booleans()))
+    op = data.draw(st.sampled_from(sorted(_OPS)))
+    k = data.draw(st.sampled_from(edge) | st.integers(lo - 2, hi + 2))
+    want = _expected_rows(file, lambda c: _OPS[op](c, pa.scalar(k, pa.int64())))
+    expr = {"==": pqbloom.field("u") == k, "!=": pqbloom.field("u") != k, "<": pqbloom.field("u") < k,
+            "<=": pqbloom.field("u") <= k, ">": pqbloom.field("u") > k, ">=": pqbloom.field("u") >= k}[op]
+    assert pqbloom.ParquetFile(file).read(filters=expr).to_pydict()["u"] == want
 
 
 # -- item 15: parquet-mr 1.2.x chunk sizes (PARQUET-816) ---------------------------------------------
