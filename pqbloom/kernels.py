@@ -44,6 +44,7 @@ import numpy as np
 from . import kernels_decimals, kernels_delta, kernels_snappy
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
+from .encodings.hybrid_numpy import empty_run_message
 from .errors import CorruptFileError
 
 __all__ = [
@@ -117,6 +118,8 @@ def _hybrid_error(rc: int, info: Any, bit_width: int) -> CorruptFileError:
         return CorruptFileError(f"bit-packed run truncated: needs {info[0]} bytes at offset {info[1]}, have {info[2]}")
     if rc == _hybrid.RLE_VALUE_TRUNCATED:
         return CorruptFileError("RLE run value truncated")
+    if rc == _hybrid.EMPTY_RUN:
+        return CorruptFileError(empty_run_message(bool(info[0]), int(info[1])))
     return CorruptFileError(f"RLE run value {info[0]} does not fit {bit_width} bits")
 
 
@@ -243,7 +246,9 @@ def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, d
 def _plain_into_checked(buf: Buffer, count: int, offsets: np.ndarray, data: np.ndarray,
                         base: int) -> tuple[int, int] | None:
     """:func:`decode_plain_byte_array_into` with every check in Python (the errors' details)."""
-    u8, count, size = _plain_byte_array_input(buf, count)
+    u8 = _bytes(buf)
+    reference.check_offsets_base(base, len(u8))  # a bad call first, as the kernel and the reference say
+    u8, count, size = _plain_byte_array_input(u8, count)
     if not reference.into_buffers_usable(count, offsets, data):
         return None
     info = _info()

@@ -39,6 +39,7 @@ __all__ = [
     "page_levels",
     "decode_plain_byte_array",
     "decode_plain_byte_array_into",
+    "check_offsets_base",
     "into_buffers_usable",
     "take_binary",
     "take_binary_into",
@@ -54,6 +55,7 @@ __all__ = [
 ]
 
 _MAX_COUNT = (1 << 31) - 1
+_I64_MAX = (1 << 63) - 1
 #: output dtypes of the hybrid decoder: levels (int8, int16, int32), dictionary indices (int32), booleans
 HYBRID_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.bool_))
 _LEVEL_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32))
@@ -218,6 +220,13 @@ def into_buffers_usable(count: int, offsets: np.ndarray, data: np.ndarray) -> bo
             and bool(offsets.flags.writeable) and bool(data.flags.writeable))
 
 
+def check_offsets_base(base: int, size: int) -> None:
+    """ValueError unless offsets starting at ``base`` stay int64 for any values of a ``size``-byte page
+    (a call's error, not the file's: the base is the caller's running total)."""
+    if not 0 <= int(base) <= _I64_MAX - size:
+        raise ValueError(f"offsets base {base} out of range for a {size}-byte page")
+
+
 def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, data: np.ndarray,
                                  base: int = 0) -> tuple[int, int] | None:
     """:func:`decode_plain_byte_array` into given buffers: ``offsets[:count + 1]`` (int64, starting
@@ -225,6 +234,7 @@ def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, d
     or None when the values do not fit or the buffers are unusable (:func:`into_buffers_usable`).
     Errors as :func:`decode_plain_byte_array` (an input error is reported even when it would not fit)."""
     u8 = as_u8(buf)
+    check_offsets_base(base, len(u8))
     count = int(count)
     if count < 0 or count > _MAX_COUNT:
         raise CorruptFileError(f"PLAIN BYTE_ARRAY: invalid value count {count}")

@@ -109,10 +109,14 @@ def plain_decode(const uint8_t[::1] buf, int64_t count, int64_t[::1] offsets, ui
 def plain_decode_into(const uint8_t[::1] buf, int64_t count, int64_t[::1] offsets, uint8_t[::1] data,
                       int64_t base):
     """:func:`plain_decode` with the page reader's checks, for a call per page: the offsets start at
-    ``base``. Returns (value bytes, input bytes used), or an error code: BAD_COUNT (the count is
+    ``base`` (0 .. 2**63-1 less the input's size, else ValueError: the offsets must not wrap). Returns
+    (value bytes, input bytes used), or an error code: BAD_COUNT (the count is
     invalid or needs more than the input's bytes for its prefixes), UNUSABLE (``offsets`` shorter
     than ``count + 1``), TOO_LARGE (the values do not fit ``data``) or an input error of
     :func:`plain_decode` (its details are not returned: the caller decodes again to name them)."""
+    if base < 0 or base > _I64_MAX - buf.shape[0]:
+        # the offsets are base + (at most the page's bytes): they must neither be negative nor wrap
+        raise ValueError("binary.plain_decode_into: invalid arguments")
     if count < 0 or count > 0x7FFFFFFF or 4 * count > buf.shape[0]:
         return E_BAD_COUNT
     if offsets.shape[0] < count + 1:

@@ -8,9 +8,12 @@ Layout (parquet-format ``Encodings.md``)::
     bit-packed-run := varint(groups << 1 | 1) groups*bit_width bytes  (8 values per group, LSB first)
 
 One pass over the runs writes the values straight into the caller's array. The semantics are those
-of :func:`pqbloom.kernels_reference.decode_hybrid` (the encodings' run loop): a final bit-packed run
-may lack its padding bytes, a run header is a varint of at most 10 bytes, and the bytes used end
-after the last run needed (its padding included, as far as the input holds it).
+of :func:`pqbloom.kernels_reference.decode_hybrid` (the encodings' run loop): a run header is a varint
+of at most 5 bytes holding at most 32 bits (as parquet-java and Arrow read it), a run of 0 values
+is corrupt (a decoder would make no progress: Arrow refuses it), a bit-packed run may lack only bytes
+of its last group (a final run cut short of its padding; a run claiming more groups than the input
+holds is corrupt), and the bytes used end after the last run needed (its padding included, as far
+as the input holds it).
 
 Bounds checking is explicit (the directives above turn Cython's off): every read is preceded by a
 comparison of what it needs against the bytes left, with 64-bit arithmetic that cannot overflow.
@@ -27,6 +30,7 @@ HEADER_TOO_LONG = -2  # a run header's varint goes on past 10 bytes
 BITPACKED_TRUNCATED = -3  # info: bytes needed, offset, bytes available
 RLE_VALUE_TRUNCATED = -4
 VALUE_TOO_WIDE = -5  # info: the largest RLE value (int8/int16 output only)
+EMPTY_RUN = -8  # info: 1 for a bit-packed run (0 for RLE), the offset of its header
 
 cdef enum:
     E_HEADER_TRUNCATED = -1
@@ -34,6 +38,7 @@ cdef enum:
     E_BITPACKED_TRUNCATED = -3
     E_RLE_VALUE_TRUNCATED = -4
     E_VALUE_TOO_WIDE = -5
+    E_EMPTY_RUN = -8
 
 ctypedef fused out_t:
     int8_t
@@ -172,61 +177,63 @@ cdef inline void _fill(out_t *out, int64_t n, uint32_t v) noexcept nogil:
 cdef int64_t _decode(const uint8_t *src, int64_t end, int bw, int64_t count, out_t *out,
                      int64_t *info) noexcept nogil:
     """Decode ``count`` values (bw 1..32, count >= 1); return the bytes used or an error code."""
-    cdef int64_t pos = 0, got = 0, left, take, need, stop, groups, run
+    cdef int64_t pos = 0, got = 0, left, take, need, stop, groups, run, start, least
     cdef int vbytes = (bw + 7) >> 3, shift, k
     cdef uint64_t header, byte, maxrle = 0
-    cdef bint saturated
     cdef uint32_t v
     while got < count:
-        # varint run header (as pqbloom.encodings.bitpack.read_uleb128: at most 10 bytes); bits past
-        # 64 saturate the count, which only ever caps a run at the values still wanted
+        # varint run header (as the numpy decoder's: at most 5 bytes, at most 32 bits)
         if pos >= end:
             return E_HEADER_TRUNCATED
+        start = pos
         byte = src[pos]
         pos += 1
         header = byte & 0x7F
         shift = 0
-        saturated = False
         while byte & 0x80:
             shift += 7
-            if shift >= 70:
+            if shift >= 35:
                 return E_HEADER_TOO_LONG
             if pos >= end:
                 return E_HEADER_TRUNCATED
             byte = src[pos]
             pos += 1
-            if shift < 64:
-                header |= (byte & 0x7F) << shift
-                if shift > 57 and (byte & 0x7F) >> (64 - shift):
-                    saturated = True
-            elif byte & 0x7F:
-                saturated = True
-        if saturated:
-            header = (~<uint64_t>0 << 1) | (header & 1)
+            header |= (byte & 0x7F) << shift
+        if header >> 32:
+            return E_HEADER_TOO_LONG
         left = count - got
         if header & 1:
-            # bit-packed: ``groups`` groups of 8 values; only ``take`` of them are wanted, and only
-            # the bytes holding those must be present (the rest is padding)
+            # bit-packed: ``groups`` groups of 8 values; only ``take`` of them are wanted
             groups = <int64_t>(header >> 1)
-            take = left if <uint64_t>groups >= <uint64_t>((left + 7) >> 3) else groups * 8
-            need = (take * bw + 7) >> 3
+            if groups == 0:
+                info[0] = 1
+                info[1] = start
+                return E_EMPTY_RUN
+            take = left if groups >= (left + 7) >> 3 else groups * 8
+            # the values wanted must be there, and of the run's groups only the last may lack bytes
+            # (writers that cut a final run's padding): at least one value of the last group
+            # (groups < 2**31 and bw <= 32: nothing here overflows)
+            least = (groups - 1) * 8 + 1
+            if least < take:
+                least = take
+            need = (least * bw + 7) >> 3
             if need > end - pos:
                 info[0] = need
                 info[1] = pos
                 info[2] = end - pos
                 return E_BITPACKED_TRUNCATED
-            # groups > (end - pos) // bw, without a division (groups * bw cannot overflow once
-            # groups <= end - pos)
-            if <uint64_t>groups > <uint64_t>(end - pos) or groups * bw > end - pos:
+            stop = pos + groups * bw
+            if stop > end:
                 stop = end
-            else:
-                stop = pos + groups * bw
-            if take:
-                _unpack_run(src + pos, end - pos, bw, take, out + got)
+            _unpack_run(src + pos, end - pos, bw, take, out + got)
             pos = stop
             got += take
         else:
-            run = <int64_t>(header >> 1) if header >> 1 < <uint64_t>count else count
+            run = <int64_t>(header >> 1)
+            if run == 0:
+                info[0] = 0
+                info[1] = start
+                return E_EMPTY_RUN
             if vbytes > end - pos:
                 return E_RLE_VALUE_TRUNCATED
             v = 0
@@ -234,10 +241,9 @@ cdef int64_t _decode(const uint8_t *src, int64_t end, int bw, int64_t count, out
                 v |= <uint32_t>src[pos + k] << (8 * k)
             pos += vbytes
             take = run if run < left else left
-            if take:
-                if v > maxrle:
-                    maxrle = v
-                _fill(out + got, take, v)
+            if v > maxrle:
+                maxrle = v
+            _fill(out + got, take, v)
             got += take
     if out_t is int8_t or out_t is int16_t:
         # narrow outputs hold levels: an RLE value wider than the bit width cannot be one
@@ -329,7 +335,8 @@ def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, i
     """
     if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or count < 0 \
             or (rep_bw and reps.shape[0] < count) or (def_bw and defs.shape[0] < count) \
-            or (rep_len >= 0) != (def_len >= 0) or rep_len + def_len > buf.shape[0]:
+            or (rep_len >= 0) != (def_len >= 0) \
+            or (rep_len >= 0 and (rep_len > buf.shape[0] or def_len > buf.shape[0] - rep_len)):
         raise ValueError("hybrid.page_levels: invalid arguments")
     if out_t is uint8_t or count > 2147483647 or (out_t is int8_t and (rep_bw >= 8 or def_bw >= 8)) \
             or (out_t is int16_t and (rep_bw >= 16 or def_bw >= 16)):

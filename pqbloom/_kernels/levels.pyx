@@ -153,6 +153,10 @@ cdef int64_t _scatter_fixed(const level_t *lv, int64_t n, level_t top, const uin
     # loops below simple; they stay within ``src`` whatever the levels say)
     if _count_present(lv, n, top) != ndense:
         return E_COUNT_MISMATCH
+    if n == 0:
+        # no slots: ``dst`` and ``validity`` may be empty views, whose pointers are NULL (memset must
+        # not be given NULL, even for 0 bytes)
+        return 0
     if ndense == 0:
         memset(dst, 0, <size_t>(n * w))
         memset(validity, 0, <size_t>((n + 7) >> 3))

@@ -13,9 +13,22 @@ import numpy as np
 
 from ..errors import CorruptFileError
 from ..limits import charge
-from .bitpack import Buffer, as_u8, checked_count, read_uleb128, unpack_groups
+from .bitpack import Buffer, as_u8, checked_count, unpack_groups
 
-__all__ = ["decode_hybrid_numpy", "hybrid_dtype"]
+__all__ = ["decode_hybrid_numpy", "hybrid_dtype", "empty_run_message"]
+
+
+def empty_run_message(bit_packed: bool, offset: int) -> str:
+    """The error of a run of 0 values (a bit-packed run of 0 groups, an RLE run of 0 repeats): a
+    decoder would make no progress on it; Arrow and parquet-java refuse it."""
+    return f"{'bit-packed' if bit_packed else 'RLE'} run of 0 values at offset {offset}"
+
+
+def _least_bytes(groups: int, take: int, bit_width: int) -> int:
+    """The bytes a bit-packed run of ``groups`` groups, ``take`` of whose values are wanted, must
+    have: those of the values wanted, and of every group but the last, whose padding (only) a
+    writer may have cut when the run ends the input (Arrow's rule: a run claiming more is corrupt)."""
+    return (max(take, (groups - 1) * 8 + 1) * bit_width + 7) >> 3
 
 
 def hybrid_dtype(bit_width: int, dtype: Any) -> np.dtype:
@@ -208,8 +221,8 @@ def _runs_of(u8: np.ndarray, chain: np.ndarray, value: np.ndarray, hl: np.ndarra
         return None
     if k + 1 < len(chain):
         chain, hl, bp, half, cont, h_nv = chain[:k + 1], hl[:k + 1], bp[:k + 1], half[:k + 1], cont[:k + 1], h_nv[:k + 1]
-    if bool(cont.any()):
-        return None  # a header longer than 4 bytes
+    if bool(cont.any()) or not bool(half.all()):
+        return None  # a header longer than 4 bytes, or a run of 0 values
     take = h_nv.copy()
     take[k] = count - (int(cum[k - 1]) if k else 0)
     body = chain + hl
@@ -217,15 +230,12 @@ def _runs_of(u8: np.ndarray, chain: np.ndarray, value: np.ndarray, hl: np.ndarra
     nxt = bp * (half * bit_width - vbytes)
     nxt += vbytes
     nxt += body
-    last_need = ((int(take[k]) * bit_width + 7) >> 3) if bp[k] else vbytes
+    last_need = _least_bytes(int(half[k]), int(take[k]), bit_width) if bp[k] else vbytes
     if int(body[k]) + last_need > end or (k and int(nxt[:k].max()) > end):
         return None  # truncated: let the loop report where
     stop = nxt
     stop[k] = min(int(stop[k]), end)
     pos = int(stop[k])
-    if not bool(take.all()):
-        used = take > 0
-        take, bp, body, stop = take[used], bp[used], body[used], stop[used]
     rb = body[np.flatnonzero(bp == 0)]
     rle_vals = u8[rb].astype(np.int64)
     for j in range(1, vbytes):
@@ -253,39 +263,56 @@ def _scan_runs_loop(b: bytes, bit_width: int, count: int, max_runs: int = -1) ->
         max_runs -= 1
         if pos >= end:
             raise CorruptFileError("RLE/bit-packed run header: truncated varint")
+        start = pos
         header = b[pos]
+        pos += 1
         if header & 0x80:
-            header, pos = read_uleb128(b, pos, end, "RLE/bit-packed run header")
-        else:
-            pos += 1
+            # at most 5 bytes and 32 bits (as parquet-java and Arrow read run headers)
+            header &= 0x7F
+            shift = 0
+            while True:
+                shift += 7
+                if shift >= 35:
+                    raise CorruptFileError("RLE/bit-packed run header: varint too long")
+                if pos >= end:
+                    raise CorruptFileError("RLE/bit-packed run header: truncated varint")
+                byte = b[pos]
+                pos += 1
+                header |= (byte & 0x7F) << shift
+                if not byte & 0x80:
+                    break
+            if header >> 32:
+                raise CorruptFileError("RLE/bit-packed run header: varint too long")
         left = count - got
         if header & 1:
             groups = header >> 1
+            if not groups:
+                raise CorruptFileError(empty_run_message(True, start))
             nvals = groups * 8
             take = nvals if nvals < left else left
             nbytes = groups * bit_width
-            need = (take * bit_width + 7) >> 3
+            need = _least_bytes(groups, take, bit_width)
             if pos + need > end:
                 raise CorruptFileError(f"bit-packed run truncated: needs {need} bytes at offset {pos}, have {end - pos}")
             stop = pos + nbytes if pos + nbytes < end else end
-            if take:
-                bp_start.append(pos)
-                bp_stop.append(stop)
-                seg_len.append(take)
-                seg_bp.append(True)
+            bp_start.append(pos)
+            bp_stop.append(stop)
+            seg_len.append(take)
+            seg_bp.append(True)
             pos = stop
             got += take
         else:
             run = header >> 1
+            if not run:
+                raise CorruptFileError(empty_run_message(False, start))
             if pos + vbytes > end:
                 raise CorruptFileError("RLE run value truncated")
             val = b[pos] if vbytes == 1 else from_bytes(b[pos:pos + vbytes], "little")
             pos += vbytes
             take = run if run < left else left
-            if take:
-                seg_len.append(take)
-                seg_bp.append(False)
-                rle_vals.append(val)
+            seg_len.append(take)
+            seg_bp.append(False)
+            rle_vals.append(val)
             got += take
     return (np.array(seg_len, np.int64), np.array(seg_bp, bool), np.array(rle_vals, np.int64),
             np.array(bp_start, np.int64), np.array(bp_stop, np.int64), pos)

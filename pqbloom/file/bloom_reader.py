@@ -40,7 +40,7 @@ def chunk_bloom_site(reader: Any, row_group: int, desc: ColumnDescriptor, meta: 
     chunk = None
     if meta.num_values:  # empty chunks may carry zero offsets
         try:
-            start, length = reader.chunk_range(meta, row_group, desc)
+            start, length = reader.chunk_range(meta, row_group, desc, stated=True)  # not the read's padding
             chunk = (start, start + length)
         except CorruptFileError:
             pass  # unknown page extent: reading the chunk fails on its own; skip the overlap check

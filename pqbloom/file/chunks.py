@@ -29,7 +29,7 @@ from .column_builder import place_pages, placed_type
 from .column_reader import DECODE_FAILURES, ChunkParts, collect_chunk, located_error
 from .encryption import ReaderDecryption
 from .footer import FooterLocation
-from .pages import iter_pages, v2_flag_ignored
+from .pages import CHUNK_SIZE_SHORTFALL, chunk_size_undercounted, iter_pages, v2_flag_ignored
 
 __all__ = ["ChunkAccess"]
 
@@ -84,8 +84,11 @@ class ChunkAccess:
             return data
         return self.decryption.decrypt(module_type, data, rg, desc, page)
 
-    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor) -> tuple[int, int]:
-        """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer."""
+    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+                    stated: bool = False) -> tuple[int, int]:
+        """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer;
+        padded for the writers that undercount it (:func:`~pqbloom.file.pages.chunk_size_undercounted`)
+        unless ``stated``: the bytes to read, or (``stated``) the extent the footer gives."""
         data_off = meta.data_page_offset
         dict_off = meta.dictionary_page_offset
         if data_off is None:
@@ -98,6 +101,10 @@ class ChunkAccess:
         if start + length > end_limit:
             raise CorruptFileError(f"column chunk of {length} bytes at offset {start} runs past the footer",
                                    row_group=rg, column=desc.dotted_path, offset=start)
+        if not stated and chunk_size_undercounted(self.created_by):
+            # PARQUET-816: the pages of parquet-mr < 1.2.9 run on past the stated size (by a dictionary
+            # page header); the page loop stops at the chunk's value count, before any padding byte
+            length += min(CHUNK_SIZE_SHORTFALL, end_limit - start - length)
         return start, length
 
     def read_chunk_parts(self, rg: int, desc: ColumnDescriptor, *, placed: bool = False,

@@ -11,6 +11,7 @@ bytes, the layout tool (:mod:`pqbloom.cli.layout`) parses headers only.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -51,7 +52,7 @@ _DATA_PAGE, _DATA_PAGE_V2 = int(PageType.DATA_PAGE), int(PageType.DATA_PAGE_V2)
 _PLAIN, _PLAIN_DICTIONARY, _BIT_PACKED = int(Encoding.PLAIN), int(Encoding.PLAIN_DICTIONARY), int(Encoding.BIT_PACKED)
 
 __all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatHeader", "iter_pages",
-           "decode_page_values", "v2_flag_ignored"]
+           "decode_page_values", "v2_flag_ignored", "chunk_size_undercounted", "CHUNK_SIZE_SHORTFALL"]
 
 
 def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
@@ -441,3 +442,23 @@ def v2_flag_ignored(created_by: str | None) -> bool:
     whatever the flag says, keyed on this writer version, and so do we (for no other writer)."""
     writer = parse_created_by(created_by)
     return writer is not None and writer[0] == "parquet-cpp" and writer[1] < (2, 0, 0)
+
+
+#: PARQUET-816: the most a parquet-mr 1.2.x chunk's stated size falls short (a dictionary page header)
+CHUNK_SIZE_SHORTFALL = 100
+_PARQUET_MR = re.compile(r"parquet-mr(?=\s|$)")
+_VERSION = re.compile(r"\s+version\s+(\d+)(?:\.(\d+))?(?:\.(\d+))?")
+
+
+def chunk_size_undercounted(created_by: str | None) -> bool:
+    """PARQUET-816 (IMPALA-694): parquet-mr before 1.2.9 left the dictionary page header out of a chunk's
+    ``total_compressed_size``, so its pages run up to :data:`CHUNK_SIZE_SHORTFALL` bytes past the stated
+    end. Arrow reads such chunks padded by that much (within the file), keyed on this writer version
+    (the name exactly, a missing version counting as 0.0.0), and so do we (for no other writer)."""
+    cb = created_by or ""
+    if _PARQUET_MR.match(cb) is None:
+        return False
+    v = _VERSION.match(cb, len("parquet-mr"))
+    if v is not None:
+        return tuple(int(g or 0) for g in v.groups()) < (1, 2, 9)
+    return not cb[len("parquet-mr"):].strip()  # the name alone: version 0.0.0, as Arrow reads it

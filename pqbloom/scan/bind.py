@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..format import PhysicalType
 from ..schema import repeated_def_levels
-from ..schema.literals import NaNLiteral, bytes_literal, float_literal, float_representable, int_bounds, int_literal
+from ..schema.literals import (
+    NaNLiteral,
+    bytes_literal,
+    float_literal,
+    float_representable,
+    int_bounds,
+    int_literal,
+    narrow_int_width,
+)
 from ..statistics import sort_order_for
 from .expr import And, Compare, Const, Expr, IsIn, IsNull, Not, Or
 
@@ -73,6 +81,12 @@ class BoundColumn:
         else:
             self.dom = "bytes"
         self.lo, self.hi = int_bounds(f) if self.intlike else (None, None)
+        # an integer annotated narrower than its physical type: the read keeps the low bits of what is
+        # stored (a UINT_8 stored as INT32 -1 reads 255, as pyarrow and DuckDB read it), so keys, bounds
+        # and dictionaries are narrowed the same way (or not trusted) before they are compared
+        self.narrow = narrow_int_width(f)
+        # the Null logical type (UNKNOWN): the read returns null for every value, whatever is stored
+        self.all_null = self.kind == "UNKNOWN"
         # Bloom filters hash the physical bytes; only where a value has exactly one representation
         self.bloom_ok = p not in (PhysicalType.BOOLEAN, PhysicalType.INT96) \
             and not (self.dom == "decimal" and p == PhysicalType.BYTE_ARRAY)
@@ -265,6 +279,14 @@ def bind(e: Expr, cols: Mapping[str, BoundColumn]) -> BoundNode:
     if isinstance(e, (Compare, IsIn, IsNull)):
         bc = cols[e.column]
         leaf: BoundNode
+        if bc.all_null and not bc.repeated:
+            # every row reads as null: ``is null`` holds, a comparison is null, ``isin`` holds where
+            # the list has None (what the stored values or their statistics say does not count)
+            if isinstance(e, IsNull):
+                return BoundConst(not e.negate)
+            if isinstance(e, IsIn):
+                return BoundConst(any(v is None for v in e.values))
+            return BoundConst(None)
         if isinstance(e, IsNull):
             leaf = BoundIsNull(bc, e.negate)
         elif isinstance(e, IsIn):

@@ -15,6 +15,7 @@ from ..bloom import hash_scalar, hash_values
 from ..format import PhysicalType
 from ..limits import charge
 from ..table import Column, int96_ticks
+from ..table.outputs import logical_numpy
 from .bind import (
     BoundAnd,
     BoundAny,
@@ -105,6 +106,8 @@ def key_array(col: Column, bc: BoundColumn) -> np.ndarray | BinaryArray:
             return np.asarray(v, bool).astype(np.int8)
         if p == PhysicalType.INT96:
             return _int96_keys(v, col.mask)
+        if bc.narrow is not None:
+            return logical_numpy(bc.field, np.asarray(v))  # the values the read returns
         if bc.dom == "uint":
             return np.asarray(v).view(np.uint32 if p == PhysicalType.INT32 else np.uint64)
         return np.asarray(v)

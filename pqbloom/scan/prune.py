@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from ..file.reader import FileReader
     from ..schema import ColumnDescriptor
 
-__all__ = ["UnitStats", "UnitStatsArrays", "Verdict", "to_domain", "leaf_may", "leaf_may_arrays", "combine_verdicts",
-           "column_stats", "meta_stats", "element_counts", "gather_stats", "statistics_verdicts", "statistics_pass"]
+__all__ = ["UnitStats", "UnitStatsArrays", "Verdict", "to_domain", "narrow_bounds", "leaf_may", "leaf_may_arrays",
+           "combine_verdicts", "column_stats", "meta_stats", "element_counts", "gather_stats", "statistics_verdicts",
+           "statistics_pass"]
 
 
 # ---------------------------------------------------------------------------
@@ -69,6 +70,18 @@ def to_domain(v: Any, bc: BoundColumn) -> int | float | bytes | None:
     if bc.dom == "float":
         return float(v)
     return bytes(v)
+
+
+def narrow_bounds(bc: BoundColumn, lo: Any, hi: Any) -> tuple[Any, Any]:
+    """Domain bounds of a column whose values the read narrows (:attr:`BoundColumn.narrow`): kept when
+    both lie in the annotation's range, where narrowing changes no value between them; else (None, None).
+    Out of range, they were computed on what was stored (a UINT_8 255 stored as INT32 -1, whose signed
+    or unsigned min/max say nothing of 255): the values read are not between them."""
+    if bc.narrow is None:
+        return lo, hi
+    if lo is None or hi is None or not bc.lo <= lo <= hi <= bc.hi:
+        return None, None
+    return lo, hi
 
 
 def _cmp_may(op: str, k: Any, lo: Any, hi: Any, exact: bool) -> tuple[bool, bool]:
@@ -184,7 +197,8 @@ def meta_stats(bc: BoundColumn, rows: int, meta: T.ColumnMetaData, created_by: s
     exact = bc.dom != "bytes" or (cs.min_exact is True and cs.max_exact is True)
     if bc.sort_order is SortOrder.UNDEFINED:
         return UnitStats(rows, nulls, nans)
-    return UnitStats(rows, nulls, nans, to_domain(cs.min, bc), to_domain(cs.max, bc), exact)
+    lo, hi = narrow_bounds(bc, to_domain(cs.min, bc), to_domain(cs.max, bc))
+    return UnitStats(rows, nulls, nans, lo, hi, exact)
 
 
 def element_counts(bc: BoundColumn, def_hist: Sequence[int] | None, entries: int | None) -> tuple[int, int] | None:
@@ -454,6 +468,9 @@ def gather_stats(bc: BoundColumn, rows: np.ndarray, metas: Sequence[Any], create
                     exact[i] = bc.dom != "bytes"  # legacy fields carry no exactness flags
     lo, has_lo = _decode_bounds(lo_raw, bc)
     hi, has_hi = _decode_bounds(hi_raw, bc)
+    if bc.narrow is not None:  # narrow_bounds of every entry
+        usable = has_lo & has_hi & (lo >= bc.lo) & (lo <= hi) & (hi <= bc.hi)
+        has_lo, has_hi = usable, usable.copy()
     if so is SortOrder.UNDEFINED:
         exact[:] = False
     return UnitStatsArrays(rows.astype(np.int64), nulls, nans, lo, hi, has_lo, has_hi, exact)

@@ -22,12 +22,22 @@ from ..errors import BloomFilterError, ParquetError
 from ..file.bloom_reader import chunk_bloom_site, probe_ranges
 from ..file.pages import parse_page_header
 from ..format import Encoding, PageType, PhysicalType
+from ..schema.literals import stored_ints
 from ..statistics import column_index_bounds, column_index_is_usable
 from ..table import Column
 from .bind import BoundColumn, BoundCompare, BoundFilter, BoundIsIn, BoundLeaf, bound_leaves
 from .evaluate import key_array, leaf_truth, null_row_truth
 from .explain import Explain
-from .prune import UnitStats, Verdict, column_stats, combine_verdicts, element_counts, leaf_may, to_domain
+from .prune import (
+    UnitStats,
+    Verdict,
+    column_stats,
+    combine_verdicts,
+    element_counts,
+    leaf_may,
+    narrow_bounds,
+    to_domain,
+)
 from .selection import PageIndexCache, PageLayout, row_group_rows
 
 log = logging.getLogger(__name__)
@@ -54,13 +64,16 @@ def _bloom_keys(leaf: BoundLeaf) -> list[Any] | None:
 
 
 def _bloom_probes(bc: BoundColumn, key: Any) -> list[Any]:
-    """The physical values a key may be stored as (both zeros for a float zero)."""
+    """The physical values a key may be stored as (both zeros for a float zero, both extensions of a
+    narrow integer's low bits)."""
     if bc.dom == "float":
         zs = (0.0, -0.0) if key == 0 else (key,)
         return [np.float16(z).tobytes() for z in zs] if bc.ptype == PhysicalType.FIXED_LEN_BYTE_ARRAY else list(zs)
     if bc.dom == "decimal":
         assert bc.type_length is not None
         return [int(key).to_bytes(bc.type_length, "big", signed=True)]
+    if bc.dom in ("int", "uint"):
+        return stored_ints(key, bc.field)  # a narrow integer's two stored forms
     return [key]
 
 
@@ -298,12 +311,12 @@ def _page_stats(bc: BoundColumn, ci: Any, layout: PageLayout) -> list[UnitStats]
             continue
         nulls = ci.null_counts[i] if ci.null_counts is not None else None
         nans = (ci.nan_counts[i] if ci.nan_counts is not None else None) if bc.dom == "float" else 0
-        lo, hi = bounds[i]
+        lo, hi = narrow_bounds(bc, *(to_domain(b, bc) for b in bounds[i]))
         if counts is not None:
             r, nulls = counts
         elif bc.repeated:  # the entries are unknown: at least one value besides the nulls and NaNs
             r = (nulls or 0) + (nans or 0) + 1
-        out.append(UnitStats(r, nulls, nans, to_domain(lo, bc), to_domain(hi, bc), bc.dom != "bytes"))
+        out.append(UnitStats(r, nulls, nans, lo, hi, bc.dom != "bytes"))
     return out
 
 

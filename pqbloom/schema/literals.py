@@ -33,7 +33,8 @@ from .fields import Field, decimal_flba_width
 from .tree import ColumnDescriptor
 
 __all__ = ["NaNLiteral", "NAN", "parse_temporal", "exact_number", "int_literal", "float_literal",
-           "float_representable", "bytes_literal", "physical_candidates", "parse_literal", "int_bounds"]
+           "float_representable", "bytes_literal", "physical_candidates", "parse_literal", "int_bounds",
+           "narrow_int_width", "stored_ints"]
 
 _UNIT_PER_S = {"ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 _EPOCH = _dt.datetime(1970, 1, 1)
@@ -208,6 +209,33 @@ def int_bounds(f: Field) -> tuple[int | None, int | None]:
     return None, None
 
 
+def narrow_int_width(f: Field) -> int | None:
+    """The bit width of an INT32/INT64 column annotated as a narrower integer (INT(8), INT(16, false),
+    INT(32) on INT64...), whose stored values the read narrows to that width (as pyarrow and DuckDB
+    read them: the low bits, in the annotation's signedness); None for every other column."""
+    p = f.physical_type
+    lt = f.logical_type
+    if p not in (PhysicalType.INT32, PhysicalType.INT64) or lt is None or lt.kind != "INTEGER":
+        return None
+    bits = 32 if p == PhysicalType.INT32 else 64
+    return lt.bit_width if lt.bit_width in (8, 16, 32) and lt.bit_width < bits else None
+
+
+def stored_ints(n: int, f: Field) -> list[int]:
+    """The physical values a writer may have stored for the value ``n`` of an integer column: ``n``
+    itself, and on a column annotated narrower than its physical type also its low bits taken with
+    the other signedness (parquet-mr 1.8 and Drill store a UINT_8 255 as INT32 -1; others an INT_8
+    -1 as 255). Both read back as ``n``; a Bloom filter holds the hash of whichever was stored."""
+    bits = narrow_int_width(f)
+    if bits is None:
+        return [n]
+    low = n & ((1 << bits) - 1)
+    other = low - (1 << bits) if low >> (bits - 1) else low  # low bits read signed
+    if other == n:
+        other = low  # n was signed: its low bits read unsigned
+    return [n] if other == n else [n, other]
+
+
 def float_literal(v: Any, f: Field) -> float:
     """A literal for a FLOAT/DOUBLE/FLOAT16 column, as a Python float (TypeError for others)."""
     if isinstance(v, str):
@@ -261,8 +289,8 @@ def physical_candidates(v: Any, f: Field, duration_unit: str | None = None) -> l
     NaN in an integer column, a float that float32 cannot hold, a FIXED_LEN_BYTE_ARRAY of another
     width). Bytes on a binary column (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY, INT96) are taken as stored. Several when the column may hold several encodings of it: ``0.0`` and ``-0.0``; a
     BYTE_ARRAY decimal in its minimal two's complement and every sign extension up to the width the
-    precision needs. TypeError / ValueError for a value the column cannot be compared with.
-    ``duration_unit`` as :func:`int_literal`'s."""
+    precision needs; both extensions of a narrow integer's low bits (:func:`stored_ints`). TypeError /
+    ValueError for a value the column cannot be compared with. ``duration_unit`` as :func:`int_literal`'s."""
     p = f.physical_type
     if isinstance(v, (bytes, bytearray, memoryview)) and p in _BINARY:  # already physical
         b = bytes(v)
@@ -286,7 +314,7 @@ def physical_candidates(v: Any, f: Field, duration_unit: str | None = None) -> l
             return []
         n = int(q)
         if p in (PhysicalType.INT32, PhysicalType.INT64):
-            return [n]
+            return stored_ints(n, f)
         lt = f.logical_type
         if p == PhysicalType.FIXED_LEN_BYTE_ARRAY:
             return [n.to_bytes(f.type_length or 0, "big", signed=True)]

@@ -21,7 +21,7 @@ from ..schema import Field
 from .decimals import arrow_decimal_width
 from .int96 import int96_to_ns
 
-__all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "nested_to_arrow", "validity_buffer",
+__all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "arrow_field", "nested_to_arrow", "validity_buffer",
            "zone_info", "in_zone", "durations_to_py", "DECIMAL_CONTEXT"]
 
 
@@ -58,6 +58,8 @@ def logical_numpy(f: Field, v: Any, mask: np.ndarray | None = None) -> np.ndarra
 def to_numpy(f: Field, values: Any, mask: np.ndarray | None) -> np.ndarray:
     """A column's values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""
     kind = f.logical_type.kind if f.logical_type is not None else None
+    if kind == "UNKNOWN":  # the Null logical type: every value is null, whatever is stored
+        return np.full(len(values), None, dtype=object)
     fixed = f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY
     if isinstance(values, BinaryArray) or fixed and kind != "FLOAT16" or kind == "DECIMAL":
         return np.array(to_pylist(f, values, mask), dtype=object)
@@ -87,6 +89,8 @@ def to_pylist(f: Field, v: Any, mask: np.ndarray | None) -> list[Any]:
     lt = f.logical_type
     kind = lt.kind if lt is not None else None
     p = f.physical_type
+    if kind == "UNKNOWN":  # the Null logical type: every value is null, whatever is stored (as pyarrow reads it)
+        return [None] * len(v)
     if isinstance(v, BinaryArray):
         if kind == "DECIMAL":
             vals: list[Any] = [_decimal_from_bytes(b, lt.scale or 0) for b in v]  # type: ignore[union-attr]
@@ -245,6 +249,16 @@ def _narrow_offsets(offsets: np.ndarray) -> np.ndarray:
     return out
 
 
+def arrow_field(name: str, typ: Any, nullable: bool) -> Any:
+    """``pyarrow.field(name, typ, nullable)``, also for a required column of the Null logical type:
+    pyarrow reads it as a non-nullable field of type null, which ``pyarrow.field`` refuses to make."""
+    import pyarrow as pa
+
+    if not nullable and pa.types.is_null(typ):
+        return pa.field(name, typ).with_nullable(False)
+    return pa.field(name, typ, nullable)
+
+
 def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
     """A flat column's values as the pyarrow array pyarrow reads for its type from a file."""
     import pyarrow as pa
@@ -339,7 +353,7 @@ def nested_to_arrow(kind: str, length: int, mask: np.ndarray | None, offsets: np
     validity = validity_buffer(mask)
     nulls = 0 if mask is None else int(np.count_nonzero(mask))
     kids = list(children)
-    afields = [pa.field(c.name, a.type, c.nullable) for c, a in zip(child_fields, kids)]
+    afields = [arrow_field(c.name, a.type, c.nullable) for c, a in zip(child_fields, kids)]
     if kind == "struct":
         return pa.Array.from_buffers(pa.struct(afields), n, [validity], null_count=nulls, children=kids)
     assert offsets is not None

@@ -17,6 +17,7 @@ from .arrow import apply_arrow_type, arrow_column, hinted_pylist
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values, looks_nested, nested_column
 from .column import Column, check_maps_as_pydicts, slice_bounds
+from .outputs import arrow_field
 from .pandas import columns_from_pandas, dataframe
 from .polars_frames import have_pyarrow, polars_columns
 
@@ -208,7 +209,7 @@ class Table:
         hints = self.arrow_types()
         if hints is not None:
             arrays = [apply_arrow_type(c, a, hints) for c, a in zip(self.columns, arrays)]
-        fields = [pa.field(c.field.name, a.type, c.field.nullable) for c, a in zip(self.columns, arrays)]
+        fields = [arrow_field(c.field.name, a.type, c.field.nullable) for c, a in zip(self.columns, arrays)]
         if not arrays:  # rows without columns: pyarrow keeps the row count of a table that has none
             # (the metadata goes on first: replacing the schema of a column-less table loses its rows)
             holder = pa.table({"_": pa.nulls(self._num_rows)}).replace_schema_metadata(self.metadata or None)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from pqbloom import kernels, kernels_reference
 from pqbloom.arrays import BinaryArray
-from pqbloom.encodings.bitpack import read_uleb128, uleb128
+from pqbloom.encodings.bitpack import uleb128
 from pqbloom.encodings.delta import common_prefix_lengths, decode_delta_byte_array, encode_delta_byte_array
 from pqbloom.encodings.dictionary import take_dictionary
 from pqbloom.encodings.plain import decode_plain_byte_array, encode_plain_byte_array
@@ -142,13 +142,13 @@ def hybrid_streams(draw: st.DrawFn) -> tuple[bytes, int, int]:
     total = 0
     for _ in range(draw(st.integers(0, 6))):
         if draw(st.booleans()):
-            n = draw(st.integers(0, 40))
+            n = draw(st.integers(1, 40)) if draw(st.integers(0, 9)) else 0  # a run of 0 values is corrupt
             header = n << 1
             value = draw(st.integers(0, (1 << (8 * vbytes)) - 1)) if vbytes else 0
             body = value.to_bytes(vbytes, "little")
             total += n
         else:
-            groups = draw(st.integers(0, 6))
+            groups = draw(st.integers(1, 6)) if draw(st.integers(0, 9)) else 0
             header = groups << 1 | 1
             body = draw(st.binary(min_size=groups * bw, max_size=groups * bw))
             total += groups * 8
@@ -178,7 +178,7 @@ def test_hybrid_random_bytes(data: bytes, bw: int, count: int, dtype: Any) -> No
 
 def loop_decode_hybrid(buf: bytes, bw: int, count: int, dtype: Any) -> tuple[np.ndarray, int]:
     """An independent oracle: the hybrid decoded run by run in plain Python (the spec's layout, the
-    encodings' error messages)."""
+    run checks of Arrow's parser, the encodings' error messages)."""
     if bw == 0 or count == 0:
         return np.zeros(count, dtype), 0
     vbytes = (bw + 7) // 8
@@ -188,12 +188,28 @@ def loop_decode_hybrid(buf: bytes, bw: int, count: int, dtype: Any) -> tuple[np.
     while len(vals) < count:
         if pos >= len(buf):
             raise CorruptFileError("RLE/bit-packed run header: truncated varint")
-        header, pos = read_uleb128(buf, pos, len(buf), "RLE/bit-packed run header")
+        start = pos
+        # a run header is an unsigned 32-bit varint (at most 5 bytes), as parquet-java and Arrow read it
+        header = 0
+        for k in range(6):
+            if k == 5:
+                raise CorruptFileError("RLE/bit-packed run header: varint too long")
+            if pos >= len(buf):
+                raise CorruptFileError("RLE/bit-packed run header: truncated varint")
+            header |= (buf[pos] & 0x7F) << (7 * k)
+            pos += 1
+            if not buf[pos - 1] & 0x80:
+                break
+        if header >> 32:
+            raise CorruptFileError("RLE/bit-packed run header: varint too long")
         left = count - len(vals)
         if header & 1:
             groups = header >> 1
+            if not groups:
+                raise CorruptFileError(f"bit-packed run of 0 values at offset {start}")
             take = min(groups * 8, left)
-            need = (take * bw + 7) // 8
+            # the values wanted, and every group but the last whole (a final run may lack padding)
+            need = (max(take, (groups - 1) * 8 + 1) * bw + 7) // 8
             if pos + need > len(buf):
                 raise CorruptFileError(f"bit-packed run truncated: needs {need} bytes at offset {pos}, "
                                        f"have {len(buf) - pos}")
@@ -201,13 +217,14 @@ def loop_decode_hybrid(buf: bytes, bw: int, count: int, dtype: Any) -> tuple[np.
             vals += [(bits >> (bw * j)) & ((1 << bw) - 1) for j in range(take)]
             pos = min(pos + groups * bw, len(buf))
         else:
+            if not header >> 1:
+                raise CorruptFileError(f"RLE run of 0 values at offset {start}")
             if pos + vbytes > len(buf):
                 raise CorruptFileError("RLE run value truncated")
             v = int.from_bytes(buf[pos:pos + vbytes], "little")
             pos += vbytes
             take = min(header >> 1, left)
-            if take:
-                rle_max = max(rle_max, v)
+            rle_max = max(rle_max, v)
             vals += [v] * take
     if dtype in (np.int8, np.int16) and rle_max >> bw > 0:
         raise CorruptFileError(f"RLE run value {rle_max} does not fit {bw} bits")
@@ -276,8 +293,16 @@ def test_hybrid_booleans_and_levels(mode: str) -> None:
     (b"", "truncated varint"),
     (b"\x80", "truncated varint"),
     (b"\xff" * 10 + b"\x01", "varint too long"),
-    (b"\x05\x01", "bit-packed run truncated: needs 3 bytes at offset 1, have 1"),  # 2 groups of 3 bits, 8 values
+    # 2 groups of 3 bits: the 8 values wanted and a value of the second group need 4 bytes
+    (b"\x05\x01", "bit-packed run truncated: needs 4 bytes at offset 1, have 1"),
     (b"\x10", "RLE run value truncated"),
+    # run headers are unsigned 32-bit varints: a sixth byte, or bits past 32, are not one
+    (b"\x80" * 5 + b"\x01", "varint too long"),
+    (b"\x80\x80\x80\x80\x10\x01", "varint too long"),
+    # a run of 0 values makes no progress (Impala's bad_rle_literal_count.parquet: 0 groups)
+    (b"\x01\x24\x00", "bit-packed run of 0 values at offset 0"),
+    (b"\x00\x01\x10\x01", "RLE run of 0 values at offset 0"),
+    (b"\x04\x01\x81\x80\x00\x07", "bit-packed run of 0 values at offset 2"),
 ])
 def test_hybrid_corrupt_input(mode: str, data: bytes, message: str) -> None:
     with pytest.raises(CorruptFileError, match=message):
@@ -285,16 +310,30 @@ def test_hybrid_corrupt_input(mode: str, data: bytes, message: str) -> None:
 
 
 def test_hybrid_huge_run_counts_are_capped(mode: str) -> None:
-    # a 10-byte varint claiming 2**63 values (and more): only the values wanted are produced
-    for header in (uleb128((1 << 63) << 1), bytes([0xFE] * 9 + [0x7F])):
+    # RLE runs of up to 2**31-1 values (the most a 32-bit header holds): only the values wanted are
+    # produced (pyarrow reads these too)
+    for header in (uleb128((2**31 - 1) << 1), bytes([0xFE, 0xFF, 0xFF, 0xFF, 0x0F])):
         out = np.empty(5, np.int32)
         assert kernels.decode_hybrid(header + b"\x04", 3, 5, out) == len(header) + 1
         assert out.tolist() == [4] * 5
-    # bit-packed: 2**62 groups claimed, the values wanted are there, the padding is not
-    header = uleb128((1 << 62) << 1 | 1)
+    # a final bit-packed run may lack its last group's padding: 2 groups, 9 values of 3 bits present
     out = np.empty(8, np.int32)
-    assert kernels.decode_hybrid(header + b"\xff\xff\xff", 3, 8, out) == len(header) + 3
+    assert kernels.decode_hybrid(uleb128(2 << 1 | 1) + b"\xff\xff\xff\x07", 3, 8, out) == 5
     assert out.tolist() == [7] * 8
+
+
+def test_hybrid_runs_the_input_cannot_hold(mode: str) -> None:
+    """A bit-packed run claiming more groups than the input holds (beyond the last group's padding)
+    is corrupt even when the values wanted are there; a header past 32 bits is not a run header
+    (pyarrow and DuckDB refuse both; the reader used to return the values)."""
+    out = np.empty(8, np.int32)
+    with pytest.raises(CorruptFileError, match="needs 4 bytes at offset 1, have 3"):
+        kernels.decode_hybrid(uleb128(2 << 1 | 1) + b"\xff\xff\xff", 3, 8, out)
+    with pytest.raises(CorruptFileError, match="needs 805306366 bytes"):
+        kernels.decode_hybrid(uleb128(2**28 << 1 | 1) + b"\xff\xff\xff", 3, 8, out)
+    for header in (uleb128((1 << 63) << 1), bytes([0xFE] * 9 + [0x7F]), uleb128(2**31 << 1)):
+        with pytest.raises(CorruptFileError, match="varint too long"):
+            kernels.decode_hybrid(header + b"\x04", 3, 5, np.empty(5, np.int32))
 
 
 def test_hybrid_value_wider_than_level(mode: str) -> None:

@@ -58,6 +58,11 @@ TYPES: dict[str, tuple[dict, object, list]] = {
     "uint32": (dict(type=PT.INT32, logicalType=_int_lt(32, False), converted_type=CT.UINT_32),
                lambda v: struct.pack("<I", v % (1 << 32)), [0, 1, 5, (1 << 31), (1 << 32) - 1, -1, 1 << 33]),
     "int64": (dict(type=PT.INT64), lambda v: struct.pack("<q", v), _I64 + [0.5, 1 << 64]),
+    # narrower than stored: bounds are usable only inside the annotation's range (issue #29)
+    "uint8": (dict(type=PT.INT32, logicalType=_int_lt(8, False), converted_type=CT.UINT_8),
+              lambda v: struct.pack("<i", v), [0, 1, 5, 127, 128, 255, 256, -1]),
+    "int16": (dict(type=PT.INT32, logicalType=_int_lt(16, True), converted_type=CT.INT_16),
+              lambda v: struct.pack("<i", v), [-(1 << 15), -1, 0, 5, (1 << 15) - 1, 1 << 15, 65535]),
     "uint64": (dict(type=PT.INT64, logicalType=_int_lt(64, False), converted_type=CT.UINT_64),
                lambda v: struct.pack("<Q", v % (1 << 64)), [0, 1, 5, (1 << 63), (1 << 64) - 1, -3, 1 << 65]),
     "bool": (dict(type=PT.BOOLEAN), lambda v: bytes([int(v) & 1]), [True, False, 0, 1, 2]),
@@ -81,6 +86,7 @@ TYPES: dict[str, tuple[dict, object, list]] = {
 }
 _RAW_POOL = {  # stored bounds: values of the type plus deliberately wrong-length junk
     "int32": _I32, "uint32": [0, 1, 5, 1 << 31, (1 << 32) - 1], "int64": _I64,
+    "uint8": [0, 5, 127, 128, 255, 256, -1, -128], "int16": [-(1 << 15), -1, 0, 5, (1 << 15) - 1, 1 << 15, 65535, -70000],
     "uint64": [0, 1, 5, 1 << 63, (1 << 64) - 1], "bool": [0, 1], "float": _FLOATS, "double": _FLOATS,
     "float16": _FLOATS, "string": _BYTES, "binary": _BYTES, "flba3": [b"abc", b"abd", b"\x00\x00\x00", b"\xff\xff\xff"],
     "dec_bin": [0, 1, -1, 1234, -(1 << 70), 1 << 70], "dec_flba": [0, 1, -1, 7, (1 << 39) - 1, -(1 << 39)],
