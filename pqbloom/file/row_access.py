@@ -1,20 +1,21 @@
 """The file layer's face to the filter engine: :class:`RowAccess`, a mixin of
 :class:`~pqbloom.file.reader.FileReader` (over :class:`~pqbloom.file.chunks.ChunkAccess`).
 
-:mod:`pqbloom.scan` uses a FileReader through these members only (``tests/unit/scan/test_seam.py``
-checks it):
+:mod:`pqbloom.scan` uses a FileReader through these 17 members only (``tests/unit/scan/test_seam.py``
+checks that it touches none of the internals named below):
 
-* the schema: :meth:`binding_facts` (the filter's columns, their statistics order and duration
-  unit, the writer, the row group count), ``select_columns``, ``num_row_groups``, :meth:`row_group_rows`;
+* the schema and shape: :meth:`binding_facts` (the filter's columns, their statistics order and
+  duration unit, the writer, the row group count), ``select_columns``, ``num_row_groups``,
+  :meth:`row_group_rows`;
 * footer statistics as pqbloom objects: :meth:`footer_statistics` (every row group at once),
   :meth:`chunk_statistics` (one chunk);
 * Bloom filters: ``bloom_filter``, ``bloom_filter_might_contain`` (``physical=True``),
   :meth:`bloom_probe_ranges` and :meth:`prefetch_bloom_probes` (remote files: every probe in one trip),
   :attr:`reads_concurrently`;
-* a row group's reads: :meth:`row_group_reader` (:class:`~pqbloom.file.row_reads.RowGroupReader`: the
-  page index, the dictionary for pruning, ``read_rows`` / ``read_repeated`` / ``page_columns`` of a
-  :class:`~pqbloom.file.selection.RowSelection`), and for the whole file ``read_nested`` (through the
-  row group reader), ``empty_table``, ``with_file_metadata``, ``io_stats``, :attr:`file_size`.
+* a row group's reads: :meth:`row_group_reader`, a :class:`~pqbloom.file.row_reads.RowGroupReader`
+  (``rows``, ``page_index``, ``dictionary``, ``read_rows`` / ``read_repeated`` / ``page_columns`` of a
+  :class:`~pqbloom.file.selection.RowSelection`, ``counts``);
+* results and accounting: ``empty_table``, ``with_file_metadata``, ``io_stats``, :attr:`file_size`.
 
 Nothing of the format (Thrift structs), of the IO layer or of decryption crosses: ``thrift_metadata``,
 ``range_reader``, ``decryption``, ``chunk_metadata``, ``decode_chunk`` and ``iter_pages`` stay inside

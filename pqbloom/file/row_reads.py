@@ -158,14 +158,16 @@ class RowGroupReader:
         out: dict[str, Column] = dict(nested_out)
         for d, layout, chosen, rngs, walk in reads:
             col = None
+            whole = rngs[0] if rngs else None  # the whole chunk's range, when that is what was read
             if layout is not None and chosen is not None and sel is not None:
                 col = self._selected_pages(d, layout, chosen, got, sel)
-            elif walk and sel is not None:
-                col = self._walked(d, got[rngs[0]], rngs[0][0], sel)
+                whole = None
+            elif walk and sel is not None and whole is not None:
+                col = self._walked(d, got[whole], whole[0], sel)
             if col is None:
-                if rngs:
-                    parts = decode_whole_chunk(pf, rg, d, got[rngs[0]], rngs[0][0], nrows)
-                else:
+                if whole is not None:
+                    parts = decode_whole_chunk(pf, rg, d, got[whole], whole[0], nrows)
+                else:  # an empty chunk, or pages that did not stand on their own: read the chunk now
                     parts = pf.read_chunk_parts(rg, d)
                 col = build_column(d.field, [parts])
                 if sel is not None:
