@@ -123,6 +123,8 @@ class RowGroupReader:
         sel = None if selection is not None and selection.covers(nrows) else selection
         nested_out, flat = split_nested(pf, rg, descs, sel, counts, levels=self._levels)
         reads: list[tuple[ColumnDescriptor, PageLayout | None, np.ndarray | None, list[tuple[int, int]], bool]] = []
+        if sel is not None or pf.decryption is None:  # every column's OffsetIndex in one coalesced batch
+            self._index.load(flat, False)
         for d in flat:
             meta = pf.chunk_metadata(rg, d)
             if meta.num_values == 0:
