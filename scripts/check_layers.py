@@ -63,11 +63,12 @@ LAYERS: tuple[Layer, ...] = (
                        "`read_schema`, `write_table`",
     }),
     Layer("the filter engine", {
-        "pqbloom.scan": "over the file reader's public methods: `expr.py` expressions, `parse.py` DNF lists and "
+        "pqbloom.scan": "expressions and verdicts over the members of the file reader `file/row_access.py` lists "
+                        "(no IO, no Thrift, no decryption): `expr.py` expressions, `parse.py` DNF lists and "
                         "the text grammar, `bind.py` literals to a column's physical domain, `evaluate.py` exact "
                         "three-valued evaluation, `prune.py` statistics verdicts for every row group at once, "
-                        "`prune_row_group.py` Bloom filter, dictionary and page-index verdicts, `selection.py` "
-                        "`RowSelection` and page layouts, `read.py` late-materialized reads, `plan.py` `plan_file` "
+                        "`prune_row_group.py` Bloom filter, dictionary and page-index verdicts, `read.py` late "
+                        "materialization's evaluation side (repeated leaves, page-by-page scans), `plan.py` `plan_file` "
                         "/ `read_filtered`, `explain.py` `Explain`, `dataset.py` directories of files, `sources.py` "
                         "(`Dataset`: directories, lists and globs of files), `write_dataset.py` "
                         "(`write_to_dataset`, Hive directory names)",
@@ -78,7 +79,12 @@ LAYERS: tuple[Layer, ...] = (
                         "(`FileMetadata`, `RowGroupMetadata`, `ColumnChunkMetadata`, `ColumnStatistics`), "
                         "`footer.py`, `pages.py` (the one page codec: header, CRC, decryption, decompression, "
                         "levels, values), `page_walk.py` (the rows of each page of a chunk without an offset "
-                        "index, from its headers), `column_reader.py` (chunk assembly), `select.py` (column "
+                        "index, from its headers), `selection.py` (`RowSelection`, `PageLayout`), `page_index.py` "
+                        "(the page index read in coalesced batches, decrypted: `PageStatistics`), `row_reads.py` "
+                        "(`RowGroupReader`: the rows of a `RowSelection`, page selection, IO coalescing, decoding), "
+                        "`page_reads.py` (decoding some pages of a chunk), `dictionary_probe.py` (a dictionary page "
+                        "for pruning), `footer_stats.py` (`FooterStats`), `row_access.py` (the reader's members "
+                        "the filter engine uses), `column_reader.py` (chunk assembly), `select.py` (column "
                         "selection), `levels.py` (record shredding and assembly), `bloom_reader.py` / "
                         "`bloom_site.py` (reading a Bloom filter; when a stored one may be trusted), `writer.py` "
                         "(`ParquetWriter`: row groups, Bloom filter placement, page index, footer), "

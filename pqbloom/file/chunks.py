@@ -20,15 +20,17 @@ from ..format import PhysicalType, T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from ..schema.literals import physical_candidates
+from ..table import Column
 from ..table.arrow_schema import leaf_duration_unit, schema_hints
 from .binary_sink import BinarySink
 from .bloom_reader import chunk_bloom_site, probe_bloom_filter, read_bloom_filter
 from .bloom_site import BloomFilterSite
 from .chunk_window import ChunkBytes, ChunkWindow
 from .column_builder import place_pages, placed_type
-from .column_reader import DECODE_FAILURES, ChunkParts, collect_chunk, located_error
+from .column_reader import DECODE_FAILURES, ChunkParts, NestedSelection, collect_chunk, located_error
 from .encryption import ReaderDecryption
 from .footer import FooterLocation
+from .levels import LeafLevels
 from .pages import CHUNK_SIZE_SHORTFALL, chunk_size_undercounted, iter_pages, v2_flag_ignored
 
 __all__ = ["ChunkAccess"]
@@ -52,6 +54,26 @@ class ChunkAccess:
 
     def column_descriptor(self, column: int | str) -> ColumnDescriptor:  # pragma: no cover - the reader's
         raise NotImplementedError
+
+    @property
+    def columns(self) -> list[ColumnDescriptor]:  # pragma: no cover - the reader's
+        """The leaf columns, in file order."""
+        raise NotImplementedError
+
+    def read_leaf_levels(self, rg: int, desc: ColumnDescriptor, *,
+                         for_assembly: bool = False) -> LeafLevels:  # pragma: no cover - the reader's
+        """One leaf chunk with its levels."""
+        raise NotImplementedError
+
+    def read_nested(self, rg: int, sel: NestedSelection,
+                    levels: dict[int, LeafLevels] | None = None) -> Column:  # pragma: no cover - the reader's
+        """The nested column ``sel`` of row group ``rg``."""
+        raise NotImplementedError
+
+    def row_group_rows(self, rg: int) -> int:
+        """Rows of row group ``rg`` as the footer gives them (0 when missing or negative: nothing to read)."""
+        n = self.thrift_metadata.row_groups[rg].num_rows
+        return int(n) if n is not None and n > 0 else 0
 
     def duration_unit(self, desc: ColumnDescriptor) -> str | None:
         """The unit of column ``desc`` when its stored Arrow type (the footer's ``ARROW:schema``) is a
@@ -164,15 +186,19 @@ class ChunkAccess:
 
     def decode_chunk(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int,
                      desc: ColumnDescriptor, window: ChunkWindow | None = None,
-                     sink: BinarySink | None = None, page_ordinals: Sequence[int] | None = None) -> ChunkParts:
+                     sink: BinarySink | None = None, page_ordinals: Sequence[int] | None = None,
+                     num_values: int | None = None) -> ChunkParts:
         """Decode a flat chunk's bytes ``buf`` (read from file offset ``base``; the first window of
         ``window`` if given) into value pieces and presence flags (errors unlocated:
         :meth:`read_chunk_parts` adds row group and column); byte arrays into ``sink`` when given.
-        ``page_ordinals``: ``buf`` holds only these data pages of the chunk (see :meth:`iter_pages`)."""
+        ``page_ordinals``: ``buf`` holds only these data pages of the chunk, holding ``num_values`` values
+        (see :meth:`iter_pages`; :mod:`pqbloom.file.page_reads` reads pages that way)."""
         if sink is None or desc.physical_type != PhysicalType.BYTE_ARRAY:
-            sink = BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
-        pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window, page_ordinals=page_ordinals)
-        return collect_chunk(pages, desc, meta.num_values, sink)
+            sink = None if num_values is not None else \
+                BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
+        pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window, page_ordinals=page_ordinals,
+                                num_values=num_values)
+        return collect_chunk(pages, desc, meta.num_values if num_values is None else num_values, sink)
 
     def _extend_chunk(self, buf: ChunkBytes, base: int) -> bytes:
         """Some old writers undercount total_compressed_size; let pages run on up to the next chunk."""
@@ -184,12 +210,14 @@ class ChunkAccess:
     def iter_pages(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
                    levels: bool = False, sink: BinarySink | None = None,
                    window: ChunkWindow | None = None, views: bool = False,
-                   page_ordinals: Sequence[int] | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+                   page_ordinals: Sequence[int] | None = None,
+                   num_values: int | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
         bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`;
         ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`). ``page_ordinals``:
         ``buf`` holds only the data pages of these ordinals (after the dictionary page, if any), as
-        a page-level read from the OffsetIndex gathers them; encrypted pages need their ordinals.
+        a page-level read from the OffsetIndex gathers them; encrypted pages need their ordinals;
+        ``num_values``: the values those pages hold (the chunk's count otherwise).
 
         With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
         each None when its maximum is 0 (nested leaves are read that way).
@@ -197,7 +225,8 @@ class ChunkAccess:
         return iter_pages(buf, base, meta, rg, desc, row_count=self.thrift_metadata.row_groups[rg].num_rows,
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
-                          levels=levels, sink=sink, window=window, views=views, page_ordinals=page_ordinals)
+                          levels=levels, sink=sink, window=window, views=views, page_ordinals=page_ordinals,
+                          num_values=num_values)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:

@@ -3,7 +3,7 @@ headers alone (no decompression, no decoding): what an OffsetIndex would say, fo
 without one (pyarrow's default files).
 
 A filtered read uses it to decode only the pages holding selected rows
-(:func:`pqbloom.scan.read.read_columns`). The walk answers only when the headers are consistent
+(:meth:`pqbloom.file.row_reads.RowGroupReader.read_rows`). The walk answers only when the headers are consistent
 with the footer; anything else returns None and the caller decodes the whole chunk as before.
 """
 

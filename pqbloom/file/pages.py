@@ -128,7 +128,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
                v2_always_compressed: bool, extend: Callable[[ChunkBytes, int], bytes],
                levels: bool = False, sink: BinarySink | None = None,
                window: ChunkWindow | None = None, views: bool = False,
-               page_ordinals: Sequence[int] | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+               page_ordinals: Sequence[int] | None = None,
+               num_values: int | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -147,7 +148,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
     ``page_ordinals``: ``buf`` holds only some data pages of the chunk (after its dictionary page, if
     any), and these are their ordinals in the chunk (from its OffsetIndex), in order. An encrypted
     page's AAD binds its ordinal, so a page read on its own needs it; there, a dictionary page is
-    accepted only where the chunk begins.
+    accepted only where the chunk begins. ``num_values``: the values (level entries) those pages hold,
+    in place of the chunk's ``meta.num_values``.
     """
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
@@ -155,7 +157,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
     extended = False
     f = desc.field
     codec = compression_mod.codec_by_id(meta.codec)
-    total_values = meta.num_values
+    total_values = meta.num_values if num_values is None else num_values
     if total_values is None or total_values < 0:
         raise CorruptFileError("negative value count in column metadata")
     if max_rep == 0 and row_count is not None and total_values > row_count:

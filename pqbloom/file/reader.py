@@ -3,8 +3,8 @@
 Every byte comes through :class:`pqbloom.io.RangeReader`, which counts what is read. Pages decode in
 :mod:`pqbloom.file.pages` (the one place that decrypts page modules), chunks assemble in
 :mod:`pqbloom.file.column_reader`, nested columns in :mod:`pqbloom.file.levels`. The filter engine
-(:mod:`pqbloom.predicate`) drives a FileReader through its public methods only; the user's object,
-:class:`pqbloom.api.ParquetFile`, adds filtered reads on top.
+(:mod:`pqbloom.scan`) drives a FileReader through the members :mod:`pqbloom.file.row_access` lists; the
+user's object, :class:`pqbloom.api.ParquetFile`, adds filtered reads on top.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from ..table import (
 )
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
 from .binary_sink import BinarySink
-from .chunks import ChunkAccess
 from .column_builder import ByteArrayRegions, ColumnBuilder, FixedRegions, placed_type
 from .column_reader import (
     DECODE_FAILURES,
@@ -61,6 +60,7 @@ from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
 from .pages import join_levels, plausible_count
 from .parallel import map_ordered
+from .row_access import RowAccess
 from .select import select_columns
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ SMALL_READ = 16 << 20
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes] | RangeReader  #: path, URL, bytes, file, reader
 
 
-class FileReader(ChunkAccess):
+class FileReader(RowAccess):
     """A Parquet file opened for reading (path, bytes, or seekable binary file object), without filters:
     footer, schema, column lookup, chunk metadata and byte ranges, pages, Bloom filters, whole-column
     and row-group reads (chunk metadata, ranges, pages and Bloom filters: :class:`~pqbloom.file.chunks.ChunkAccess`).

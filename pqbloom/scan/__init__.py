@@ -67,27 +67,38 @@ Pass an :class:`Explain` to ``ParquetFile.read(..., explain=ex)``, ``iter_batche
 ``read_table``; it is filled with what the read did (row groups pruned per layer, pages
 read/skipped, rows decoded/returned, requests and bytes read).
 
-Modules (each imports only those listed before it, and the file layer's public names)
--------------------------------------------------------------------------------------
+Modules (each imports only those listed before it, and the file layer's public face)
+-----------------------------------------------------------------------------------
 :mod:`.expr` (the expression tree), :mod:`.parse` (DNF lists and the text grammar), :mod:`.explain`,
 :mod:`.bind` (literals to a column's physical domain; the bound tree), :mod:`.evaluate` (exact
-three-valued evaluation), :mod:`.selection` (row ranges, page layouts, the page index),
-:mod:`.prune` (statistics verdicts, every row group at once), :mod:`.prune_row_group` (Bloom
-filters, dictionaries, page index), :mod:`.read` (late-materialized reads), :mod:`.plan`
-(:func:`read_filtered`, :class:`FilePlan`), :mod:`.dataset` (directories of files), :mod:`.sources`
-(:class:`~pqbloom.scan.sources.Dataset`: directories, lists and globs of files), :mod:`.write_dataset`
+three-valued evaluation), :mod:`.prune` (statistics verdicts, every row group at once),
+:mod:`.prune_row_group` (Bloom filters, dictionaries, page index), :mod:`.read` (late
+materialization's evaluation side), :mod:`.plan` (:func:`read_filtered`, :class:`FilePlan`),
+:mod:`.dataset` (directories of files), :mod:`.sources` (:class:`~pqbloom.scan.sources.Dataset`:
+directories, lists and globs of files), :mod:`.write_dataset`
 (:func:`~pqbloom.scan.write_dataset.write_to_dataset`, the Hive layout written).
+
+The seam with the file layer
+----------------------------
+The engine decides which rows; the file layer reads them. It reads a file through the members
+:mod:`pqbloom.file.row_access` lists (footer statistics as :class:`~pqbloom.file.FooterStats`, Bloom
+probes, and per row group a :class:`~pqbloom.file.RowGroupReader`: the page index as
+:class:`~pqbloom.file.PageStatistics` and :class:`~pqbloom.file.PageLayout`, dictionaries for pruning,
+and ``read_rows`` / ``read_repeated`` / ``page_columns`` of a :class:`~pqbloom.file.RowSelection`), and
+imports nothing of :mod:`pqbloom.format`, :mod:`pqbloom.io` or :mod:`pqbloom.crypto` (the dataset
+modules aside, which are moving to their own package). ``scripts/trace_seam.py`` counts how often a
+lookup crosses it.
 """
 
 from __future__ import annotations
 
+from ..file import RowSelection
 from .bind import BoundFilter
 from .dataset import read_dataset
 from .explain import Explain
 from .expr import And, Compare, Const, Expr, FieldRef, IsIn, IsNull, Not, Or, could_be_true, field, substitute
 from .parse import FilterLike, parse_filter, to_expression
 from .plan import FilePlan, iter_filtered_batches, plan_file, read_filtered
-from .selection import RowSelection
 
 __all__ = [
     "And",

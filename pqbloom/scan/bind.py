@@ -13,8 +13,10 @@ from collections.abc import Iterator, Mapping
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from ..format import PhysicalType
-from ..schema import repeated_def_levels
+import numpy as np
+
+from ..file import FooterStats
+from ..schema import PhysicalType, repeated_def_levels
 from ..schema.literals import (
     NaNLiteral,
     bytes_literal,
@@ -45,7 +47,7 @@ class BoundColumn:
     unscaled ints), "bytes" (other binary, compared byte-wise unsigned).
     """
 
-    def __init__(self, desc: ColumnDescriptor, column_order: Any, duration_unit: str | None = None) -> None:
+    def __init__(self, desc: ColumnDescriptor, column_order: str | None, duration_unit: str | None = None) -> None:
         self.desc = desc
         # the column holds Arrow durations of this unit (its ARROW:schema says so): timedelta literals count it
         self.duration_unit = duration_unit
@@ -330,15 +332,15 @@ class BoundFilter:
         self.expr = expr
         self.node: BoundNode | None = None
         self.cols: dict[str, BoundColumn] = {}
+        facts = pf.binding_facts(sorted(expr.columns()) if expr is not None else ())
+        #: the file's writer (``created_by``: which legacy statistics to trust) and row group count
+        self.created_by, self.num_row_groups = facts.created_by, facts.num_row_groups
+        #: footer statistics of the filter's columns in every row group, once gathered (:mod:`.prune`)
+        self.footer: tuple[np.ndarray, dict[int, list[FooterStats | None]]] | None = None
         if expr is None:
             return
-        md = pf.thrift_metadata
-        orders = md.column_orders if md.column_orders is not None and len(md.column_orders) == len(pf.columns) \
-            else None
-        for name in sorted(expr.columns()):
-            desc = pf.column_descriptor(name)
-            self.cols[name] = BoundColumn(desc, orders[desc.index] if orders is not None else None,
-                                          pf.duration_unit(desc))
+        for name, (desc, order, unit) in facts.columns.items():
+            self.cols[name] = BoundColumn(desc, order, unit)
         self.node = bind(expr, self.cols)
         if isinstance(self.node, BoundConst) and self.node.value is True:
             self.node = None

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..bloom import hash_scalar, hash_values
-from ..format import PhysicalType
 from ..limits import charge
+from ..schema import PhysicalType
 from ..table import Column, int96_ticks
 from ..table.outputs import logical_numpy
 from .bind import (

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..file import RowSelection
 from ..table import Table
 from .bind import BoundConst, BoundFilter
 from .evaluate import evaluate
@@ -19,35 +20,45 @@ from .expr import Expr
 from .parse import FilterLike, to_expression
 from .prune import statistics_pass, statistics_verdicts
 from .prune_row_group import RowGroupPruner, page_selection, prefetch_bloom_probes
-from .read import read_columns, read_repeated, stream_scan
-from .selection import PageIndexCache, RowSelection, row_group_rows
+from .read import read_repeated, stream_scan
 
 if TYPE_CHECKING:
     from ..file.reader import FileReader
-    from ..schema import ColumnDescriptor
 
 __all__ = ["FilePlan", "plan_file", "read_filtered", "iter_filtered_batches"]
 
 
-def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[ColumnDescriptor], ex: Explain) -> Table | None:
+def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[Any], ex: Explain) -> Table | None:
     """The rows of row group ``rg`` where the filter is true (None when none is), counting in ``ex``."""
-    pf = bound.pf
-    rows = row_group_rows(pf, rg)
+    # the row group's reader is made only once the cheap layers (statistics, Bloom filters) let it be
+    pruner = RowGroupPruner(bound, rg, ex, bound.pf.row_group_rows(rg) if bound.footer is None
+                            else int(bound.footer[0][rg]))
+    try:
+        return _filtered_rows(bound, pruner, out_descs, ex)
+    finally:
+        if pruner.has_reader:
+            c = pruner.reader.counts
+            ex.pages_total += c.pages_total
+            ex.pages_read += c.pages_read
+            ex.pages_skipped += c.pages_skipped
+            ex.chunks_read_whole += c.chunks_read_whole
+
+
+def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequence[Any], ex: Explain) -> Table | None:
+    rows = pruner.rows
     ex.row_groups_total += 1
     ex.rows_total += rows
     node = bound.node
     if rows == 0:
         return None
-    idx = PageIndexCache(pf, rg, ex)
     if node is None:
         ex.row_groups_read += 1
         ex.rows_returned += rows
-        cols = read_columns(pf, rg, out_descs, None, idx, ex)
+        cols = pruner.reader.read_rows(out_descs, None)
         return Table([cols[d.dotted_path] for d in out_descs])
     if isinstance(node, BoundConst):
         ex.row_groups_pruned_statistics += 1
         return None
-    pruner = RowGroupPruner(bound, rg, ex)
     if not pruner.verdict(False, False)[0]:
         ex.row_groups_pruned_statistics += 1
         return None
@@ -57,17 +68,15 @@ def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[ColumnDescr
     if not pruner.verdict(True, True)[0]:
         ex.row_groups_pruned_dictionary += 1
         return None
-    idx.kept = pruner.kept
-    if pf.range_reader.concurrent:  # remote: the page indexes of the output columns in the same round trip
-        idx.load([*(bc.desc for bc in bound.cols.values()), *(d for d in out_descs if not getattr(d, "is_nested", False))],
-                 column_index=True)
-    ranges = page_selection(bound, rg, pruner, idx, ex)
+    reader = pruner.reader
+    # (a remote file fetches the page index of the output columns in the same round trip)
+    ranges = page_selection(bound, reader, pruner, ex, also=out_descs)
     if ranges is not None and not ranges:
         ex.row_groups_pruned_page_index += 1
         return None
     ex.row_groups_read += 1
     scan = None if ranges is None else RowSelection.of_ranges(ranges)
-    streamed = stream_scan(bound, rg, node, scan, idx, ex)
+    streamed = stream_scan(bound, reader, node, scan)
     if streamed is not None:
         absolute, pcol, scanned = streamed
         ex.rows_decoded += scanned
@@ -76,16 +85,16 @@ def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[ColumnDescr
             return None
         name = next(iter(bound.cols))
         rest = [d for d in out_descs if d.dotted_path != name]
-        others = read_columns(pf, rg, rest, RowSelection.of_rows(absolute), idx, ex) if rest else {}
+        others = reader.read_rows(rest, RowSelection.of_rows(absolute)) if rest else {}
         return Table([pcol if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
     pred_descs = [bc.desc for bc in bound.cols.values() if not bc.repeated]
-    pcols = read_columns(pf, rg, pred_descs, scan, idx, ex)
+    pcols = reader.read_rows(pred_descs, scan)
     n = rows if scan is None else scan.num_rows
     ex.rows_decoded += n
     env: dict[str, Any] = dict(pcols)
     for bc in bound.cols.values():
         if bc.repeated:
-            env[bc.name] = read_repeated(pf, rg, bc, scan, idx, ex)
+            env[bc.name] = read_repeated(reader, bc, scan)
     t, _ = evaluate(node, env, n)
     local = np.flatnonzero(t)
     ex.rows_returned += len(local)
@@ -95,7 +104,7 @@ def _read_row_group(bound: BoundFilter, rg: int, out_descs: Sequence[ColumnDescr
     others = {}
     if rest:
         absolute = local if scan is None else scan.absolute(local)
-        others = read_columns(pf, rg, rest, RowSelection.of_rows(absolute), idx, ex)
+        others = reader.read_rows(rest, RowSelection.of_rows(absolute))
     out = []
     for d in out_descs:
         c = pcols.get(d.dotted_path)
@@ -119,7 +128,7 @@ def _finish(pf: FileReader, ex: Explain, req0: int, bytes0: int, target: Explain
     st = pf.io_stats
     ex.requests = st.requests - (0 if io_from_open else req0)
     ex.bytes_read = st.bytes_read - (0 if io_from_open else bytes0)
-    ex.file_bytes = pf.range_reader.size
+    ex.file_bytes = pf.file_size
     ex.files_total = 1
     if ex.row_groups_total and ex.row_groups_read == 0 and ex.rows_decoded == 0:
         ex.files_pruned_metadata = 1
@@ -207,8 +216,8 @@ class FilePlan:
         pf = bound.pf
         out: list[int] = []
         if bound.node is None or bound.always_empty:
-            for rg in range(pf.num_row_groups):
-                if row_group_rows(pf, rg) == 0:
+            for rg in range(bound.num_row_groups):
+                if pf.row_group_rows(rg) == 0:
                     continue
                 ex.row_groups_total += 1
                 if bound.node is None:
@@ -222,7 +231,7 @@ class FilePlan:
         candidates = np.flatnonzero((rows > 0) & may).tolist()
         prefetch_bloom_probes(bound, candidates)
         for rg in candidates:
-            pruner = RowGroupPruner(bound, rg, ex)
+            pruner = RowGroupPruner(bound, rg, ex, int(rows[rg]))
             if not pruner.verdict(True, False)[0]:
                 ex.row_groups_pruned_bloom_filter += 1
             elif dictionaries and not pruner.verdict(True, True)[0]:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptFileError, ParquetError
-from ..format import PhysicalType, RowGroupList, T
+from ..errors import ParquetError
+from ..file import FooterStats
+from ..schema import PhysicalType
 from ..statistics import ChunkStats, SortOrder, column_order_kind, legacy_stats_trusted
 from .bind import (
     BoundAnd,
@@ -35,15 +36,10 @@ from .bind import (
     bound_leaves,
 )
 from .explain import Explain
-from .selection import row_group_rows
-
-if TYPE_CHECKING:
-    from ..file.reader import FileReader
-    from ..schema import ColumnDescriptor
 
 __all__ = ["UnitStats", "UnitStatsArrays", "Verdict", "to_domain", "narrow_bounds", "leaf_may", "leaf_may_arrays",
            "combine_verdicts", "column_stats", "meta_stats", "element_counts", "gather_stats", "statistics_verdicts",
-           "statistics_pass"]
+           "statistics_pass", "footer_of"]
 
 
 # ---------------------------------------------------------------------------
@@ -165,18 +161,21 @@ def combine_verdicts(node: BoundNode, leaf_fn: Callable[[BoundLeaf, bool, bool],
     return go(node, True, False)
 
 
-def column_stats(pf: FileReader, rg: int, bc: BoundColumn) -> UnitStats:
-    """What the footer says about ``bc`` in row group ``rg`` (nothing when its metadata is unusable)."""
-    rows = row_group_rows(pf, rg)
+def column_stats(bound: BoundFilter, rg: int, bc: BoundColumn, rows: int) -> UnitStats:
+    """What the footer says about ``bc`` in row group ``rg`` of ``rows`` rows (nothing when its metadata
+    is unusable): from the statistics :func:`statistics_verdicts` gathered, else asked of the file."""
+    if bound.footer is not None and bc.desc.index in bound.footer[1]:
+        got = bound.footer[1][bc.desc.index][rg]
+        return UnitStats(rows) if got is None else meta_stats(bc, rows, got, bound.created_by)
     try:
-        meta = pf.chunk_metadata(rg, bc.desc)
+        meta = bound.pf.chunk_statistics(rg, bc.desc)
     except ParquetError:
         return UnitStats(rows)
-    return meta_stats(bc, rows, meta, pf.created_by)
+    return meta_stats(bc, rows, meta, bound.created_by)
 
 
-def meta_stats(bc: BoundColumn, rows: int, meta: T.ColumnMetaData, created_by: str | None) -> UnitStats:
-    """What ColumnMetaData ``meta`` of a chunk of ``rows`` rows says (the scalar reference of
+def meta_stats(bc: BoundColumn, rows: int, meta: FooterStats, created_by: str | None) -> UnitStats:
+    """What the footer entry ``meta`` of a chunk of ``rows`` rows says (the scalar reference of
     :func:`gather_stats`)."""
     if bc.repeated:
         # a repeated leaf's counts are of level entries (>= 1 per row): the unit is the entries
@@ -189,8 +188,7 @@ def meta_stats(bc: BoundColumn, rows: int, meta: T.ColumnMetaData, created_by: s
                                 created_by=created_by, type_length=bc.type_length, logical_kind=bc.stat_kind)
     nulls = cs.null_count if cs.null_count is not None and cs.null_count <= rows else None
     if bc.repeated:
-        ss = meta.size_statistics
-        counts = element_counts(bc, ss.definition_level_histogram if ss is not None else None, rows)
+        counts = element_counts(bc, meta.definition_level_histogram, rows)
         if counts is not None:
             rows, nulls = counts
     nans = cs.nan_count if bc.dom == "float" else 0
@@ -425,7 +423,8 @@ def _decode_bounds(raws: list[bytes | None], bc: BoundColumn) -> tuple[np.ndarra
     return out, has
 
 
-def gather_stats(bc: BoundColumn, rows: np.ndarray, metas: Sequence[Any], created_by: str | None) -> UnitStatsArrays:
+def gather_stats(bc: BoundColumn, rows: np.ndarray, metas: Sequence[FooterStats | None],
+                 created_by: str | None) -> UnitStatsArrays:
     """:func:`meta_stats` of a column's chunk in every row group at once (``metas[i]`` None: the
     chunk has no usable metadata), with the bounds decoded as arrays."""
     n = len(metas)
@@ -435,7 +434,7 @@ def gather_stats(bc: BoundColumn, rows: np.ndarray, metas: Sequence[Any], create
                                for r, m in zip(row_list, metas)], bc)
     # chunks whose value count disagrees with the row count say nothing (meta_stats)
     ok = [m is not None and (m.num_values is None or m.num_values == r) for r, m in zip(row_list, metas)]
-    stats = [m.statistics if good else None for m, good in zip(metas, ok)]
+    stats = [m.statistics if good and m is not None else None for m, good in zip(metas, ok)]
     nulls = np.fromiter((_UNKNOWN if s is None or s.null_count is None or not 0 <= s.null_count <= r
                          else s.null_count for s, r in zip(stats, row_list)), np.int64, n)
     if bc.dom == "float":
@@ -476,40 +475,12 @@ def gather_stats(bc: BoundColumn, rows: np.ndarray, metas: Sequence[Any], create
     return UnitStatsArrays(rows.astype(np.int64), nulls, nans, lo, hi, has_lo, has_hi, exact)
 
 
-def _chunk_metas(pf: FileReader, descs: Sequence[ColumnDescriptor]) -> tuple[np.ndarray, dict[int, list[Any]]]:
-    """Row counts of every row group and the ColumnMetaData (None: unusable) of the chunks of
-    ``descs``; from one statistics skim of a lazily decoded footer when possible (decoding every
-    full RowGroup costs more than pruning them)."""
-    rgs = pf.thrift_metadata.row_groups
-    n = len(rgs)
-    skim = None
-    if pf.decryption is None and isinstance(rgs, RowGroupList) and rgs.decoded < n:
-        try:
-            skim = rgs.statistics_skim(size_statistics=any(d.max_repetition_level > 0 for d in descs))
-        except CorruptFileError:
-            skim = None
-        # anything RowGroupList would reject on access: take the path that reports it
-        if skim is not None and any(g.num_rows is None or g.num_rows < 0 or g.columns is None for g in skim):
-            skim = None
-    metas: dict[int, list[Any]] = {}
-    if skim is not None:
-        n_leaves = len(pf.columns)
-        rows = np.array([g.num_rows for g in skim], np.int64)
-        for d in descs:
-            i = d.index
-            metas[i] = [g.columns[i].meta_data if len(g.columns) == n_leaves else None for g in skim]
-        return rows, metas
-    rows = np.zeros(n, np.int64)
-    for d in descs:
-        metas[d.index] = [None] * n
-    for rg in range(n):
-        rows[rg] = row_group_rows(pf, rg)
-        for d in descs:
-            try:
-                metas[d.index][rg] = pf.chunk_metadata(rg, d)
-            except ParquetError:
-                pass
-    return rows, metas
+def footer_of(bound: BoundFilter) -> tuple[np.ndarray, dict[int, list[FooterStats | None]]]:
+    """Row counts of every row group and the footer statistics of the filter's columns in each,
+    asked of the file once per bound filter (the row groups' pruners use them too)."""
+    if bound.footer is None:
+        bound.footer = bound.pf.footer_statistics([bc.desc for bc in bound.cols.values()])
+    return bound.footer
 
 
 def statistics_verdicts(bound: BoundFilter) -> tuple[np.ndarray, np.ndarray]:
@@ -517,10 +488,9 @@ def statistics_verdicts(bound: BoundFilter) -> tuple[np.ndarray, np.ndarray]:
     (``RowGroupPruner.verdict(False, False)[0]`` of each)."""
     node = bound.node
     assert node is not None
-    pf = bound.pf
     used = {lf.col.name: lf.col for lf in bound_leaves(node)}
-    rows, metas = _chunk_metas(pf, [bc.desc for bc in used.values()])
-    arrays = {name: gather_stats(bc, rows, metas[bc.desc.index], pf.created_by) for name, bc in used.items()}
+    rows, metas = footer_of(bound)
+    arrays = {name: gather_stats(bc, rows, metas[bc.desc.index], bound.created_by) for name, bc in used.items()}
     t, _ = combine_verdicts(node, lambda leaf, nt, nf: leaf_may_arrays(leaf, arrays[leaf.col.name]))
     return rows, np.broadcast_to(np.asarray(t, bool), rows.shape)
 
@@ -528,10 +498,9 @@ def statistics_verdicts(bound: BoundFilter) -> tuple[np.ndarray, np.ndarray]:
 def statistics_pass(bound: BoundFilter, ex: Explain) -> list[int] | range:
     """Row groups left for :func:`_read_row_group` once statistics have pruned all of them at once;
     the empty and pruned ones are counted in ``ex`` as _read_row_group would count them."""
-    pf = bound.pf
     # one row group gains nothing: _read_row_group prunes it by statistics itself
-    if bound.node is None or isinstance(bound.node, BoundConst) or pf.num_row_groups < 2:
-        return range(pf.num_row_groups)
+    if bound.node is None or isinstance(bound.node, BoundConst) or bound.num_row_groups < 2:
+        return range(bound.num_row_groups)
     rows, may = statistics_verdicts(bound)
     gone = ~may | (rows <= 0)
     ex.row_groups_total += int(gone.sum())

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import logging
 import struct
-import zlib
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
-from .. import compression as compression_mod
-from ..encodings import decode_plain
 from ..errors import BloomFilterError, ParquetError
-from ..file.bloom_reader import chunk_bloom_site, probe_ranges
-from ..file.pages import parse_page_header
-from ..format import Encoding, PageType, PhysicalType
+from ..file import BloomProbes, ChunkPageIndex, PageLayout, PageStatistics, RowGroupReader
+from ..schema import ColumnDescriptor, PhysicalType
 from ..schema.literals import stored_ints
 from ..statistics import column_index_bounds, column_index_is_usable
 from ..table import Column
@@ -34,16 +30,13 @@ from .prune import (
     column_stats,
     combine_verdicts,
     element_counts,
+    footer_of,
     leaf_may,
     narrow_bounds,
     to_domain,
 )
-from .selection import PageIndexCache, PageLayout, row_group_rows
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from ..file.reader import FileReader
 
 __all__ = ["RowGroupPruner", "page_selection", "MAX_DICTIONARY_BYTES", "BLOOM_WHOLE_FILTER_PROBES",
            "bloom_probe_requests", "prefetch_bloom_probes"]
@@ -77,15 +70,13 @@ def _bloom_probes(bc: BoundColumn, key: Any) -> list[Any]:
     return [key]
 
 
-def bloom_probe_requests(bound: BoundFilter, row_groups: Sequence[int]) -> list[tuple[int, int]]:
-    """The byte ranges the Bloom probes of ``row_groups`` will read (headers and blocks of plaintext
-    filters; whole filters where a leaf has more keys than :data:`BLOOM_WHOLE_FILTER_PROBES`), so that a
-    remote reader can fetch them all at once. Ranges a pruner may end up not reading are included (a
-    row group another leaf rules out); a filter that cannot be located is left to the pruner."""
-    pf = bound.pf
-    if bound.node is None or pf.decryption is not None:
+def _probe_wants(bound: BoundFilter, row_groups: Sequence[int]) -> list[BloomProbes]:
+    """The Bloom probes the pruners of ``row_groups`` may make: per leaf with keys and row group, the
+    physical values of the keys the footer statistics do not rule out."""
+    if bound.node is None:
         return []
-    out: list[tuple[int, int]] = []
+    rows = footer_of(bound)[0]
+    out: list[BloomProbes] = []
     for leaf in bound_leaves(bound.node):
         keys = _bloom_keys(leaf)
         if not keys:
@@ -93,54 +84,61 @@ def bloom_probe_requests(bound: BoundFilter, row_groups: Sequence[int]) -> list[
         bc = leaf.col
         for rg in row_groups:
             try:
-                st = column_stats(pf, rg, bc)
+                st = column_stats(bound, rg, bc, int(rows[rg]))
                 probes = [p for k in keys if (st.lo is None or st.lo <= k) and (st.hi is None or k <= st.hi)
                           for p in _bloom_probes(bc, k)]
-                if not probes:
-                    continue
-                site = chunk_bloom_site(pf, rg, bc.desc, pf.chunk_metadata(rg, bc.desc))
-                if site is None:
-                    continue
-                site.check_placement()
-                if len(probes) > BLOOM_WHOLE_FILTER_PROBES:
-                    if site.length is not None:
-                        out.append((site.offset, site.length))
-                    continue
-                for p in probes:
-                    out.extend(probe_ranges(site, p, bc.desc))
             except (ParquetError, TypeError, ValueError, OverflowError):
                 continue  # the pruner meets the same problem and reports it
+            if probes:
+                out.append((rg, bc.desc, probes))
     return out
+
+
+def bloom_probe_requests(bound: BoundFilter, row_groups: Sequence[int]) -> list[tuple[int, int]]:
+    """The byte ranges the Bloom probes of ``row_groups`` will read (headers and blocks of plaintext
+    filters; whole filters where a leaf has more keys than :data:`BLOOM_WHOLE_FILTER_PROBES`), so that a
+    remote reader can fetch them all at once. Ranges a pruner may end up not reading are included (a
+    row group another leaf rules out); a filter that cannot be located is left to the pruner."""
+    return bound.pf.bloom_probe_ranges(_probe_wants(bound, row_groups), whole_over=BLOOM_WHOLE_FILTER_PROBES)
 
 
 def prefetch_bloom_probes(bound: BoundFilter, row_groups: Sequence[int]) -> None:
     """On a remote reader, fetch the Bloom probes of all ``row_groups`` in one concurrent round trip
     (the pruner's reads then find them); a local reader reads them as the pruner goes."""
-    reader = bound.pf.range_reader
-    if not reader.concurrent or len(row_groups) == 0:
+    if len(row_groups) == 0 or bound.node is None or not bound.pf.reads_concurrently:
         return
-    ranges = bloom_probe_requests(bound, row_groups)
-    if ranges:
-        reader.prefetch(ranges, what="Bloom filter")
+    bound.pf.prefetch_bloom_probes(_probe_wants(bound, row_groups), whole_over=BLOOM_WHOLE_FILTER_PROBES)
 
 
 class RowGroupPruner:
     """Row-group-level verdicts with lazily fetched Bloom filters and dictionaries."""
 
-    def __init__(self, bound: BoundFilter, rg: int, ex: Explain) -> None:
-        self.bound, self.pf, self.rg, self.ex = bound, bound.pf, rg, ex
+    def __init__(self, bound: BoundFilter, rg: int, ex: Explain, rows: int) -> None:
+        self.bound, self.pf, self.rg, self.ex, self.rows = bound, bound.pf, rg, ex, rows
+        self._reader: RowGroupReader | None = None  # made when first needed (dictionaries, reads)
         self.stats: dict[str, UnitStats] = {}
         self.bloom_cache: dict[tuple[int, Any], bool] = {}
         self.bloom_unused: set[int] = set()  # columns whose filter failed: not tried again in this row group
         self.dicts: dict[str, Any] = {}
         self.leaf_verdict: dict[int, tuple[bool, bool]] = {}
-        self.kept: dict[tuple[int, int], bytes] = {}  # dictionary pages already read
+
+    @property
+    def reader(self) -> RowGroupReader:
+        """The file layer's reader of this row group (its notes go to the Explain's)."""
+        if self._reader is None:
+            self._reader = self.pf.row_group_reader(self.rg, self.ex.notes)
+        return self._reader
+
+    @property
+    def has_reader(self) -> bool:
+        """Whether :attr:`reader` was made (anything read beyond the footer and Bloom filters)."""
+        return self._reader is not None
 
     def stat(self, bc: BoundColumn) -> UnitStats:
         """The footer statistics of ``bc`` in this row group (read once)."""
         s = self.stats.get(bc.name)
         if s is None:
-            s = self.stats[bc.name] = column_stats(self.pf, self.rg, bc)
+            s = self.stats[bc.name] = column_stats(self.bound, self.rg, bc, self.rows)
         return s
 
     def verdict(self, use_bloom: bool, use_dict: bool) -> tuple[bool, bool]:
@@ -217,7 +215,7 @@ class RowGroupPruner:
             return self.dicts[bc.name]
         d = None
         try:
-            d = _read_dictionary(self.pf, self.rg, bc, self.kept)
+            d = self.reader.dictionary(bc.desc, MAX_DICTIONARY_BYTES)
         except ParquetError as exc:
             self.ex.notes.append(f"dictionary of {bc.name} in row group {self.rg} unreadable ({exc}); not used")
         if d is not None:
@@ -236,57 +234,7 @@ class RowGroupPruner:
         return mt, mf
 
 
-def _read_dictionary(pf: FileReader, rg: int, bc: BoundColumn, keep: dict[tuple[int, int], bytes] | None = None) -> Any:
-    """The decoded dictionary of a chunk whose data pages are all dictionary-encoded, else None."""
-    if pf.decryption is not None:
-        return None
-    meta = pf.chunk_metadata(rg, bc.desc)
-    es = meta.encoding_stats
-    # a repeated leaf counts level entries, not rows
-    if not es or (meta.num_values != row_group_rows(pf, rg) and not bc.repeated):
-        return None
-    data = [s for s in es if s.page_type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2) and (s.count or 0) > 0]
-    if not data or any(s.encoding not in (Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY) for s in data):
-        return None
-    if not any(s.page_type == PageType.DICTIONARY_PAGE for s in es):
-        return None
-    start, length = pf.chunk_range(meta, rg, bc.desc)
-    span = (meta.data_page_offset or 0) - start  # the dictionary page lies between its offset and the data's
-    if pf.range_reader.concurrent and start == meta.dictionary_page_offset and 0 < span <= MAX_DICTIONARY_BYTES + 4096:
-        pf.range_reader.prefetch([(start, min(span, length))], what="dictionary page")  # header and page: one trip
-    return _dictionary_page(pf, bc, meta.codec, start, length, keep)
-
-
-def _dictionary_page(pf: FileReader, bc: BoundColumn, codec: int, start: int, length: int,
-                     keep: dict[tuple[int, int], bytes] | None) -> Any:
-    """The values of the dictionary page at the start of the chunk ``[start, start + length)``, or None
-    when it is not one, is too large to read just to prune, or fails its checksum.
-
-    Unencrypted chunks only; the header is parsed by the file layer's page codec.
-    """
-    head = pf.range_reader.read(start, min(length, 512), what="dictionary page header")
-    header, hlen = parse_page_header(head, 0, offset=start)
-    if header.type != PageType.DICTIONARY_PAGE or header.dictionary_page_header is None:
-        return None
-    csize, usize = header.compressed_page_size, header.uncompressed_page_size
-    dh = header.dictionary_page_header
-    if csize is None or usize is None or csize < 0 or usize < 0 or hlen + csize > length \
-            or csize > MAX_DICTIONARY_BYTES or usize > 8 * MAX_DICTIONARY_BYTES or dh.num_values is None \
-            or dh.num_values < 0 or dh.encoding not in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY):
-        return None
-    body = head[hlen:hlen + csize] if hlen + csize <= len(head) else \
-        pf.range_reader.read(start + hlen, csize, what="dictionary page")
-    if pf.verify_checksums and header.crc is not None and \
-            (zlib.crc32(body) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
-        return None  # the full read reports the checksum error
-    if keep is not None:  # the page is the prefix a later page-level read of this chunk needs
-        keep[(start, hlen + csize)] = head[:hlen] + body
-    raw = compression_mod.decompress(compression_mod.codec_by_id(codec), body, usize)
-    values, _ = decode_plain(raw, bc.ptype, dh.num_values, bc.type_length)
-    return values
-
-
-def _page_stats(bc: BoundColumn, ci: Any, layout: PageLayout) -> list[UnitStats] | None:
+def _page_stats(bc: BoundColumn, ci: PageStatistics, layout: PageLayout) -> list[UnitStats] | None:
     n = layout.num_pages
     prows = layout.page_rows()
     if not column_index_is_usable(ci, num_pages=n, page_row_counts=[int(x) for x in prows], ptype=bc.ptype):
@@ -300,6 +248,7 @@ def _page_stats(bc: BoundColumn, ci: Any, layout: PageLayout) -> list[UnitStats]
         if dh is not None and len(dh) == n * w:
             hists = [dh[i * w:(i + 1) * w] for i in range(n)]
     out = []
+    assert ci.null_pages is not None  # column_index_is_usable checked
     for i in range(n):
         r = int(prows[i])
         # a repeated leaf's counts are of level entries, not of the page's rows
@@ -320,22 +269,22 @@ def _page_stats(bc: BoundColumn, ci: Any, layout: PageLayout) -> list[UnitStats]
     return out
 
 
-def page_selection(bound: BoundFilter, rg: int, pruner: RowGroupPruner, idx: PageIndexCache,
-                   ex: Explain) -> list[tuple[int, int]] | None:
-    """Row ranges the page index cannot exclude; None when it excludes nothing (or is unusable)."""
+def page_selection(bound: BoundFilter, reader: RowGroupReader, pruner: RowGroupPruner, ex: Explain,
+                   also: Iterable[ColumnDescriptor] = ()) -> list[tuple[int, int]] | None:
+    """Row ranges the page index cannot exclude; None when it excludes nothing (or is unusable).
+    ``also``: columns to be read next, whose page index a remote file fetches in the same round trip."""
     node = bound.node
     assert node is not None
-    rows = row_group_rows(bound.pf, rg)
+    rows = reader.rows
     leaves = list(bound_leaves(node))
     descs = {lf.col.desc.index: lf.col.desc for lf in leaves}
-    idx.load(descs.values(), column_index=True)
+    index: dict[int, ChunkPageIndex] = reader.page_index(descs.values(), prefetch=also)
     per_col: dict[str, tuple[np.ndarray, list[UnitStats]]] = {}
     for lf in leaves:
         bc = lf.col
         if bc.name in per_col:
             continue
-        layout = idx.oi.get(bc.desc.index)
-        ci = idx.ci.get(bc.desc.index)
+        layout, ci = index[bc.desc.index].layout, index[bc.desc.index].statistics
         if layout is None or ci is None:
             continue
         ps = _page_stats(bc, ci, layout)

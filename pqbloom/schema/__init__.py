@@ -1,6 +1,10 @@
 """Schemas: fields with physical and logical types (:mod:`~pqbloom.schema.fields`), and the schema as a
-tree: its file schema elements, leaf columns and logical tree (:mod:`~pqbloom.schema.tree`)."""
+tree: its file schema elements, leaf columns and logical tree (:mod:`~pqbloom.schema.tree`).
 
+:class:`PhysicalType` is the format's enumeration, re-exported for code above the file layer that
+compares a field's physical type (the filter engine imports nothing of :mod:`pqbloom.format`)."""
+
+from ..format.enums import PhysicalType
 from .fields import (
     GROUP_ANNOTATIONS,
     MAX_SCHEMA_DEPTH,
@@ -25,6 +29,6 @@ from .tree import (
     set_arrow_conversion,
 )
 
-__all__ = ["LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
+__all__ = ["PhysicalType", "LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
            "nested_field", "decimal_flba_width", "MAX_SCHEMA_DEPTH", "GROUP_ANNOTATIONS", "check_field_depth",
            "leaves_from_thrift", "LNode", "build_tree", "repeated_def_levels", "has_leaves", "check_writable", "set_arrow_conversion"]

@@ -134,13 +134,14 @@ def build_offset_index(
 
 
 def column_index_is_usable(
-    ci: T.ColumnIndex,
+    ci: Any,
     *,
     num_pages: int | None = None,
     page_row_counts: Sequence[int] | None = None,
     ptype: int | None = None,
 ) -> bool:
-    """False when a ColumnIndex is internally inconsistent and must not drive pruning.
+    """False when a ColumnIndex (the Thrift struct, or :class:`pqbloom.file.PageStatistics`) is internally
+    inconsistent and must not drive pruning.
 
     Checks: list lengths agree (with ``num_pages`` / the OffsetIndex too);
     counts are non-negative; a null page has a positive null count (or covers
@@ -185,7 +186,7 @@ def column_index_is_usable(
 
 
 def column_index_bounds(
-    ci: T.ColumnIndex,
+    ci: Any,
     ptype: int,
     sort_order: SortOrder,
     *,

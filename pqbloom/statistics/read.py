@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CorruptFileError
-from ..format import T
 from ..format.enums import PhysicalType
 from .order import BINARY_TYPES, SortOrder, is_floating
 
@@ -201,7 +200,7 @@ class ChunkStats:
     @classmethod
     def from_thrift(
         cls,
-        stats: T.Statistics | None,
+        stats: Any,
         ptype: int,
         sort_order: SortOrder,
         *,
@@ -210,6 +209,8 @@ class ChunkStats:
         type_length: int | None = None,
         logical_kind: str | None = None,
     ) -> ChunkStats:
+        """From a ``Statistics`` struct (or anything with its fields: :class:`pqbloom.file.FooterStats`'
+        ``statistics``); None gives no statistics."""
         if stats is None:
             return cls()
 

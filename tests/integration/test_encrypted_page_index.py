@@ -13,7 +13,6 @@ and prune pages exactly as a plaintext file's do.
 
 from __future__ import annotations
 
-import copy
 import json
 import struct
 from pathlib import Path
@@ -34,8 +33,6 @@ from pqbloom.crypto import (
 from pqbloom.errors import AuthenticationError, KeyNotFoundError
 from pqbloom.file.column_reader import build_column
 from pqbloom.format import T, decode, decode_prefix
-from pqbloom.scan.explain import Explain
-from pqbloom.scan.selection import PageIndexCache
 from tests.conftest import (
     COL_KEY,
     K16,
@@ -316,7 +313,7 @@ def test_flipped_index_byte_fails_a_filtered_read(uniform_file, kind):
         with pytest.raises(AuthenticationError, match=f"{what} of column 'id' \\(row group 1\\)") as info:
             _explained(bytes(bad), FILTERS[0][0], props)
         assert_no_key_in(info.value)
-        # a read of every row opens no page index (documented: read_columns), so it still reads
+        # a read of every row opens no page index (documented: RowGroupReader.read_rows), so it still reads
         assert pqbloom.read_table(bytes(bad), decryption_properties=props).num_rows == N
         # a filtered read whose row groups are all pruned by statistics never reaches the index
         assert _explained(bytes(bad), [("id", "<", 0)], props)[0]["id"] == []
@@ -361,9 +358,7 @@ def test_a_page_read_on_its_own_is_opened_with_its_ordinal(uniform_file):
     with pqbloom.ParquetFile(uniform_file, decryption_properties=props) as f:
         for name in ("id", "v"):  # without and with a dictionary page
             desc = f.column_descriptor(name)
-            idx = PageIndexCache(f, 1, Explain())
-            idx.load([desc], column_index=False)
-            layout = idx.oi[desc.index]
+            layout = f.row_group_reader(1).page_index([desc], column_index=False)[desc.index].layout
             assert layout is not None and layout.num_pages > 3
             meta = f.chunk_metadata(1, desc)
             q = 2
@@ -372,17 +367,15 @@ def test_a_page_read_on_its_own_is_opened_with_its_ordinal(uniform_file):
             rows = int(layout.page_rows()[q])
             first = int(layout.first_rows[q])
             want = columns()[name][10_000 + first:10_000 + first + rows]
-            part = copy.copy(meta)
-            part.num_values = rows
-            got = f.decode_chunk(prefix + page, layout.prefix[0], part, 1, desc, page_ordinals=[q])
+            got = f.decode_chunk(prefix + page, layout.prefix[0], meta, 1, desc, page_ordinals=[q], num_values=rows)
             assert build_column(desc.field, [got]).to_pylist() == list(want)
             for ordinals in ([q - 1], [q + 1], None):  # the AAD binds the page ordinal
                 with pytest.raises(AuthenticationError):
-                    f.decode_chunk(prefix + page, layout.prefix[0], part, 1, desc, page_ordinals=ordinals)
+                    f.decode_chunk(prefix + page, layout.prefix[0], meta, 1, desc, page_ordinals=ordinals, num_values=rows)
             assert bool(prefix) is (name == "v")
             if prefix:  # the dictionary page where a data page should be
                 with pytest.raises(AuthenticationError):
-                    f.decode_chunk(prefix + page, layout.offsets[q], part, 1, desc, page_ordinals=[q])
+                    f.decode_chunk(prefix + page, layout.offsets[q], meta, 1, desc, page_ordinals=[q], num_values=rows)
 
 
 # =============================================================================================

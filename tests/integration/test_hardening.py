@@ -171,7 +171,7 @@ def test_fuzz_schema_element_without_name():
 
 
 def test_fuzz_filtered_read_with_missing_column_chunk():
-    # fuzz finding (atheris): scan.selection.PageIndexCache.load indexed a short chunk list (IndexError)
+    # fuzz finding (atheris): scan.selection.PageIndexCache.load (now file.page_index.PageIndex.load) indexed a short chunk list (IndexError)
     def fn(md):
         md.row_groups[0].columns = md.row_groups[0].columns[:1]
 

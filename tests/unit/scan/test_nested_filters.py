@@ -234,23 +234,29 @@ def test_page_index_prunes_pages_of_repeated_leaf(tmp_path, writer):
 
 
 def test_page_read_falls_back_when_offset_index_lies(tmp_path):
-    """Pages that do not hold the rows their OffsetIndex claims are not used (the whole chunk is)."""
-    from pqbloom.scan.read import read_repeated_pages
-    from pqbloom.scan.selection import PageIndexCache
+    """Pages that do not hold the rows their OffsetIndex claims are not used (the whole chunk is): the
+    file layer says so with PagesDoNotStandAlone, a checked condition, not a swallowed exception."""
+    from pqbloom.file import PagesDoNotStandAlone, RowSelection
+    from pqbloom.file.page_reads import decode_repeated_pages
 
     path = tmp_path / "lie.parquet"
     pqbloom.write_table(_tags_table(4000), path, row_group_size=4000, use_dictionary=False, data_page_size=2048)
     with pqbloom.ParquetFile(str(path)) as pf:
         d = pf.column_descriptor(LEAF)
-        idx = PageIndexCache(pf, 0, Explain())
-        idx.load([d], column_index=False)
-        layout = idx.oi[d.index]
+        layout = pf.row_group_reader(0).page_index([d], column_index=False)[d.index].layout
         assert layout is not None and layout.num_pages > 3
         pages = np.array([1, 2])
-        good = read_repeated_pages(pf, 0, d, layout, pages, idx)
-        assert good is not None and int((good.reps == 0).sum()) == int(layout.page_rows()[pages].sum())
+        got = {r: pf.range_reader.read(*r) for r in layout.ranges(pages)}
+        good = decode_repeated_pages(pf, 0, d, layout, pages, got)
+        assert int((good.reps == 0).sum()) == int(layout.page_rows()[pages].sum())
         layout.first_rows[2] += 1  # page 1 now claims one row more than it holds
-        assert read_repeated_pages(pf, 0, d, layout, pages, idx) is None
+        with pytest.raises(PagesDoNotStandAlone):
+            decode_repeated_pages(pf, 0, d, layout, pages, got)
+        # and a filtered read over such pages still returns the right rows, noting the whole-chunk read
+        reader = pf.row_group_reader(0)
+        reader.page_index([d], column_index=False)[d.index].layout.first_rows[2] += 1
+        rows = reader.read_repeated(d, RowSelection.of_ranges([(int(layout.first_rows[1]), int(layout.first_rows[2]))]))
+        assert rows.first_rows is None and reader.counts.notes and "read the whole chunk" in reader.counts.notes[0]
 
 
 # ---------------------------------------------------------------------------

@@ -22,7 +22,6 @@ from pqbloom.file.page_walk import walk_page_headers
 from pqbloom.file.pages import parse_page_header
 from pqbloom.format import PageType, encode
 from pqbloom.scan import Explain, field
-from pqbloom.scan.selection import PageIndexCache
 from tests.corpora import needs
 from tests.paths import REAL_WORLD
 
@@ -121,14 +120,13 @@ def test_walk_agrees_with_pyarrows_offset_index(tmp_path: Path) -> None:
             pqbloom.ParquetFile(tmp_path / "indexed.parquet") as indexed:
         pages = 0
         for rg in range(plain.num_row_groups):
-            idx = PageIndexCache(indexed, rg, Explain())
-            idx.load(indexed.columns, column_index=False)
+            index = indexed.row_group_reader(rg).page_index(indexed.columns, column_index=False)
             rows = plain.thrift_metadata.row_groups[rg].num_rows
             for d in plain.columns:
                 meta = plain.chunk_metadata(rg, d)
                 start, length = plain.chunk_range(meta, rg, d)
                 w = walk_page_headers(plain.range_reader.read(start, length), start, d, meta.num_values, rows)
-                oi = idx.oi[d.index]
+                oi = index[d.index].layout
                 assert w is not None and oi is not None
                 pages += len(w.offsets)
                 assert w.first_rows.tolist() == oi.first_rows.tolist()

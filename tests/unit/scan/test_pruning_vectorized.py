@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqbloom
+from pqbloom.file import FooterStats
 from pqbloom.format import RowGroupList, T
 from pqbloom.scan import Explain, field
 from pqbloom.scan.bind import BoundColumn, BoundFilter, bind, bound_leaves
@@ -33,6 +34,7 @@ from pqbloom.scan.prune import (
 )
 from pqbloom.scan.prune_row_group import RowGroupPruner
 from pqbloom.schema import leaves_from_thrift
+from pqbloom.statistics import column_order_kind
 
 PT = T.Type
 CT = T.ConvertedType
@@ -107,7 +109,7 @@ def _bcol(kind: str, repeated: bool, order) -> BoundColumn:
     else:
         els = [T.SchemaElement(name="root", num_children=1), leaf]
     desc = leaves_from_thrift(els)[0][0]
-    return BoundColumn(desc, order)
+    return BoundColumn(desc, column_order_kind(order))
 
 
 @st.composite
@@ -184,7 +186,8 @@ def test_vectorized_statistics_verdicts_match_the_scalar_reference(case, data):
         return  # a literal this column cannot compare with: binding fails before any pruning
     rows = np.array([r for r, _ in chunks], np.int64)
     metas = [m for _, m in chunks]
-    scalar = [UnitStats(r) if m is None else meta_stats(bc, r, m, writer) for r, m in chunks]
+    metas = [None if m is None else FooterStats.of(m) for m in metas]  # what the file layer hands the scan
+    scalar = [UnitStats(r) if m is None else meta_stats(bc, r, m, writer) for r, m in zip(rows.tolist(), metas)]
     arrays = gather_stats(bc, rows, metas, writer)
     for leaf in bound_leaves(node):
         t_arr, f_arr = leaf_may_arrays(leaf, arrays)
@@ -238,7 +241,9 @@ def test_skim_of_a_lazy_footer_prunes_as_full_row_groups_do(many_typed, flt):
         rows, may = statistics_verdicts(plan)  # from the skim: nothing decoded yet
         assert pf.thrift_metadata.row_groups.decoded <= 2
         ex = Explain()
-        expect = [RowGroupPruner(plan, rg, ex).verdict(False, False)[0] for rg in range(pf.num_row_groups)]
+        ref = BoundFilter(pf, flt)  # no statistics gathered: each pruner reads its row group's full metadata
+        expect = [RowGroupPruner(ref, rg, ex, pf.row_group_rows(rg)).verdict(False, False)[0]
+                  for rg in range(pf.num_row_groups)]
         assert may.tolist() == expect
         assert rows.tolist() == [pf.thrift_metadata.row_groups[i].num_rows for i in range(pf.num_row_groups)]
         if flt is FILTERS[0]:
