@@ -62,15 +62,20 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.api": "`ParquetFile` (a `FileReader` that also takes `filters=`), `read_table`, `read_metadata`, "
                        "`read_schema`, `write_table`",
     }),
+    Layer("datasets", {
+        "pqbloom.datasets": "many files as one table, over the filter engine's public names: `discover.py` the "
+                            "data files of a local or remote directory and their Hive partition values, `read.py` "
+                            "many files read as one table (partition pruning, schema checks, remote files opened "
+                            "in waves), `sources.py` (`Dataset`, `dataset()`: directories, lists, globs and URLs), "
+                            "`write.py` (`write_to_dataset`, Hive directory names, local and remote atomic sinks)",
+    }),
     Layer("the filter engine", {
         "pqbloom.scan": "over the file reader's public methods: `expr.py` expressions, `parse.py` DNF lists and "
                         "the text grammar, `bind.py` literals to a column's physical domain, `evaluate.py` exact "
                         "three-valued evaluation, `prune.py` statistics verdicts for every row group at once, "
                         "`prune_row_group.py` Bloom filter, dictionary and page-index verdicts, `selection.py` "
                         "`RowSelection` and page layouts, `read.py` late-materialized reads, `plan.py` `plan_file` "
-                        "/ `read_filtered`, `explain.py` `Explain`, `dataset.py` directories of files, `sources.py` "
-                        "(`Dataset`: directories, lists and globs of files), `write_dataset.py` "
-                        "(`write_to_dataset`, Hive directory names)",
+                        "/ `read_filtered`, `explain.py` `Explain`",
     }),
     Layer("files", {
         "pqbloom.file": "bytes <-> columns, knowing no filters: `reader.py` `FileReader` (footer, columns, chunk "

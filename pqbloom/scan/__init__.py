@@ -74,15 +74,13 @@ Modules (each imports only those listed before it, and the file layer's public n
 three-valued evaluation), :mod:`.selection` (row ranges, page layouts, the page index),
 :mod:`.prune` (statistics verdicts, every row group at once), :mod:`.prune_row_group` (Bloom
 filters, dictionaries, page index), :mod:`.read` (late-materialized reads), :mod:`.plan`
-(:func:`read_filtered`, :class:`FilePlan`), :mod:`.dataset` (directories of files), :mod:`.sources`
-(:class:`~pqbloom.scan.sources.Dataset`: directories, lists and globs of files), :mod:`.write_dataset`
-(:func:`~pqbloom.scan.write_dataset.write_to_dataset`, the Hive layout written).
+(:func:`read_filtered`, :class:`FilePlan`). Many files (directories, Hive partitions, globs, URLs,
+``write_to_dataset``) are :mod:`pqbloom.datasets`, above this package.
 """
 
 from __future__ import annotations
 
 from .bind import BoundFilter
-from .dataset import read_dataset
 from .explain import Explain
 from .expr import And, Compare, Const, Expr, FieldRef, IsIn, IsNull, Not, Or, could_be_true, field, substitute
 from .parse import FilterLike, parse_filter, to_expression
@@ -109,7 +107,6 @@ __all__ = [
     "iter_filtered_batches",
     "parse_filter",
     "plan_file",
-    "read_dataset",
     "read_filtered",
     "substitute",
     "to_expression",
