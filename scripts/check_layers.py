@@ -130,8 +130,10 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.format": "the only door to the generated Thrift `_thrift/`: `codec.py` compact protocol, "
                           "`footer.py` lazy footers, `enums.py` the enums and the one physical-type dtype table, "
                           "`flatbuf.py`",
-        "pqbloom.io": "counted range reads and atomic sinks; `remote.py` range requests and sinks on fsspec and "
-                      "pyarrow filesystems, `sources.py` URLs and `filesystem=` to readers and sinks",
+        "pqbloom.io": "counted range reads and atomic sinks; `__init__.py` the face (names only), `local.py` "
+                      "`RangeReader` over local files, bytes and file objects (regular files only), `sinks.py` atomic "
+                      "local sinks (a temporary file, then a rename), `remote.py` range requests and sinks on fsspec "
+                      "and pyarrow filesystems, `sources.py` URLs and `filesystem=` to readers and sinks",
         "pqbloom.limits": "the per-read memory ceiling (`memory_limit`), charged before each allocation a file sizes",
         "pqbloom.arrays": "the in-memory arrays: numpy for fixed widths, `BinaryArray` (one buffer and offsets) for "
                           "byte arrays",
@@ -582,10 +584,12 @@ def layers_markdown(root: Path = ROOT) -> str:
     """The README's layout list: one numbered item per layer, top first, one bullet per entry."""
     out: list[str] = []
     for i, layer in enumerate(LAYERS):
-        out.append(f"{i + 1}. {layer.title[0].upper() + layer.title[1:]}:")
+        number = f"{i + 1}. "
+        pad = " " * len(number)  # bullets start under the item's text, so that "10." still nests them
+        out.append(f"{number}{layer.title[0].upper() + layer.title[1:]}:")
         for prefix, doc in layer.entries.items():
-            out.append(textwrap.fill(f"`{display_name(root, prefix)}`: {doc}.", width=110, initial_indent="   - ",
-                                     subsequent_indent="     ", break_on_hyphens=False, break_long_words=False))
+            out.append(textwrap.fill(f"`{display_name(root, prefix)}`: {doc}.", width=110, initial_indent=pad + "- ",
+                                     subsequent_indent=pad + "  ", break_on_hyphens=False, break_long_words=False))
     return "\n".join(out) + "\n"
 
 
