@@ -4,7 +4,7 @@ Whatever happens to a write (an exception, SIGKILL at any point, another writer 
 same target), the file at the target decrypts with the sidecar beside it, and holds the old or
 the new data, never neither. Each write names its keys with ids of its own, so the sidecar can
 hold the old and the new file's keys while the new file is renamed into place. pyarrow and Spark
-(parquet-java) read what pqbloom commits, in every intermediate state.
+(parquet-java; tests/integration/test_key_material_spark.py) read what pqbloom commits, in every intermediate state.
 """
 
 from __future__ import annotations
@@ -431,14 +431,6 @@ def test_pqbloom_and_pyarrow_read_every_commit_state(peer_states):
     # once committed, the keys of the pyarrow file it replaced are gone: a sidecar holding parquet-java's
     # fixed id "footerKey" beside pqbloom's would be taken for this file's by key rotation tools
     assert not {"footerKey", "columnKey0"} & set(sidecar(peer_states["over-pyarrow"][0]))
-
-
-@pytest.mark.spark
-def test_spark_reads_every_commit_state(peer_states, spark):
-    for name, (path, version) in peer_states.items():
-        rows = spark.read.parquet(str(path)).selectExpr("count(*) AS n", "min(v) AS lo", "max(v) AS hi",
-                                                        "sum(id) AS s").collect()[0]
-        assert (rows.n, rows.lo, rows.hi, rows.s) == (N, version, version, N * (N - 1) // 2), name
 
 
 def test_pqbloom_reads_sidecars_written_by_pyarrow(tmp_path):
