@@ -134,8 +134,8 @@ def release_cached_pages(path: str) -> None:
     """Ask the kernel to drop its cached pages of the regular file at ``path`` (a file about to be
     replaced): the file's content is untouched, and the pages of the file written to replace it
     then come from memory just freed. On Linux, writing a new file while the old one's pages stay
-    cached took 2.3 times as long in write calls (570 MB: 0.38 s against 0.16 s), since the old
-    pages are only freed at the rename. A hint only: nothing happens without ``posix_fadvise``, for a
+    cached made the write calls much slower (docs/benchmarks.md), since the old pages are only freed
+    at the rename. A hint only: nothing happens without ``posix_fadvise``, for a
     symbolic link (the rename replaces the link, not what it points to), for anything but a regular
     file, or when the file cannot be opened for reading."""
     if not hasattr(os, "posix_fadvise"):
