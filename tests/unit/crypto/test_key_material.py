@@ -9,6 +9,7 @@ hold the old and the new file's keys while the new file is renamed into place. p
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -28,6 +29,7 @@ import pytest
 
 import pqbloom
 from interop.spark_support import MASTER_KEYS
+from pqbloom.cli.main import main
 from pqbloom.crypto import decrypt_key_locally, encrypt_key_locally, key_material_path
 from pqbloom.errors import CryptoError, EncryptionError, KeyNotFoundError, SchemaError
 from tests.conftest import SPARK_MASTER_KEYS
@@ -127,15 +129,18 @@ def test_failing_convert_leaves_old_file_decryptable(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("id,v\n" + "".join(f"{i},8\n" for i in range(10)) + "oops,8\n")
 
-    def convert(src: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "pqbloom.cli", "convert", str(src), str(out), "--kms-config",
-                               str(cfg), "--schema", "id:int64,v:int64", "--chunk-rows", "4"],
-                              capture_output=True, text=True, cwd=REPO_ROOT, env=CHILD_ENV)
+    def convert(src: Path) -> tuple[int, str]:
+        """The command, in process (pqbloom.cli.main.main): its exit status and stderr."""
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(["convert", str(src), str(out), "--kms-config", str(cfg), "--schema", "id:int64,v:int64",
+                         "--chunk-rows", "4"])
+        return code, err.getvalue()
 
-    assert convert(good).returncode == 0
+    assert convert(good)[0] == 0
     before = Path(key_material_path(out)).read_bytes()
-    proc = convert(bad)
-    assert proc.returncode != 0 and "oops" in proc.stderr
+    code, err = convert(bad)
+    assert code != 0 and "oops" in err
     assert Path(key_material_path(out)).read_bytes() == before
     dprops = factory().file_decryption_properties(pqbloom.KmsConnectionConfig(), file_path=out)
     assert pqbloom.read_table(out, decryption_properties=dprops).to_pydict()["v"] == [7] * 10
