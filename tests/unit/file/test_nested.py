@@ -507,7 +507,9 @@ WRITE_OPTIONS = st.fixed_dictionaries({
     "use_dictionary": st.booleans(),
     "compression": st.sampled_from(["snappy", "none", "zstd"]),
 })
-HYP = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: the unit tier's examples of the two round trips below; tests/integration/test_properties_thorough.py runs them
+#: with 120 each
+HYP = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @HYP
