@@ -24,13 +24,12 @@ from .crypto import (
     KmsClient,
     KmsConnectionConfig,
 )
+from .datasets import Dataset, dataset, write_to_dataset
 from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
 from .file.options import BloomFilterOptions, WriterOptions
 from .file.sorting import SortingColumn
 from .file.writer import ParquetWriter
 from .scan import Explain, FilePlan, field, plan_file
-from .scan.sources import Dataset, dataset
-from .scan.write_dataset import write_to_dataset
 from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
 from .table import Column, Table
 

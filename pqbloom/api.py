@@ -14,13 +14,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 from .crypto import FileDecryptionProperties
+from .datasets import Dataset, is_dataset_source, read_dataset, read_source
 from .file.metadata import FileMetadata
 from .file.reader import FileReader, Source
 from .file.writer import Destination, ParquetWriter
 from .io.sources import local_source, locate, open_location, open_source
 from .limits import memory_budget, run_limited
 from .scan import Explain, Expr, iter_filtered_batches, read_filtered
-from .scan.sources import Dataset, is_dataset_source, read_source
 from .schema import Schema
 from .table import Table
 from .table.arrow_file_schema import cast_to_schema
@@ -92,7 +92,7 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
                *, filters: Filters | None = None, explain: Explain | None = None, use_threads: bool = True,
                schema: Any = None, filesystem: Any = None, **kwargs: Any) -> Table:
     """Read a Parquet file, or many (a directory, a list of files, a glob pattern or a
-    :class:`~pqbloom.scan.sources.Dataset`: see :mod:`pqbloom.scan.sources`), into a Table.
+    :class:`~pqbloom.datasets.Dataset`: see :mod:`pqbloom.datasets.sources`), into a Table.
 
     ``columns`` selects by name; ``filters`` / ``explain`` as in :meth:`ParquetFile.read` (here the
     explained IO includes the footer). A filter on a leaf inside a list or map
@@ -113,9 +113,7 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
                            explain=explain, use_threads=use_threads, filesystem=filesystem, **kwargs)
         return cast_to_schema(table, schema, columns)
     loc = locate(source, filesystem)  # a remote file or directory (None: a local source)
-    if loc is not None and loc.is_dir:
-        from .scan.dataset import read_dataset  # the dataset reader opens the files itself
-
+    if loc is not None and loc.is_dir:  # the dataset reader lists the directory and opens the files itself
         with memory_budget(kwargs.get("memory_limit")):
             return read_dataset(loc, columns, filters=filters, explain=explain, **kwargs)
     if loc is None:

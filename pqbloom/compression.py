@@ -66,7 +66,7 @@ def _fresh(size: int) -> memoryview | bytearray:
 
 # -- snappy -------------------------------------------------------------------
 def _snappy_compress(data: Buffer) -> Buffer:
-    # the compiled compressor (pqbloom/_kernels/snappy.pyx) when built: cramjam's took ~1.3x as long
+    # the compiled compressor (pqbloom/_kernels/snappy.pyx) when built: cramjam's is slower (docs/benchmarks.md)
     out = kernels.snappy_compress(data)
     # else a view of cramjam's buffer: bytes(...) copied every page once more
     return out if out is not None else memoryview(cramjam.snappy.compress_raw(data))
@@ -79,8 +79,8 @@ def _snappy_decompress(data: Buffer, size: int) -> Buffer:
         raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
     # straight into a buffer of the declared size: bytes(decompress_raw(...)) copied every page once more
     out = _fresh(size)
-    # the compiled decompressor when built (pqbloom/_kernels/unsnappy.pyx: 0.83 of cramjam's time on
-    # URL-like strings); a block it rejects goes to cramjam as well, so that a corrupt page fails with
+    # the compiled decompressor when built (pqbloom/_kernels/unsnappy.pyx: faster than cramjam on
+    # URL-like strings, docs/benchmarks.md); a block it rejects goes to cramjam as well, so that a corrupt page fails with
     # the same message in both modes
     if kernels.snappy_decompress_into(data, out):
         return out
@@ -130,9 +130,8 @@ def _zstd_compress_level(data: Buffer, level: int) -> bytes:
 def _load_libzstd() -> ctypes.CDLL | None:
     """The system's libzstd (Debian's dpkg depends on it, so it is on every Debian machine), or None.
 
-    cramjam's and python-zstandard's bundled builds decompressed a 104 MB page of DuckDB's
-    ``seqs_table.parquet`` in 146 and 90 ms; libzstd 1.5.4 called directly into our buffer took 41
-    (pyarrow's bundled one 23). ctypes releases the GIL for the call, so threaded reads stay
+    cramjam's and python-zstandard's bundled builds decompressed a large page markedly slower than the
+    system's libzstd called directly into our buffer (figures in docs/benchmarks.md). ctypes releases the GIL for the call, so threaded reads stay
     parallel. ``PQBLOOM_PURE_PYTHON=1`` (the kernels' reference mode) or a missing library selects
     cramjam.
     """

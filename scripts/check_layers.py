@@ -62,6 +62,13 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.api": "`ParquetFile` (a `FileReader` that also takes `filters=`), `read_table`, `read_metadata`, "
                        "`read_schema`, `write_table`",
     }),
+    Layer("datasets", {
+        "pqbloom.datasets": "many files as one table, over the filter engine's public names: `discover.py` the "
+                            "data files of a local or remote directory and their Hive partition values, `read.py` "
+                            "many files read as one table (partition pruning, schema checks, remote files opened "
+                            "in waves), `sources.py` (`Dataset`, `dataset()`: directories, lists, globs and URLs), "
+                            "`write.py` (`write_to_dataset`, Hive directory names, local and remote atomic sinks)",
+    }),
     Layer("the filter engine", {
         "pqbloom.scan": "expressions and verdicts over the members of the file reader `file/row_access.py` lists "
                         "(no IO, no Thrift, no decryption): `expr.py` expressions, `parse.py` DNF lists and "
@@ -69,9 +76,7 @@ LAYERS: tuple[Layer, ...] = (
                         "three-valued evaluation, `prune.py` statistics verdicts for every row group at once, "
                         "`prune_row_group.py` Bloom filter, dictionary and page-index verdicts, `read.py` late "
                         "materialization's evaluation side (repeated leaves, page-by-page scans), `plan.py` `plan_file` "
-                        "/ `read_filtered`, `explain.py` `Explain`, `dataset.py` directories of files, `sources.py` "
-                        "(`Dataset`: directories, lists and globs of files), `write_dataset.py` "
-                        "(`write_to_dataset`, Hive directory names)",
+                        "/ `read_filtered`, `explain.py` `Explain`",
     }),
     Layer("files", {
         "pqbloom.file": "bytes <-> columns, knowing no filters: `reader.py` `FileReader` (footer, columns, chunk "
@@ -131,8 +136,10 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.format": "the only door to the generated Thrift `_thrift/`: `codec.py` compact protocol, "
                           "`footer.py` lazy footers, `enums.py` the enums and the one physical-type dtype table, "
                           "`flatbuf.py`",
-        "pqbloom.io": "counted range reads and atomic sinks; `remote.py` range requests and sinks on fsspec and "
-                      "pyarrow filesystems, `sources.py` URLs and `filesystem=` to readers and sinks",
+        "pqbloom.io": "counted range reads and atomic sinks; `__init__.py` the face (names only), `local.py` "
+                      "`RangeReader` over local files, bytes and file objects (regular files only), `sinks.py` atomic "
+                      "local sinks (a temporary file, then a rename), `remote.py` range requests and sinks on fsspec "
+                      "and pyarrow filesystems, `sources.py` URLs and `filesystem=` to readers and sinks",
         "pqbloom.limits": "the per-read memory ceiling (`memory_limit`), charged before each allocation a file sizes",
         "pqbloom.arrays": "the in-memory arrays: numpy for fixed widths, `BinaryArray` (one buffer and offsets) for "
                           "byte arrays",
@@ -583,10 +590,12 @@ def layers_markdown(root: Path = ROOT) -> str:
     """The README's layout list: one numbered item per layer, top first, one bullet per entry."""
     out: list[str] = []
     for i, layer in enumerate(LAYERS):
-        out.append(f"{i + 1}. {layer.title[0].upper() + layer.title[1:]}:")
+        number = f"{i + 1}. "
+        pad = " " * len(number)  # bullets start under the item's text, so that "10." still nests them
+        out.append(f"{number}{layer.title[0].upper() + layer.title[1:]}:")
         for prefix, doc in layer.entries.items():
-            out.append(textwrap.fill(f"`{display_name(root, prefix)}`: {doc}.", width=110, initial_indent="   - ",
-                                     subsequent_indent="     ", break_on_hyphens=False, break_long_words=False))
+            out.append(textwrap.fill(f"`{display_name(root, prefix)}`: {doc}.", width=110, initial_indent=pad + "- ",
+                                     subsequent_indent=pad + "  ", break_on_hyphens=False, break_long_words=False))
     return "\n".join(out) + "\n"
 
 

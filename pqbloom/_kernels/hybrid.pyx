@@ -98,7 +98,8 @@ cdef extern from *:
 
 cdef inline void _unpack8_bits(uint8_t byte, out_t *out) noexcept nogil:
     """Bit width 1 (levels of optional columns, booleans): eight values from one byte (one 8-byte
-    store for byte-wide outputs: the levels of 10M rows took ~2 ns each a value at a time)."""
+    store for byte-wide outputs: a value at a time, the levels of a large column took measurably
+    longer; docs/benchmarks.md)."""
     cdef int j
     if out_t is int8_t or out_t is uint8_t:
         spread_bits(byte, <uint8_t *>out)

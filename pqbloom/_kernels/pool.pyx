@@ -3,8 +3,8 @@
 
 A read's columns are hundreds of megabytes of fresh memory. glibc gives each such buffer its own
 mapping and unmaps it when the array is freed, so the next read faults every page in again, and on a
-virtual machine whose host takes freed pages back that costs more than decoding (a 10M-row string
-read: 1.5 s of system time for 1.3 s of work). pyarrow keeps freed memory in its own allocator; this
+virtual machine whose host takes freed pages back that costs more than decoding (figures in
+docs/benchmarks.md, "Memory"). pyarrow keeps freed memory in its own allocator; this
 module does the same for the buffers pqbloom hands out: a :class:`PoolBuffer` exports a block by
 the buffer protocol, and when the last reference to it goes (the array, its views, an Arrow buffer
 made from it), the block returns to a free list instead of to the system. A block is taken again by

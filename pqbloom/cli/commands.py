@@ -1,7 +1,7 @@
 """The reading commands: ``inspect``, ``schema``, ``head``, ``probe``, ``query`` and ``layout``.
 
 Each takes a Parquet file; ``inspect``, ``schema``, ``head``, ``probe`` and ``query`` also take a
-dataset directory (Hive partitions, as :mod:`pqbloom.scan.dataset` reads them); ``layout`` draws one
+dataset directory (Hive partitions, as :mod:`pqbloom.datasets` reads them); ``layout`` draws one
 file and says so when given a directory.
 """
 
@@ -46,7 +46,7 @@ def _dataset_files(path: str) -> list[Any] | None:
     """The data files of ``path`` when it is a directory (None for a file); an empty directory is an error."""
     if not os.path.isdir(path):
         return None
-    from ..scan.dataset import discover
+    from ..datasets import discover
 
     frags = discover(path)
     if not frags:
@@ -88,7 +88,7 @@ def cmd_head(args: argparse.Namespace) -> int:
     """``pqbloom head FILE|DIR [-n N]``: the first rows as JSON lines (a directory's files in sorted order,
     with their partition columns)."""
     from ..api import ParquetFile
-    from ..scan.dataset import partition_types, partition_value
+    from ..datasets import partition_types, partition_value
 
     if args.n <= 0:
         return 0
@@ -138,7 +138,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     """``pqbloom schema FILE|DIR``: one line per top-level field (a directory: its first file's, then the
     partition columns)."""
     from ..api import read_schema
-    from ..scan.dataset import partition_types
+    from ..datasets import partition_types
 
     frags = _dataset_files(args.file)
     first = args.file if frags is None else frags[0].path

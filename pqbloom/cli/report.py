@@ -225,7 +225,7 @@ def print_pages(c: dict[str, Any]) -> None:
 def inspect_dataset(path: str, decryption_properties: FileDecryptionProperties | None = None) -> dict[str, Any]:
     """A JSON-able summary of a dataset directory: its data files (rows, row groups, size, partition values)."""
     from ..api import ParquetFile
-    from ..scan.dataset import discover
+    from ..datasets import discover
 
     frags = discover(path)
     if not frags:

@@ -271,8 +271,8 @@ def estimate_distinct_fraction(values, sample: int = 4096, seed: int = 0) -> flo
     dictionary building when this is close to 1.
 
     The sample is taken in runs of ``_SAMPLE_RUN`` consecutive values at random places: a run
-    shares cache lines, where one value per random place cost a cache miss each (4-5 ms per
-    column chunk of a million strings, 4% of a string write).
+    shares cache lines, where one value per random place cost a cache miss each, a visible share of a
+    string write (docs/benchmarks.md).
     """
     n = len(values)
     if n == 0:

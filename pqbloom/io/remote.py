@@ -30,7 +30,8 @@ from functools import partial
 from typing import Any
 
 from ..errors import CorruptFileError, ParquetError, SourceChangedError
-from . import CountingWriter, IOStats, RangeReader
+from .local import IOStats, RangeReader
+from .sinks import CountingWriter
 
 __all__ = ["RemoteRangeReader", "RemoteSink", "is_http", "open_readers", "prefetch_many", "HTTP_TAIL_READ", "run_concurrently", "MAX_PREFETCH_BYTES",
            "MAX_CONCURRENCY"]

@@ -20,9 +20,10 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
-from . import CommitCompanion, RangeReader
-from . import open_sink as open_local_sink
+from .local import RangeReader
 from .remote import RemoteRangeReader, RemoteSink, is_http
+from .sinks import CommitCompanion
+from .sinks import open_sink as open_local_sink
 
 __all__ = ["REMOTE_HINT", "RemoteLocation", "is_url", "file_url_path", "local_source", "locate", "open_location",
            "open_source", "split_remote",

@@ -73,10 +73,9 @@ Modules (each imports only those listed before it, and the file layer's public f
 :mod:`.bind` (literals to a column's physical domain; the bound tree), :mod:`.evaluate` (exact
 three-valued evaluation), :mod:`.prune` (statistics verdicts, every row group at once),
 :mod:`.prune_row_group` (Bloom filters, dictionaries, page index), :mod:`.read` (late
-materialization's evaluation side), :mod:`.plan` (:func:`read_filtered`, :class:`FilePlan`),
-:mod:`.dataset` (directories of files), :mod:`.sources` (:class:`~pqbloom.scan.sources.Dataset`:
-directories, lists and globs of files), :mod:`.write_dataset`
-(:func:`~pqbloom.scan.write_dataset.write_to_dataset`, the Hive layout written).
+materialization's evaluation side), :mod:`.plan` (:func:`read_filtered`, :class:`FilePlan`). Many
+files (directories, Hive partitions, globs, URLs, ``write_to_dataset``) are :mod:`pqbloom.datasets`,
+above this package.
 
 The seam with the file layer
 ----------------------------
@@ -85,16 +84,14 @@ The engine decides which rows; the file layer reads them. It reads a file throug
 probes, and per row group a :class:`~pqbloom.file.RowGroupReader`: the page index as
 :class:`~pqbloom.file.PageStatistics` and :class:`~pqbloom.file.PageLayout`, dictionaries for pruning,
 and ``read_rows`` / ``read_repeated`` / ``page_columns`` of a :class:`~pqbloom.file.RowSelection`), and
-imports nothing of :mod:`pqbloom.format`, :mod:`pqbloom.io` or :mod:`pqbloom.crypto` (the dataset
-modules aside, which are moving to their own package). ``scripts/trace_seam.py`` counts how often a
-lookup crosses it.
+imports nothing of :mod:`pqbloom.format`, :mod:`pqbloom.io` or :mod:`pqbloom.crypto`.
+``scripts/trace_seam.py`` counts how often a lookup crosses it.
 """
 
 from __future__ import annotations
 
 from ..file import RowSelection
 from .bind import BoundFilter
-from .dataset import read_dataset
 from .explain import Explain
 from .expr import And, Compare, Const, Expr, FieldRef, IsIn, IsNull, Not, Or, could_be_true, field, substitute
 from .parse import FilterLike, parse_filter, to_expression
@@ -120,7 +117,6 @@ __all__ = [
     "iter_filtered_batches",
     "parse_filter",
     "plan_file",
-    "read_dataset",
     "read_filtered",
     "substitute",
     "to_expression",

@@ -40,9 +40,9 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from ..api import ParquetFile
+from ..datasets import SchemaCheck
 from ..errors import SchemaError
 from ..scan import Const, Explain, Expr, could_be_true, parse_filter, plan_file, substitute
-from ..scan.dataset import SchemaCheck
 from .common import DataSourceReader, InputPartition, open_file, option
 from .schema import PartitionValues, columns_option, discover_files, spark_types
 

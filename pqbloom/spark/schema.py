@@ -18,9 +18,9 @@ from collections.abc import Container, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..api import ParquetFile
+from ..datasets import discover, partition_types, partition_value
 from ..errors import UnsupportedError
 from ..format import T
-from ..scan.dataset import discover, partition_types, partition_value
 from ..schema import Field, NestedField, build_tree
 from .common import flag, name_list, open_file, option
 
@@ -207,7 +207,7 @@ def columns_option(options: Mapping[str, str]) -> list[str] | None:
 
 def discover_files(path: str) -> tuple[list[tuple[str, PartitionValues]], dict[str, str]]:
     """``[(file, typed partition values)]`` and ``{partition key: "int64" | "string"}`` of a file or a
-    directory (Hive partitions; see :mod:`pqbloom.scan.dataset`)."""
+    directory (Hive partitions; see :mod:`pqbloom.datasets`)."""
     if os.path.isfile(path):
         return [(path, {})], {}
     if not os.path.isdir(path):

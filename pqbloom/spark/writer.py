@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import ParquetWriter
 from ..crypto.options import encryption_properties_from_options
-from ..scan.write_dataset import partition_dir
+from ..datasets import partition_dir
 from ..table import Table
 from .common import DataSourceArrowWriter, WriterCommitMessage, flag, name_list, option
 

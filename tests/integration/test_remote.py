@@ -234,7 +234,7 @@ def test_fsspec_is_optional(tmp_path):
 
 
 def test_remote_hive_dataset_in_batches_matches_pyarrow(monkeypatch):
-    import pqbloom.scan.dataset as dataset
+    import pqbloom.datasets.read as dataset
 
     monkeypatch.setattr(dataset, "REMOTE_BATCH", 3)  # several batches of files opened together
     mem = fsspec.filesystem("memory")

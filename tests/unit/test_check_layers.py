@@ -30,9 +30,17 @@ def _load_checker() -> ModuleType:
 
 cl = _load_checker()
 
+
+def n(prefix: str) -> int:
+    """The layer number (1 at the top) of the LAYERS entry ``prefix``, as the checker's messages give it."""
+    return next(i + 1 for i, layer in enumerate(cl.LAYERS) if prefix in layer.entries)
+
+
+FORMAT = n("pqbloom.format")
+
 #: path under the copy's root -> source written there (a new file) or appended (an existing one)
 PLANTS: dict[str, str] = {
-    # (a) an upward import: format (layer 8) imports the command line (layer 1)
+    # (a) an upward import: format imports the command line (the top layer)
     "pqbloom/format/planted_up.py": "from ..cli import main\n",
     # (b) a cycle between packages and not between modules (apart from the packages (a) and (d) join)
     "pqbloom/io/planted_cycle.py": "from ..limits import charge\n",
@@ -74,7 +82,7 @@ def test_real_tree_passes(real: Any) -> None:
 
 
 def test_upward_import_reported(planted: list[str]) -> None:
-    assert "pqbloom.format.planted_up (layer 8) imports pqbloom.cli.main (layer 1, above it)" in planted
+    assert f"pqbloom.format.planted_up (layer {FORMAT}) imports pqbloom.cli.main (layer 1, above it)" in planted
 
 
 def test_cycle_between_packages_reported(planted: list[str]) -> None:
@@ -88,9 +96,12 @@ def test_unplaced_module_reported(planted: list[str]) -> None:
 
 
 def test_loads_by_name_followed(planted: list[str]) -> None:
-    assert "pqbloom.format.planted_load (layer 8) imports pqbloom.api (layer 2, above it)" in planted
-    assert "pqbloom.format.planted_load (layer 8) imports pqbloom.scan (layer 3, above it)" in planted
-    assert "pqbloom.format.planted_load (layer 8) imports pqbloom.table (layer 5, above it)" in planted
+    assert (f"pqbloom.format.planted_load (layer {FORMAT}) imports pqbloom.api (layer {n('pqbloom.api')}, "
+            "above it)") in planted
+    assert (f"pqbloom.format.planted_load (layer {FORMAT}) imports pqbloom.scan (layer {n('pqbloom.scan')}, "
+            "above it)") in planted
+    assert (f"pqbloom.format.planted_load (layer {FORMAT}) imports pqbloom.table (layer {n('pqbloom.table')}, "
+            "above it)") in planted
     assert ("pqbloom.format.planted_load:7 loads a module by a name that cannot be resolved statically: "
             "importlib.import_module(sys.argv[1])") in planted
 

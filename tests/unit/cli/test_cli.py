@@ -1,25 +1,30 @@
 """The ``pqbloom`` command driven as a user would: convert, inspect, layout, probe, head, schema, query.
 
-Every run is a subprocess (``python -m pqbloom.cli``); errors must be one line on stderr with a
-non-zero exit and no traceback, and key material must never be echoed.
+Every run calls :func:`pqbloom.cli.main.main` in this process, with its own stdin, stdout and stderr (:func:`run`:
+what a subprocess would see, the exit status included); errors must be one line on stderr with a non-zero exit
+and no traceback, and key material must never be echoed. The entry points themselves (the ``pqbloom`` script,
+``python -m pqbloom``) and the peak memory of a conversion, which need a process of their own, are in
+tests/integration/test_cli_processes.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
-import os
 import re
-import subprocess
 import sys
-import textwrap
+import traceback
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pqbloom
+from pqbloom.cli.main import main
 from pqbloom.crypto import FileDecryptionProperties
 from pqbloom.format import T
 from tests.paths import ROOT
@@ -30,15 +35,40 @@ WRONG = "0f0e0d0c0b0a09080706050403020100"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def run(*args: str, stdin: str | None = None, check: bool = True, timeout: int = 300) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "pqbloom.cli", *map(str, args)], capture_output=True, text=True,
-                          input=stdin, timeout=timeout)
+@dataclass
+class Result:
+    """What a run of the command left: its exit status and what it wrote to stdout and stderr."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: object, stdin: str | None = None, check: bool = True) -> Result:
+    """``pqbloom ARGS`` in this process: ``stdin`` as its standard input; an exception that escapes (``--debug``)
+    ends it as the interpreter would end a process, its traceback on stderr and status 1."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")), encoding="utf-8")
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:  # argparse: --help, --version, usage errors
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            except Exception:
+                traceback.print_exc()
+                code = 1
+    finally:
+        sys.stdin = saved
+    proc = Result(code, out.getvalue(), err.getvalue())
     if check:
         assert proc.returncode == 0, proc.stderr
     return proc
 
 
-def fails(*args: str, code: int = 1, stdin: str | None = None) -> str:
+def fails(*args: object, code: int = 1, stdin: str | None = None) -> str:
     """Run a command that must fail cleanly; return its one-line message."""
     proc = run(*args, stdin=stdin, check=False)
     assert proc.returncode == code, (proc.returncode, proc.stdout, proc.stderr)
@@ -523,86 +553,21 @@ def test_docs_example_svg_is_current_format():
             "footer"} <= kinds
 
 
-# ---------------------------------------------------------------------------------------------
-# memory
-
-
-# VmHWM is this process's own peak RSS (ru_maxrss would include the forking pytest process's)
-PEAK = textwrap.dedent("""
-    import sys
-    if "--csv-engine" in sys.argv and sys.argv[sys.argv.index("--csv-engine") + 1] == "pyarrow" or \
-            sys.argv[1:] == ["pyarrow"]:
-        import pyarrow, pyarrow.csv, pyarrow.compute  # noqa: F401  (the fast path's baseline)
-        sys.argv = sys.argv[:1] if sys.argv[1:] == ["pyarrow"] else sys.argv
-    from pqbloom.cli import convert, main as cli  # noqa: F401
-    rc = cli.main(sys.argv[1:]) if len(sys.argv) > 1 else 0
-    with open("/proc/self/status") as fh:
-        hwm = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
-    print(hwm // 1024)  # MiB
-    sys.exit(rc)
-""")
-
-
-def _peak_mib(*args: str) -> int:
-    proc = subprocess.run([sys.executable, "-c", PEAK, *map(str, args)], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return int(proc.stdout.split()[-1])
-
-
-def _memory_csv(path, n: int) -> None:
-    with open(path, "w") as fh:
-        fh.write("id,email,amount,ts,note\n")
-        for i in range(n):
-            fh.write(f"{i * 7919 % 1000003},user{i % 50000}@example.com,{i * 0.37:.2f},"
-                     f"2026-02-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:00Z,note number {i % 1000}\n")
-
-
-def test_convert_memory_stays_bounded(tmp_path):
-    src = tmp_path / "big.csv"
-    n = 300_000
-    _memory_csv(src, n)
-    csv_mib = os.path.getsize(src) / 2**20
-    opts = ("--row-group-size", "50000", "--chunk-rows", "16384", "--bloom", "id", "--bloom", "email")
-    base = _peak_mib()
-    bounded = _peak_mib("convert", src, tmp_path / "a.parquet", *opts, "--csv-engine", "python")
-    # everything at once: one chunk and one row group of all the rows (what a naive converter holds)
-    whole = _peak_mib("convert", src, tmp_path / "b.parquet", "--row-group-size", str(n), "--chunk-rows", str(n),
-                      "--bloom", "id", "--bloom", "email", "--csv-engine", "python")
-    assert pqbloom.read_metadata(str(tmp_path / "a.parquet")).num_rows == n
-    grown, grown_whole = bounded - base, whole - base
-    print(f"python: csv {csv_mib:.0f} MiB; baseline {base} MiB; bounded +{grown} MiB; whole +{grown_whole} MiB")
-    assert grown < 0.4 * grown_whole
-    assert grown < 3 * csv_mib + 40
-    # pyarrow's path: a larger constant (its reader's blocks and threads, allocator arenas that level off at
-    # about +110 MiB here, measured up to 2.7M rows), far below holding the rows (the whole 300k: +170 MiB)
-    big = tmp_path / "bigger.csv"
-    _memory_csv(big, 3 * n)
-    base = _peak_mib("pyarrow")
-    fast = [_peak_mib("convert", f, tmp_path / "c.parquet", *opts, "--csv-engine", "pyarrow") - base for f in (src, big)]
-    print(f"pyarrow: baseline {base} MiB; bounded +{fast[0]} MiB ({n:,} rows), +{fast[1]} MiB ({3 * n:,} rows)")
-    assert fast[1] < fast[0] + 60 and max(fast) < 150
-    assert pqbloom.read_metadata(str(tmp_path / "c.parquet")).num_rows == 3 * n
-
-
 def test_cli_inspect_and_errors(tmp_path):
     p = tmp_path / "good.parquet"
     pqbloom.write_table({"a": list(range(1000)), "s": [str(i) for i in range(1000)]}, p, compression="zstd")
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "inspect", str(p)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    r = run("inspect", p)
     assert "row group 0" in r.stdout and "ZSTD" in r.stdout and "column index" in r.stdout
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "inspect", str(tmp_path / "missing.parquet")],
-                       capture_output=True, text=True)
+    r = run("inspect", tmp_path / "missing.parquet", check=False)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "missing.parquet" in r.stderr
     bad = tmp_path / "bad.parquet"
     bad.write_bytes(b"PAR1 nonsense")
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "schema", str(bad)], capture_output=True, text=True)
+    r = run("schema", bad, check=False)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "Parquet" in r.stderr
 
 
 def test_cli_demo_runs(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "pqbloom.cli", "demo", "--rows", "20000", "--output-dir", str(tmp_path)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    r = run("demo", "--rows", "20000", "--output-dir", tmp_path)
     assert "equal to what was written: True" in r.stdout
     assert "bloom filter: offset" in r.stdout
 

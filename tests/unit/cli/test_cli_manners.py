@@ -1,7 +1,8 @@
 """The command line's manners (issue 18, section 4): directories, user errors, decoded statistics,
 ``--version`` and ``python -m pqbloom``, the convert summary and progress, and a demo that leaves nothing.
 
-Most runs call :func:`pqbloom.cli.main.main` in-process (capsys); the entry points run as subprocesses.
+Every run calls :func:`pqbloom.cli.main.main` in-process (capsys); the entry points run as subprocesses in
+tests/integration/test_cli_processes.py.
 Expected values come from pyarrow (the datasets and files here are written by pyarrow).
 """
 
@@ -11,7 +12,6 @@ import datetime as dt
 import decimal
 import json
 import os
-import subprocess
 import sys
 import types
 
@@ -111,15 +111,10 @@ def test_inspect_shows_timestamps_dates_decimals_as_such(capsys, tmp_path):
         assert (cols[name]["min"], cols[name]["max"]) == (str(lo), str(hi)), name
 
 
-def test_version_and_python_m_pqbloom(capsys):
+def test_version(capsys):
     with pytest.raises(SystemExit) as info:
         cli.main(["--version"])
     assert info.value.code == 0 and capsys.readouterr().out.strip() == f"pqbloom {pqbloom.__version__}"
-    proc = subprocess.run([sys.executable, "-m", "pqbloom", "--version"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0 and proc.stdout.strip() == f"pqbloom {pqbloom.__version__}", proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "pqbloom", "schema", "/nonexistent/x.parquet"], capture_output=True,
-                          text=True, timeout=120)
-    assert proc.returncode == 1 and proc.stderr.startswith("pqbloom: error:")
 
 
 def test_convert_to_a_directory_is_a_clear_error(capsys, tmp_path):

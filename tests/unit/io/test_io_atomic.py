@@ -3,7 +3,7 @@
 A rewrite keeps the mode (and owner/group, where the process may set them) of the file it
 replaces; a new file gets what a plain ``open()`` would give it (0666 less the umask). Checked
 through every path that publishes a file: ``write_table``, ``ParquetWriter``, ``pqbloom convert``
-and the Spark data source's task files and ``_SUCCESS``.
+and the Spark data source's task files and ``_SUCCESS`` (tests/integration/test_spark_file_modes.py).
 """
 
 from __future__ import annotations
@@ -11,16 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import tempfile
-import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import pqbloom
+from pqbloom.cli.main import main
 from pqbloom.io import AtomicFileSink
 
 TABLE = {"id": np.arange(100, dtype=np.int64), "s": [f"s{i}" for i in range(100)]}
@@ -114,25 +112,17 @@ def test_unprivileged_rewrite_keeps_a_group_the_writer_belongs_to():
         shutil.rmtree(directory)
 
 
-_NEW_FILE_UNDER_UMASK = textwrap.dedent("""
-    import os, stat, sys
-    import numpy as np
-    import pqbloom
-    os.umask(int(sys.argv[2], 8))
-    target = sys.argv[1]
-    pqbloom.write_table({"id": np.arange(3, dtype=np.int64)}, target)
-    with open(target + ".plain", "w"):
-        pass
-    print(oct(stat.S_IMODE(os.stat(target).st_mode)), oct(stat.S_IMODE(os.stat(target + ".plain").st_mode)))
-""")
-
-
 @pytest.mark.parametrize("umask", ["022", "027", "002", "077"])
 def test_new_file_gets_the_mode_plain_open_gives(tmp_path, umask):
-    out = subprocess.run([sys.executable, "-c", _NEW_FILE_UNDER_UMASK, str(tmp_path / "n.parquet"), umask],
-                         check=True, capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}).stdout.split()
-    assert out[0] == out[1] == oct(0o666 & ~int(umask, 8))
+    target, plain = tmp_path / "n.parquet", tmp_path / "n.plain"
+    saved = os.umask(int(umask, 8))  # this process's umask, for the two creations only
+    try:
+        pqbloom.write_table({"id": np.arange(3, dtype=np.int64)}, target)
+        with open(plain, "w"):
+            pass
+    finally:
+        os.umask(saved)
+    assert mode(target) == mode(plain) == 0o666 & ~int(umask, 8)
 
 
 def test_commit_never_changes_the_process_umask(tmp_path, monkeypatch):
@@ -190,29 +180,9 @@ def test_convert_rewrite_keeps_mode(tmp_path):
     out = tmp_path / "out.parquet"
     pqbloom.write_table(TABLE, out)
     os.chmod(out, 0o600)
-    subprocess.run([sys.executable, "-m", "pqbloom.cli", "convert", str(src), str(out)], check=True,
-                   capture_output=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert main(["convert", str(src), str(out)]) == 0
     assert mode(out) == 0o600
     assert pqbloom.read_table(out).num_rows == 2
-
-
-@pytest.mark.spark
-def test_spark_task_files_and_success_marker_get_plain_open_mode(tmp_path, spark):
-    import pqbloom.spark
-
-    pqbloom.spark.register(spark)
-    out = tmp_path / "events"
-    expected = plain_open_mode(tmp_path)
-    spark.range(0, 1000).repartition(2).write.format("pqbloom").mode("overwrite").save(str(out))
-    names = sorted(os.listdir(out))
-    parts = [n for n in names if n.startswith("part-")]
-    assert "_SUCCESS" in names and len(parts) == 2
-    assert {n: mode(out / n) for n in names} == dict.fromkeys(names, expected)
-    # an overwrite deletes the old part files and writes new ones, again with a new file's mode
-    for n in parts:
-        os.chmod(out / n, 0o600)
-    spark.range(0, 10).write.format("pqbloom").mode("overwrite").save(str(out))
-    assert all(mode(out / n) == expected for n in os.listdir(out))
 
 
 @pytest.mark.skipif(not hasattr(os, "posix_fadvise"), reason="posix_fadvise is a Linux/BSD call")

@@ -126,9 +126,9 @@ def test_not_keeps_null_and_empty_lists(tmp_path):
 def test_output_columns_include_the_filtered_list(tags_file):
     expr = field(LEAF).isin([8, 20002, 33334])
     got = pqbloom.read_table(str(tags_file), filters=expr).to_arrow()
-    t = pq.read_table(tags_file)
-    keep = [i for i, lst in enumerate(t.column("tags").to_pylist()) if any(x in (8, 20002, 33334) for x in lst or [])]
-    assert got.column("tags").to_pylist() == [t.column("tags").to_pylist()[i] for i in keep]
+    tags = pq.read_table(tags_file).column("tags").to_pylist()
+    keep = [i for i, lst in enumerate(tags) if any(x in (8, 20002, 33334) for x in lst or [])]
+    assert got.column("tags").to_pylist() == [tags[i] for i in keep]
     only_id = pqbloom.read_table(str(tags_file), columns=["id"], filters=expr).to_arrow()
     assert only_id.column_names == ["id"] and only_id.column("id").to_pylist() == keep
     with pqbloom.ParquetFile(str(tags_file)) as pf:
@@ -149,10 +149,10 @@ def test_filtered_and_returned_leaf_is_decoded_once(tags_file, monkeypatch):
     monkeypatch.setattr(pqbloom.ParquetFile, "read_leaf_levels", counting)
     ex = Explain()
     got = pqbloom.read_table(str(tags_file), filters=expr, explain=ex).to_arrow()
-    t = pq.read_table(tags_file)
-    keep = [i for i, lst in enumerate(t.column("tags").to_pylist()) if any(x is not None and x != 12 for x in lst or [])]
+    tags = pq.read_table(tags_file).column("tags").to_pylist()
+    keep = [i for i, lst in enumerate(tags) if any(x is not None and x != 12 for x in lst or [])]
     assert got.column("id").to_pylist() == keep
-    assert got.column("tags").to_pylist() == [t.column("tags").to_pylist()[i] for i in keep]
+    assert got.column("tags").to_pylist() == [tags[i] for i in keep]
     assert ex.row_groups_read == 4
     assert sorted(calls) == [(rg, LEAF) for rg in range(4)]
 

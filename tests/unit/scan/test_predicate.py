@@ -231,7 +231,9 @@ def check_filtered(raw: bytes, expr: Expr) -> Explain:
     return ex
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The unit tier draws fewer examples of the four property tests below; tests/integration/test_properties_thorough.py
+# runs the same tests with the full counts (300, 150, 100, 100).
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), predicates)
 def test_filtered_read_equals_reference(table_and_opts, expr):
     data, opts = table_and_opts
@@ -260,13 +262,13 @@ lookup_predicates = st.recursive(point_leaves, lambda inner: st.one_of(
     st.builds(And, inner, inner), st.builds(Or, inner, inner), st.builds(Not, inner)), max_leaves=3)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lookup_tables(), lookup_predicates)
 def test_point_lookups_pruned_yet_exact(table_and_opts, expr):
     check_filtered(write_bytes(*table_and_opts), expr)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), predicates)
 def test_filtered_read_equals_pyarrow(table_and_opts, expr):
     assume(arrow_supports(expr))
@@ -293,7 +295,7 @@ dnf_terms = st.lists(st.one_of(dnf_leaf, dnf_in), min_size=1, max_size=3)
 dnf = st.one_of(dnf_terms, st.lists(dnf_terms, min_size=1, max_size=3))
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), dnf)
 def test_dnf_filters_match_pyarrow(table_and_opts, filters):
     data, opts = table_and_opts

@@ -113,7 +113,7 @@ def test_unpartitioned_and_errors(tmp_path):
 
 
 def test_a_failed_write_leaves_nothing(tmp_path, monkeypatch):
-    import pqbloom.scan.write_dataset as wd
+    import pqbloom.datasets.write as wd
 
     real = wd.ParquetWriter
     calls = []

@@ -3,7 +3,7 @@
 
 A source of many files is
 
-* a directory: every data file under it (see :mod:`pqbloom.scan.dataset`: hidden ``_``/``.`` names
+* a directory: every data file under it (see :mod:`pqbloom.datasets.discover`: hidden ``_``/``.`` names
   skipped), with Hive ``key=value`` directories as partition columns (``partitioning="hive"``, the
   default, as in pyarrow; ``partitioning=None`` ignores them);
 * a list (or tuple) of file paths, read in the order given, without partition columns (pyarrow's
@@ -13,7 +13,7 @@ A source of many files is
 * a :class:`Dataset`.
 
 A URL (or a path with ``filesystem=``) is a source like a local one: a remote directory is listed once
-and read as a directory is (Hive partitions included; see :func:`~pqbloom.scan.dataset.discover_remote`),
+and read as a directory is (Hive partitions included; see :func:`~pqbloom.datasets.discover.discover_remote`),
 a remote file is one file, and a list may hold URLs.
 
 The files must agree on the columns read (names and types); where they do not, the read raises
@@ -32,12 +32,11 @@ from typing import Any
 from ..errors import NotARegularFileError
 from ..file.reader import FileReader
 from ..io.sources import RemoteLocation, is_url, local_source, locate
+from ..scan import Explain, FilePlan, FilterLike, plan_file, to_expression
 from ..schema import Schema
 from ..table import Table
-from .dataset import Fragment, discover, discover_remote, open_fragment, prune_fragments, read_fragments
-from .explain import Explain
-from .parse import FilterLike, to_expression
-from .plan import FilePlan, plan_file
+from .discover import Fragment, discover, discover_remote
+from .read import open_fragment, prune_fragments, read_fragments
 
 __all__ = ["Dataset", "dataset", "is_dataset_source", "read_source"]
 

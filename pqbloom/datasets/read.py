@@ -1,14 +1,12 @@
-"""Directories of Parquet files as Spark, Hive and pyarrow write them.
+"""Reading many Parquet files as one table: the files of a directory (:func:`read_dataset`) or any list of
+:class:`~pqbloom.datasets.discover.Fragment` (:func:`read_fragments`, what :class:`~pqbloom.datasets.Dataset` reads).
 
 ``read_dataset(directory, columns=None, filters=None, explain=None)`` (also reached through
-``pqbloom.read_table(directory, ...)``) reads every data file under ``directory``:
+``pqbloom.read_table(directory, ...)``) reads every data file under ``directory``, found as
+:mod:`pqbloom.datasets.discover` finds them (hidden ``_``/``.`` names skipped, Hive ``key=value``
+directories as partition columns):
 
-* files and directories whose name starts with ``_`` or ``.`` are ignored (``_SUCCESS``,
-  ``_temporary/``, ``_common_metadata``, ``.part-*.crc``);
-* ``key=value`` directories are Hive-style partitions: ``value`` is URL-unquoted,
-  ``__HIVE_DEFAULT_PARTITION__`` (or an empty value) is null, and a key whose values all look
-  like integers becomes an int64 column, otherwise a string column. Partition columns come after
-  the file's columns;
+* partition columns come after the file's columns;
 * a filter is first evaluated on each file's partition values: files it rules out are never
   opened (``Explain.files_pruned_partition``); what remains is pushed into each file (statistics,
   Bloom filters, dictionaries, page index; see :mod:`pqbloom.scan`);
@@ -26,11 +24,8 @@ from __future__ import annotations
 
 import contextvars
 import os
-import re
-import urllib.parse
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -40,97 +35,29 @@ from ..errors import ParquetError, SchemaError
 from ..file.footer import FOOTER_TAIL_READ
 from ..file.reader import FileReader
 from ..format import PhysicalType
-from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, is_http, open_readers, prefetch_many
-from ..io.sources import RemoteLocation, list_files
+from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, open_readers, prefetch_many
+from ..io.sources import RemoteLocation
+from ..scan import (
+    BoundFilter,
+    Const,
+    Explain,
+    Expr,
+    FilterLike,
+    could_be_true,
+    read_filtered,
+    substitute,
+    to_expression,
+)
+from ..scan.prune import statistics_pass
+from ..scan.prune_row_group import bloom_probe_requests
 from ..schema import Field, make_field
 from ..table import Column, Table
-from .bind import BoundFilter
-from .explain import Explain
-from .expr import Const, Expr, could_be_true, substitute
-from .parse import FilterLike, to_expression
-from .plan import read_filtered
-from .prune import statistics_pass
-from .prune_row_group import bloom_probe_requests
+from .discover import Fragment, discover, discover_remote, partition_types, partition_value
 
-__all__ = ["Fragment", "SchemaCheck", "discover", "discover_remote", "open_fragment", "partition_types",
-           "partition_value",
-           "prune_fragments", "read_dataset", "read_fragments"]
+__all__ = ["SchemaCheck", "open_fragment", "prune_fragments", "read_dataset", "read_fragments"]
 
-HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 #: files of a remote dataset opened (footers fetched and held) at once
 REMOTE_BATCH = 256
-_INT = re.compile(r"^[-+]?\d+$")
-
-
-@dataclass
-class Fragment:
-    """One data file and the raw partition values of the directories above it."""
-
-    path: str
-    partitions: dict[str, str | None]
-    #: the file's size when the listing gave it (remote datasets)
-    size: int | None = None
-
-
-def _hidden(name: str) -> bool:
-    return name.startswith(("_", "."))
-
-
-def discover(root: str | os.PathLike[str]) -> list[Fragment]:
-    """Data files under ``root`` in sorted path order, with their Hive partition values."""
-    root = os.fspath(root)
-    out: list[Fragment] = []
-
-    def walk(d: str, parts: dict[str, str | None]) -> None:
-        with os.scandir(d) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        for e in entries:
-            if _hidden(e.name):
-                continue
-            if e.is_dir():
-                p = dict(parts)
-                pair = _hive_pair(e.name)
-                if pair is not None:
-                    p[pair[0]] = pair[1]
-                walk(e.path, p)
-            elif e.is_file():
-                out.append(Fragment(e.path, parts))
-
-    walk(root, {})
-    return out
-
-
-def _hive_pair(name: str) -> tuple[str, str | None] | None:
-    """(key, raw value or None for null) of a ``key=value`` directory name; None for another name."""
-    if "=" not in name:
-        return None
-    k, v = (urllib.parse.unquote(x) for x in name.split("=", 1))
-    return k, None if v in ("", HIVE_NULL) else v
-
-
-def discover_remote(root: RemoteLocation) -> list[Fragment]:
-    """:func:`discover` on a remote directory: one listing, the same rules (hidden names skipped, Hive
-    partitions from ``key=value`` directories).
-
-    Over HTTP the listing gives URLs, whose path segments are percent-encoded (``http.server`` and some
-    stores list ``country%3DFR/``): each segment is decoded once before it is read as a name, then its
-    key and value are unquoted as a local directory's are. Fragments keep the URL as listed."""
-    base = root.path.rstrip("/") + "/"
-    decode = urllib.parse.unquote if is_http(root.fs) else (lambda seg: seg)
-    out: list[Fragment] = []
-    for path, size in list_files(root):
-        if not path.startswith(base):
-            continue
-        *dirs, name = (decode(seg) for seg in path[len(base):].split("/"))
-        if _hidden(name) or any(_hidden(d) for d in dirs):
-            continue
-        parts: dict[str, str | None] = {}
-        for d in dirs:
-            pair = _hive_pair(d)
-            if pair is not None:
-                parts[pair[0]] = pair[1]
-        out.append(Fragment(path, parts, size))
-    return out
 
 
 def open_fragment(fr: Fragment, remote: RemoteLocation | None) -> str | RemoteRangeReader:
@@ -218,25 +145,6 @@ def _top(column: str, types: Mapping[str, str]) -> str:
     return column if column in types else column.split(".", 1)[0]
 
 
-def partition_types(frags: Sequence[Fragment]) -> dict[str, str]:
-    """``{partition key: "int64" | "string"}`` over all ``frags``, in order of first appearance: int64 when
-    every value of the key is null or an integer that fits 64 bits, else string."""
-    keys: dict[str, str] = {}
-    for fr in frags:
-        for k in fr.partitions:
-            keys.setdefault(k, "int64")
-    for k in keys:
-        vals = [fr.partitions.get(k) for fr in frags]
-        if not all(v is None or (_INT.match(v) and -(1 << 63) <= int(v) < (1 << 63)) for v in vals):
-            keys[k] = "string"
-    return keys
-
-
-def partition_value(v: str | None, typ: str) -> int | str | None:
-    """A raw partition value (None for null) typed as :func:`partition_types` decided (``typ``)."""
-    if v is None:
-        return None
-    return int(v) if typ == "int64" else v
 
 
 def _constant_column(f: Field, value: Any, n: int) -> Column:

@@ -30,7 +30,7 @@ from ..file.writer import ParquetWriter
 from ..io.remote import RemoteSink
 from ..io.sources import RemoteLocation, local_source, split_remote
 from ..table import NestedColumn, Table
-from .dataset import HIVE_NULL, discover, discover_remote
+from .discover import HIVE_NULL, discover, discover_remote
 
 __all__ = ["LocalTarget", "EXISTING_DATA_BEHAVIORS", "escape_path_name", "partition_dir", "partition_text",
            "split_by_keys", "write_to_dataset"]
