@@ -40,7 +40,7 @@ from pqbloom.arrays import BinaryArray  # noqa: E402
 from pqbloom.encodings.bitpack import uleb128  # noqa: E402
 from pqbloom.encodings.delta import encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.rle import encode_rle_bitpacked  # noqa: E402
-from pqbloom.errors import CorruptFileError, ParquetError  # noqa: E402
+from pqbloom.errors import ParquetError  # noqa: E402
 from pqbloom.file.column_writer import EncodedPage, compress_page  # noqa: E402
 from pqbloom.file.pages import page_header_fields  # noqa: E402
 from pqbloom.format import T, encode  # noqa: E402
