@@ -17,6 +17,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -77,9 +79,14 @@ def cythonize_all(build_dir: str) -> list[str]:
     names = sorted(f[:-4] for f in os.listdir(KERNELS) if f.endswith(".pyx"))
     cwd = os.getcwd()
     os.chdir(ROOT)
+    notes = io.StringIO()  # Cython's hints and warnings: shown only when it fails
     try:
-        cythonize([os.path.join("pqbloom", "_kernels", f"{n}.pyx") for n in names], build_dir=build_dir,
-                  language_level=3, quiet=True, force=True)
+        with contextlib.redirect_stdout(notes), contextlib.redirect_stderr(notes):
+            cythonize([os.path.join("pqbloom", "_kernels", f"{n}.pyx") for n in names], build_dir=build_dir,
+                      language_level=3, quiet=True, force=True)
+    except BaseException:
+        print(notes.getvalue(), file=sys.stderr)
+        raise
     finally:
         os.chdir(cwd)
     return [os.path.join(build_dir, "pqbloom", "_kernels", f"{n}.c") for n in names]

@@ -13,7 +13,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cc="${SANITIZE_CC:-gcc}"
 kernel_args=("$@")
-[ ${#kernel_args[@]} -eq 0 ] && kernel_args=(--runs "${KERNEL_RUNS:-8000}" --seed 1)
+[ ${#kernel_args[@]} -eq 0 ] && kernel_args=(--runs "${KERNEL_RUNS:-20000}" --seed 1)
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
