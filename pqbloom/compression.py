@@ -1,7 +1,8 @@
 """Codec registry: Parquet CompressionCodec <-> (compress, decompress).
 
-Every codec is a maintained library: snappy, zstd, lz4 and brotli are cramjam's (its ``*_into``
-calls decompress into a buffer given here), gzip is the standard library's zlib. pqbloom carries no
+Every codec is a maintained library: snappy, lz4 and brotli are cramjam's (its ``*_into`` calls
+decompress into a buffer given here), zstd is python-zstandard's (its stream reader decompresses into
+a buffer given here), gzip is the standard library's zlib. pqbloom carries no
 codec of its own (docs/dependencies.md says why).
 
 Every decompressor is told the size the page header promises and refuses to
@@ -11,11 +12,13 @@ allocation (decompression bombs).
 
 from __future__ import annotations
 
+import threading
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import cramjam
+import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
@@ -109,28 +112,57 @@ def _gzip_decompress(data: Buffer, size: int) -> bytes:
 _ZSTD_LEVEL = 3
 
 
-def _zstd_compress(data: Buffer) -> Buffer:
-    return memoryview(cramjam.zstd.compress(data, level=_ZSTD_LEVEL))  # as snappy: no copy
+def _zstd_compress(data: Buffer) -> bytes:
+    return zstandard.ZstdCompressor(level=_ZSTD_LEVEL).compress(data)
 
 
-def _zstd_compress_level(data: Buffer, level: int) -> Buffer:
-    return memoryview(cramjam.zstd.compress(data, level=level))
+def _zstd_compress_level(data: Buffer, level: int) -> bytes:
+    return zstandard.ZstdCompressor(level=level).compress(data)
+
+
+_zstd_local = threading.local()  # a decompressor per thread (one must not be used by two threads at once)
+
+
+def _zstd_decompressor() -> zstandard.ZstdDecompressor:
+    dctx = getattr(_zstd_local, "dctx", None)
+    if dctx is None:
+        dctx = _zstd_local.dctx = zstandard.ZstdDecompressor()
+    return dctx
 
 
 def _zstd_decompress(data: Buffer, size: int) -> Buffer:
-    """Decompress every frame (writers may emit several; a frame need not state its size) into a
-    buffer one byte longer than ``size``: more output (a bomb) fails to fit ("failed to write whole
-    buffer") or fills the spare byte, and is refused before anything more is allocated."""
-    out = _fresh(size + 1)
-    try:
-        n = cramjam.zstd.decompress_into(data, out)
-    except cramjam.DecompressionError as exc:
-        if "whole buffer" in str(exc):
-            raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises") from None
-        raise
-    if n > size:
+    if zstandard.frame_content_size(data) == size:
+        # the frame states the size the page header promises (what writers do): decompress into a
+        # buffer one byte longer, so that more output (further frames: a bomb) fills the spare byte
+        # and is refused. The reader gets the whole page as one read, so that libzstd decodes the
+        # frame in one pass straight into the buffer (fed in smaller reads, as by default or by
+        # cramjam's streaming decoder, it goes through its window buffer and a large page takes much
+        # longer).
+        out = _fresh(size + 1)
+        view = memoryview(out)
+        reader = _zstd_decompressor().stream_reader(data, read_size=max(len(data), 1), read_across_frames=True)
+        pos = 0
+        while pos <= size:
+            n = reader.readinto(view[pos:])
+            if not n:
+                break
+            pos += n
+        if pos > size:
+            raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
+        return view[:pos]  # a short page is reported by the size check
+    # no stated size (or another one): nothing is allocated on the header's word; a streaming read
+    # stops one byte past the promise instead of inflating a bomb; read_across_frames accepts writers
+    # that emit several concatenated frames
+    reader = _zstd_decompressor().stream_reader(bytes(data), read_across_frames=True)
+    buf = bytearray()
+    while len(buf) <= size:
+        chunk = reader.read(min(1 << 20, size + 1 - len(buf)))  # read(n) allocates n bytes up front
+        if not chunk:
+            break
+        buf += chunk
+    if len(buf) > size:
         raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
-    return out[:n]  # a short page is reported by the size check
+    return buf
 
 
 # -- lz4 ----------------------------------------------------------------------
