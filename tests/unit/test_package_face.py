@@ -4,10 +4,12 @@ all (``TYPE_CHECKING`` imports)."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
 import sys
+import tomllib
 
 import pqbloom
 from tests.paths import ROOT
@@ -49,3 +51,24 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         assert "no_such_name" in str(exc)
     else:
         raise AssertionError("no AttributeError")
+
+
+def _project() -> dict[str, object]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())  # type: ignore[no-any-return]
+
+
+def test_the_version_has_one_source() -> None:
+    project = _project()
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]  # type: ignore[index,operator]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "pqbloom._version.__version__"}  # type: ignore[index]
+    try:
+        installed = importlib.metadata.version("pqbloom")
+    except importlib.metadata.PackageNotFoundError:
+        return
+    assert installed == pqbloom.__version__
+
+
+def test_the_licence_is_shipped() -> None:
+    project = _project()["project"]
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]  # type: ignore[index]
+    assert "Apache License" in (ROOT / "LICENSE").read_text()
