@@ -9,7 +9,8 @@ import json
 import os
 import subprocess
 import sys
-import tomllib
+
+import pytest
 
 import pqbloom
 from tests.paths import ROOT
@@ -54,6 +55,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def _project() -> dict[str, object]:
+    tomllib = pytest.importorskip("tomllib")  # (Python 3.11+)
     return tomllib.loads((ROOT / "pyproject.toml").read_text())  # type: ignore[no-any-return]
 
 
