@@ -121,7 +121,10 @@ class BuildKernels(build_ext):
 
 
 def _extensions() -> list[Extension]:
-    return [Extension(f"pqbloom._kernels.{name}", [os.path.join(KERNELS, f"{name}.pyx")]) for name in MODULES]
+    # optional: setuptools then skips a module that was not built when it copies the built modules
+    # (into the source tree, into an editable wheel)
+    return [Extension(f"pqbloom._kernels.{name}", [os.path.join(KERNELS, f"{name}.pyx")], optional=not _REQUIRED)
+            for name in MODULES]
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildKernels})
