@@ -8,30 +8,75 @@ numpy in, numpy out; no Arrow or JVM needed at runtime.
 {'id': [1, 2, 3]}
 """
 
+import importlib
 import logging
+from typing import TYPE_CHECKING, Any
 
 from . import errors
 from ._version import __version__
-from .api import ParquetFile, read_metadata, read_schema, read_table, write_table
-from .arrays import BinaryArray
-from .crypto import (
-    CryptoFactory,
-    DecryptionConfiguration,
-    EncryptionConfiguration,
-    FileDecryptionProperties,
-    FileEncryptionProperties,
-    InMemoryKms,
-    KmsClient,
-    KmsConnectionConfig,
-)
-from .datasets import Dataset, dataset, write_to_dataset
-from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
-from .file.options import BloomFilterOptions, WriterOptions
-from .file.sorting import SortingColumn
-from .file.writer import ParquetWriter
-from .scan import Explain, FilePlan, field, plan_file
-from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
-from .table import Column, Table
+
+if TYPE_CHECKING:  # the names for type checkers; at run time each is imported when first used (__getattr__)
+    from .api import ParquetFile, read_metadata, read_schema, read_table, write_table
+    from .arrays import BinaryArray
+    from .crypto import (
+        CryptoFactory,
+        DecryptionConfiguration,
+        EncryptionConfiguration,
+        FileDecryptionProperties,
+        FileEncryptionProperties,
+        InMemoryKms,
+        KmsClient,
+        KmsConnectionConfig,
+    )
+    from .datasets import Dataset, dataset, write_to_dataset
+    from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
+    from .file.options import BloomFilterOptions, WriterOptions
+    from .file.sorting import SortingColumn
+    from .file.writer import ParquetWriter
+    from .scan import Explain, FilePlan, field, plan_file
+    from .schema import Field, LogicalType, NestedField, Schema, make_field, nested_field
+    from .table import Column, Table
+
+# public name -> the module that defines it. ``import pqbloom`` loads none of them (numpy, the Thrift
+# bindings, cryptography come with the first name used), so a script or a CLI start that needs little
+# pays for little.
+_LAZY = {
+    **dict.fromkeys(["ParquetFile", "read_metadata", "read_schema", "read_table", "write_table"], ".api"),
+    "BinaryArray": ".arrays",
+    **dict.fromkeys(["CryptoFactory", "DecryptionConfiguration", "EncryptionConfiguration", "FileDecryptionProperties",
+                     "FileEncryptionProperties", "InMemoryKms", "KmsClient", "KmsConnectionConfig"], ".crypto"),
+    **dict.fromkeys(["ColumnChunkMetadata", "ColumnStatistics", "FileMetadata", "RowGroupMetadata"], ".file.metadata"),
+    **dict.fromkeys(["BloomFilterOptions", "WriterOptions"], ".file.options"),
+    "SortingColumn": ".file.sorting",
+    "ParquetWriter": ".file.writer",
+    **dict.fromkeys(["Explain", "FilePlan", "field", "plan_file"], ".scan"),
+    **dict.fromkeys(["Dataset", "dataset", "write_to_dataset"], ".datasets"),
+    **dict.fromkeys(["Field", "LogicalType", "NestedField", "Schema", "make_field", "nested_field"], ".schema"),
+    **dict.fromkeys(["Column", "Table"], ".table"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module when first used; a submodule (``pqbloom.kernels``) too."""
+    where = _LAZY.get(name)
+    if where is not None:
+        value = getattr(importlib.import_module(where, __name__), name)
+    elif not name.startswith("__"):
+        try:
+            value = importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 # The library's logger: module loggers are pqbloom.<module> under it (``logging.getLogger(__name__)``);
 # it has no handler of its own beyond NullHandler, so the application decides what is shown and where.

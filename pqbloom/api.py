@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from .crypto import FileDecryptionProperties
 from .datasets import Dataset, is_dataset_source, read_dataset, read_source
 from .file.metadata import FileMetadata
 from .file.reader import FileReader, Source
@@ -24,6 +23,9 @@ from .scan import Explain, Expr, iter_filtered_batches, read_filtered
 from .schema import Schema
 from .table import Table
 from .table.arrow_file_schema import cast_to_schema
+
+if TYPE_CHECKING:  # an annotation only
+    from .crypto import FileDecryptionProperties
 
 __all__ = ["ParquetFile", "ParquetWriter", "Filters", "read_table", "read_metadata", "read_schema", "write_table"]
 

@@ -1,5 +1,10 @@
 """Codec registry: Parquet CompressionCodec <-> (compress, decompress).
 
+Every codec is a maintained library: snappy, lz4 and brotli are cramjam's (its ``*_into`` calls
+decompress into a buffer given here), zstd is python-zstandard's (its stream reader decompresses into
+a buffer given here), gzip is the standard library's zlib. pqbloom carries no
+codec of its own (docs/dependencies.md says why).
+
 Every decompressor is told the size the page header promises and refuses to
 produce more, so a lying header cannot turn a small page into a huge
 allocation (decompression bombs).
@@ -7,26 +12,21 @@ allocation (decompression bombs).
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import os
+import threading
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import cramjam
-import numpy as np
 import zstandard
 
-from . import kernels
-from .arrays import BinaryArray
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
 from .limits import BUDGET, charge, out_of_memory
 from .scratch import Scratch
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "compress_joined", "decompress", "check_level",
-           "CODEC_NAMES", "LEVELS", "ZSTD_DECODER"]
+           "CODEC_NAMES", "LEVELS"]
 
 Buffer = bytes | bytearray | memoryview
 
@@ -66,10 +66,8 @@ def _fresh(size: int) -> memoryview | bytearray:
 
 # -- snappy -------------------------------------------------------------------
 def _snappy_compress(data: Buffer) -> Buffer:
-    # the compiled compressor (pqbloom/_kernels/snappy.pyx) when built: cramjam's is slower (docs/benchmarks.md)
-    out = kernels.snappy_compress(data)
-    # else a view of cramjam's buffer: bytes(...) copied every page once more
-    return out if out is not None else memoryview(cramjam.snappy.compress_raw(data))
+    # a view of cramjam's buffer: bytes(...) copied every page once more
+    return memoryview(cramjam.snappy.compress_raw(data))
 
 
 def _snappy_decompress(data: Buffer, size: int) -> Buffer:
@@ -79,11 +77,6 @@ def _snappy_decompress(data: Buffer, size: int) -> Buffer:
         raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
     # straight into a buffer of the declared size: bytes(decompress_raw(...)) copied every page once more
     out = _fresh(size)
-    # the compiled decompressor when built (pqbloom/_kernels/unsnappy.pyx: faster than cramjam on
-    # URL-like strings, docs/benchmarks.md); a block it rejects goes to cramjam as well, so that a corrupt page fails with
-    # the same message in both modes
-    if kernels.snappy_decompress_into(data, out):
-        return out
     n = cramjam.snappy.decompress_raw_into(data, out)
     if n != size:
         raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {size}")
@@ -127,77 +120,40 @@ def _zstd_compress_level(data: Buffer, level: int) -> bytes:
     return zstandard.ZstdCompressor(level=level).compress(data)
 
 
-def _load_libzstd() -> ctypes.CDLL | None:
-    """The system's libzstd (Debian's dpkg depends on it, so it is on every Debian machine), or None.
-
-    cramjam's and python-zstandard's bundled builds decompressed a large page markedly slower than the
-    system's libzstd called directly into our buffer (figures in docs/benchmarks.md). ctypes releases the GIL for the call, so threaded reads stay
-    parallel. ``PQBLOOM_PURE_PYTHON=1`` (the kernels' reference mode) or a missing library selects
-    cramjam.
-    """
-    if os.environ.get("PQBLOOM_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    for name in ("libzstd.so.1", ctypes.util.find_library("zstd")):
-        if not name:
-            continue
-        try:
-            lib = ctypes.CDLL(name)
-            lib.ZSTD_versionNumber.restype = ctypes.c_uint
-            if lib.ZSTD_versionNumber() < 10400:  # older than 1.4 (2019): not tried, cramjam instead
-                continue
-            lib.ZSTD_decompress.restype = ctypes.c_size_t
-            lib.ZSTD_decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
-            lib.ZSTD_isError.restype = ctypes.c_uint
-            lib.ZSTD_isError.argtypes = [ctypes.c_size_t]
-            lib.ZSTD_getErrorName.restype = ctypes.c_char_p
-            lib.ZSTD_getErrorName.argtypes = [ctypes.c_size_t]
-        except (OSError, AttributeError):
-            continue
-        return lib
-    return None
+_zstd_local = threading.local()  # a decompressor per thread (one must not be used by two threads at once)
 
 
-_LIBZSTD = _load_libzstd()
-#: which zstd decompresses pages: "libzstd" (the system's, through ctypes) or "cramjam"
-ZSTD_DECODER = "libzstd" if _LIBZSTD is not None else "cramjam"
-
-
-def _zstd_decompress_frames(data: Buffer, size: int) -> Buffer:
-    """Decompress frames that state ``size`` into a buffer one byte longer: more output (further
-    frames: a bomb) fails to fit or fills the spare byte, and is refused."""
-    out = _fresh(size + 1)
-    if _LIBZSTD is not None:
-        # bytes pass as they are; a view of the chunk's buffer by its address (no copy of the page)
-        view = np.frombuffer(data, np.uint8)
-        src = data if isinstance(data, bytes) else view.ctypes.data
-        n = _LIBZSTD.ZSTD_decompress(np.frombuffer(out, np.uint8).ctypes.data, size + 1, src, len(view))
-        if _LIBZSTD.ZSTD_isError(n):
-            err = _LIBZSTD.ZSTD_getErrorName(n).decode("ascii", "replace")
-            if "too small" in err:  # dstSize_tooSmall: the frames hold more than the promise
-                raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
-            raise CorruptFileError(f"ZSTD page cannot be decompressed: {err}")
-    else:
-        try:
-            n = cramjam.zstd.decompress_into(data, out)
-        except cramjam.DecompressionError as exc:
-            if "whole buffer" in str(exc):
-                raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises") from None
-            raise
-    if n > size:
-        raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
-    return out[:n]  # a short page is reported by the size check
+def _zstd_decompressor() -> zstandard.ZstdDecompressor:
+    dctx = getattr(_zstd_local, "dctx", None)
+    if dctx is None:
+        dctx = _zstd_local.dctx = zstandard.ZstdDecompressor()
+    return dctx
 
 
 def _zstd_decompress(data: Buffer, size: int) -> Buffer:
     if zstandard.frame_content_size(data) == size:
-        # the frame states the size the page header promises (what writers do): decompress in one
-        # pass into a buffer one byte longer, so that more output (further frames: a bomb) fails to
-        # fit ("failed to write whole buffer") or fills the spare byte, and is refused. The
-        # streaming loop below costs several times the decompression itself.
-        return _zstd_decompress_frames(data, size)
-    # no stated size (or another one): a streaming read stops one byte past the promise instead of
-    # inflating a bomb; read_across_frames accepts writers that emit several concatenated frames
-    reader = zstandard.ZstdDecompressor().stream_reader(bytes(data), read_across_frames=True)
+        # the frame states the size the page header promises (what writers do): decompress into a
+        # buffer one byte longer, so that more output (further frames: a bomb) fills the spare byte
+        # and is refused. The reader gets the whole page as one read, so that libzstd decodes the
+        # frame in one pass straight into the buffer (fed in smaller reads, as by default or by
+        # cramjam's streaming decoder, it goes through its window buffer and a large page takes much
+        # longer).
+        out = _fresh(size + 1)
+        view = memoryview(out)
+        reader = _zstd_decompressor().stream_reader(data, read_size=max(len(data), 1), read_across_frames=True)
+        pos = 0
+        while pos <= size:
+            n = reader.readinto(view[pos:])
+            if not n:
+                break
+            pos += n
+        if pos > size:
+            raise CorruptFileError(f"ZSTD page inflates past the {size} bytes its header promises")
+        return view[:pos]  # a short page is reported by the size check
+    # no stated size (or another one): nothing is allocated on the header's word; a streaming read
+    # stops one byte past the promise instead of inflating a bomb; read_across_frames accepts writers
+    # that emit several concatenated frames
+    reader = _zstd_decompressor().stream_reader(bytes(data), read_across_frames=True)
     buf = bytearray()
     while len(buf) <= size:
         chunk = reader.read(min(1 << 20, size + 1 - len(buf)))  # read(n) allocates n bytes up front
@@ -330,7 +286,7 @@ CODEC_NAMES = tuple(c.name for c in _CODECS if c.compress is not None)
 #: the level used without one: zstd 3, gzip 6, brotli 5). LZ4_RAW has none here: cramjam's block compressor
 #: has no high-compression mode (its ``mode``/``compression`` arguments change nothing), so a level would
 #: be ignored; it is refused instead.
-LEVELS: dict[str, tuple[int, int, Callable[[Buffer, int], bytes]]] = {
+LEVELS: dict[str, tuple[int, int, Callable[[Buffer, int], Buffer]]] = {
     "ZSTD": (-(1 << 17), 22, _zstd_compress_level),
     "GZIP": (0, 9, _gzip_compress_level),
     "BROTLI": (0, 11, _brotli_compress_level),
@@ -379,27 +335,10 @@ def compress(codec: Codec, data: Buffer, level: int | None = None) -> Buffer:
 
 
 def compress_joined(codec: Codec, head: Buffer, body: Buffer, level: int | None = None) -> Buffer:
-    """:func:`compress` of ``head + body`` (a v1 page's levels and values). Snappy, the default
-    codec, compresses the two without joining them first (the compiled compressor takes both); the
-    other codecs join them."""
+    """:func:`compress` of ``head + body`` (a v1 page's levels and values)."""
     if not len(head):
         return compress(codec, body, level)
-    if codec.thrift_id == CompressionCodec.SNAPPY and level is None:
-        out = kernels.snappy_compress(head, body)
-        if out is not None:
-            return out
     return compress(codec, bytes(head) + body, level)
-
-
-def compress_plain_byte_array(codec: Codec, head: Buffer, values: BinaryArray,
-                              level: int | None = None) -> tuple[Buffer, int] | None:
-    """:func:`compress_joined` of ``head`` and the PLAIN encoding of ``values``, and the encoding's
-    size, where the compiled snappy compressor encodes the values as it compresses them (snappy at
-    its one level): the page is never built whole. None otherwise: the caller encodes the values
-    and calls :func:`compress_joined`."""
-    if codec.thrift_id != CompressionCodec.SNAPPY or level is not None:
-        return None
-    return kernels.snappy_compress_plain_byte_array(head, values)
 
 
 def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:

@@ -6,8 +6,9 @@ numpy reference of the same name in :mod:`pqbloom.kernels_reference`. Both give 
 and raise the same :mod:`pqbloom.errors` exceptions with the same messages; the compiled kernels
 release the GIL, so threads decode in parallel.
 
-``COMPILED`` says which is in use (tests switch it to run both); ``EXTENSION_BUILT`` whether the
-extension could be imported at all.
+``COMPILED`` says which is in use (tests switch it to run both). Each compiled module is built on its
+own: ``BUILT`` names those that were, ``MISSING`` those that were not (their kernels run the
+reference; ``EXTENSION_BUILT`` is True when none is missing).
 
 The kernels:
 
@@ -25,11 +26,7 @@ The kernels:
 8. :func:`decimal_buffer`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
    and prefixes of the DELTA byte-array encodings);
-10. :func:`snappy_compress`: a snappy raw block (write path); its reference is cramjam's compressor,
-    in :mod:`pqbloom.compression`, and the two agree on what decompresses, not byte for byte;
-    :func:`snappy_compress_plain_byte_array`: the same of a PLAIN BYTE_ARRAY page, encoded as it is
-    compressed (its reference: encode, then compress); :func:`snappy_decompress_into`: cramjam's.
-11. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
+10. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
     the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None).
 """
 
@@ -41,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels_decimals, kernels_delta, kernels_snappy
+from . import kernels_decimals, kernels_delta
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
 from .encodings.hybrid_numpy import empty_run_message
@@ -51,28 +48,41 @@ __all__ = [
     "COMPILED", "EXTENSION_BUILT", "decode_hybrid", "page_levels", "decode_plain_byte_array",
     "decode_plain_byte_array_into", "take_binary", "take_binary_into", "scatter_nulls", "spread_offsets",
     "rebuild_prefixes", "list_offsets", "check_chunk_levels", "binary_argminmax", "encode_plain_byte_array",
-    "decimal_buffer", "decode_delta_binary_packed", "snappy_compress", "snappy_compress_plain_byte_array",
-    "snappy_decompress_into", "page_header",
+    "decimal_buffer", "decode_delta_binary_packed", "page_header", "MODULES", "BUILT", "MISSING",
 ]
 
 
-def _load_extension() -> tuple[Any, ...] | None:
+#: the compiled modules of pqbloom/_kernels (``pool``: the buffer pool of :mod:`pqbloom.buffers`)
+MODULES: tuple[str, ...] = ("binary", "decimals", "delta", "hybrid", "levels", "pageheader", "pool")
+
+
+def _load(name: str) -> Any:
+    """The compiled module ``name``, or None: each is built on its own (setup.py), so a module that
+    failed to compile leaves the others in use, and its kernels run the numpy reference."""
     try:
-        return tuple(importlib.import_module(f"pqbloom._kernels.{name}")
-                     for name in ("binary", "decimals", "delta", "hybrid", "levels", "snappy", "unsnappy",
-                                  "pageheader"))
-    except ImportError:  # not built (no C compiler at install time, or a source checkout)
+        return importlib.import_module(f"pqbloom._kernels.{name}")
+    except ImportError:  # not built (no C compiler at install time, a failed compile, a source checkout)
         return None
 
 
-_ext = _load_extension()
-# the compiled modules (no stubs: Any); used only while COMPILED, so never None then
-_binary, _decimals, _delta, _hybrid, _levels, _snappy, _unsnappy, _pageheader = _ext if _ext is not None else (None,) * 8
+_modules = {name: _load(name) for name in MODULES}
+# the compiled modules (no stubs: Any), None where not built
+_binary, _decimals, _delta, _hybrid, _levels, _pageheader = (
+    _modules[name] for name in ("binary", "decimals", "delta", "hybrid", "levels", "pageheader"))
+#: the compiled modules that were built (and import)
+BUILT: tuple[str, ...] = tuple(name for name in MODULES if _modules[name] is not None)
+#: the compiled modules that were not built: their kernels run the numpy reference
+MISSING: tuple[str, ...] = tuple(name for name in MODULES if name not in BUILT)
 
-#: the compiled extension could be imported
-EXTENSION_BUILT: bool = _ext is not None
-#: the compiled kernels are in use (else the numpy reference)
-COMPILED: bool = EXTENSION_BUILT and os.environ.get("PQBLOOM_PURE_PYTHON", "") in ("", "0")
+#: every compiled module was built
+EXTENSION_BUILT: bool = not MISSING
+#: the compiled kernels are in use (else the numpy reference), for the modules in BUILT
+COMPILED: bool = bool(BUILT) and os.environ.get("PQBLOOM_PURE_PYTHON", "") in ("", "0")
+
+
+def _use(module: Any) -> bool:
+    """Whether a kernel runs compiled: the kernels are in use and its module was built."""
+    return COMPILED and module is not None
 
 
 def _bytes(buf: Buffer) -> np.ndarray:
@@ -97,7 +107,7 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> i
     dictionary indices: values as stored) or bool (non-zero is True). Truncated or inconsistent
     input raises CorruptFileError; see :func:`pqbloom.kernels_reference.decode_hybrid`.
     """
-    if not COMPILED:
+    if not _use(_hybrid):
         return reference.decode_hybrid(buf, bit_width, count, out)
     count = reference.check_hybrid_args(bit_width, count, out)
     info = _info()
@@ -130,7 +140,7 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
                 reps: np.ndarray | None, defs: np.ndarray | None, max_def: int) -> tuple[int, int]:
     """A data page's repetition and definition levels in one call: (bytes they take, number of
     definition levels equal to ``max_def``); see :func:`pqbloom.kernels_reference.page_levels`."""
-    if not COMPILED:
+    if not _use(_hybrid):
         return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
     # an absent block's array is not touched; the kernel takes one dtype for both
     r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
@@ -187,7 +197,7 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     One pass over the input; the data is allocated once (its size is bounded by the input less
     the length prefixes). CorruptFileError for a length prefix or a value past the end.
     """
-    if not COMPILED:
+    if not _use(_binary):
         return reference.decode_plain_byte_array(buf, count)
     try:
         size = memoryview(buf).nbytes  # type: ignore[arg-type]
@@ -228,7 +238,7 @@ def decode_plain_byte_array_into(buf: Buffer, count: int, offsets: np.ndarray, d
     and the bytes into ``data`` (contiguous uint8) from 0. Returns (value bytes, input bytes used),
     or None when the values do not fit (the kernel then stops writing at the end of ``data`` and
     ``offsets[:count + 1]`` holds garbage). Errors as :func:`decode_plain_byte_array`."""
-    if not COMPILED:
+    if not _use(_binary):
         return reference.decode_plain_byte_array_into(buf, count, offsets, data, base)
     try:
         # one call per page: the kernel checks the count and the buffers (typed memoryviews: dtype,
@@ -283,7 +293,7 @@ def take_binary(values: BinaryArray, indices: Any) -> BinaryArray:
     """``values[indices]`` as a compact BinaryArray, copied in two passes (sizes, then bytes):
     no padding, no per-byte index. CorruptFileError for an index out of range, naming the
     smallest index when one is negative, else the largest (as the dictionary decoder does)."""
-    idx = _index_array(indices) if COMPILED else None
+    idx = _index_array(indices) if _use(_binary) else None
     if idx is None:
         return reference.take_binary(values, indices)
     offs = np.ascontiguousarray(values.offsets, dtype=np.int64)
@@ -312,7 +322,7 @@ def take_binary_into(values: BinaryArray, indices: Any, offsets: np.ndarray, dat
     not copied a second time): ``offsets[:len(indices) + 1]`` (contiguous int64, starting at ``base``)
     and the bytes into ``data`` (contiguous uint8) from 0, never past it. Returns the bytes taken,
     or None when they do not fit (``offsets`` then holds garbage). Errors as :func:`take_binary`."""
-    idx = _index_array(indices) if COMPILED else None
+    idx = _index_array(indices) if _use(_binary) else None
     if idx is None or not reference.into_buffers_usable(len(idx), offsets, data):
         return reference.take_binary_into(values, indices, offsets, data, base)
     info = _info()
@@ -351,7 +361,7 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
     different number of values than ``dense`` holds. ``out``: where the values go (see
     :func:`pqbloom.kernels_reference.scatter_nulls`; every row of it is written).
     """
-    if COMPILED and out is not None and type(dense) is type(levels) is type(out) is np.ndarray \
+    if _use(_levels) and out is not None and type(dense) is type(levels) is type(out) is np.ndarray \
             and levels.dtype == np.bool_ and dense.ndim == levels.ndim == 1 and out.shape == levels.shape \
             and dense.dtype == out.dtype and dense.dtype.kind in "iufbmM" and dense.flags.c_contiguous \
             and levels.flags.c_contiguous and out.flags.c_contiguous and out.flags.writeable:
@@ -361,7 +371,7 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
             return out, validity
     # plain data only: the kernel copies bytes, which would not count references to Python objects
     plain = isinstance(dense, BinaryArray) or (isinstance(dense, np.ndarray) and not dense.dtype.hasobject)
-    arg = _level_arg(levels, max_level) if COMPILED and plain else None
+    arg = _level_arg(levels, max_level) if _use(_levels) and plain else None
     if arg is None:
         return reference.scatter_nulls(dense, levels, max_level, where, out)
     lv, top = arg
@@ -393,7 +403,7 @@ def scatter_nulls(dense: Any, levels: np.ndarray, max_level: int = 1, where: str
 def spread_offsets(full: np.ndarray, present: np.ndarray, count: int) -> None:
     """The ``count + 1`` dense offsets at the head of ``full`` spread to one per row in place; see
     :func:`pqbloom.kernels_reference.spread_offsets` (one backward pass here, no index array)."""
-    if not (COMPILED and isinstance(full, np.ndarray) and full.dtype == np.int64 and full.flags.c_contiguous
+    if not (_use(_levels) and isinstance(full, np.ndarray) and full.dtype == np.int64 and full.flags.c_contiguous
             and full.flags.writeable and isinstance(present, np.ndarray) and present.dtype == np.bool_
             and present.ndim == 1 and present.flags.c_contiguous and 0 <= count < len(full)
             and len(present) < len(full)):
@@ -411,7 +421,7 @@ def rebuild_prefixes(prefix: np.ndarray, suffixes: BinaryArray) -> BinaryArray:
     sizes are computed first, so the data is allocated once.
     """
     p = np.asarray(prefix)
-    if not COMPILED or p.dtype.kind not in "iu" or (
+    if not _use(_binary) or p.dtype.kind not in "iu" or (
             p.dtype != np.int32 and len(p) and not (int(p.min()) >= -(1 << 31) and int(p.max()) < (1 << 31))):
         return reference.rebuild_prefixes(prefix, suffixes)
     p32 = np.ascontiguousarray(p, dtype=np.int32)
@@ -449,7 +459,7 @@ def list_offsets(defs: np.ndarray, reps: np.ndarray, elem_def: int, ctx_def: int
     Slots start at the entries with ``reps <= ctx_rep`` and ``defs >= ctx_def``; elements are the
     entries with ``defs >= elem_def``. CorruptFileError for an element before the first slot.
     """
-    if not COMPILED or not all(-(1 << 31) <= x < (1 << 31) for x in (elem_def, ctx_def, ctx_rep)):
+    if not _use(_levels) or not all(-(1 << 31) <= x < (1 << 31) for x in (elem_def, ctx_def, ctx_rep)):
         return reference.list_offsets(defs, reps, elem_def, ctx_def, ctx_rep, where)
     d = reference.check_levels(defs, "definition levels")
     r = reference.check_levels(reps, "repetition levels")
@@ -472,7 +482,7 @@ def check_chunk_levels(defs: np.ndarray | None, reps: np.ndarray | None, max_def
                        rep_def: list[int], n: int) -> int:
     """Refuse a chunk's levels no valid writer produces and count its records, in one pass over
     both level arrays; see :func:`pqbloom.kernels_reference.check_chunk_levels`."""
-    if not COMPILED or defs is None or reps is None or not len(reps) or len(defs) != len(reps) \
+    if not _use(_levels) or defs is None or reps is None or not len(reps) or len(defs) != len(reps) \
             or defs.dtype != reps.dtype or defs.dtype not in reference.HYBRID_DTYPES[:3] \
             or not 0 <= max_rep < len(rep_def) or rep_def[0] != 0 \
             or not 0 <= max_def <= np.iinfo(defs.dtype).max or max_rep > np.iinfo(defs.dtype).max \
@@ -492,7 +502,7 @@ def check_chunk_levels(defs: np.ndarray | None, reps: np.ndarray | None, max_def
 def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
     """Indices of the first smallest and first largest value in byte-wise unsigned order (a prefix
     before the longer value). A BinaryArray or an ``(n, w)`` uint8 matrix, ``n`` > 0."""
-    if not COMPILED:
+    if not _use(_binary):
         return reference.binary_argminmax(values)
     if len(values) == 0:
         raise ValueError("binary_argminmax of no values")
@@ -512,7 +522,7 @@ def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
 
 def encode_plain_byte_array(values: BinaryArray) -> bytes:
     """PLAIN BYTE_ARRAY: each value as a 4-byte little-endian length, then its bytes (one pass)."""
-    if not COMPILED:
+    if not _use(_binary):
         return reference.encode_plain_byte_array(values)
     if not isinstance(values, BinaryArray):
         raise TypeError(f"BYTE_ARRAY values must be a BinaryArray, got {type(values).__name__}")
@@ -552,40 +562,14 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     return kernels_delta.decode_delta_binary_packed(buf, count, dtype, _delta if COMPILED else None)
 
 
-# -- 10. snappy ----------------------------------------------------------------------------------
-
-def snappy_compress(data: Buffer, tail: Buffer | None = None) -> memoryview | None:
-    """``data`` (then ``tail``, as if joined: a v1 page's levels and values) as one snappy raw block
-    by the compiled compressor (GIL released), or None when the kernels are not in use: the caller
-    then compresses with cramjam (:mod:`pqbloom.compression`). The result is a view of a buffer of
-    the format's worst-case size (~1.17 times the input): the page is not copied again to trim it."""
-    return kernels_snappy.compress(data, tail, _snappy if COMPILED else None)
-
-
-def snappy_compress_plain_byte_array(head: Buffer, values: BinaryArray) -> tuple[memoryview, int] | None:
-    """:func:`snappy_compress` of ``head`` then the PLAIN encoding of ``values`` (the same bytes),
-    with the encoding made 64 KiB at a time while the compressor works on it, never as a whole
-    page; and the encoding's size. None when the kernels are not in use (the caller encodes, then
-    compresses with cramjam). ValueError for offsets that do not fit the data or a value over
-    2**31-1 bytes, as :func:`encode_plain_byte_array`."""
-    return kernels_snappy.compress_plain_byte_array(head, values, _snappy if COMPILED else None)
-
-
-def snappy_decompress_into(data: Buffer, out: Buffer) -> bool:
-    """Decompress the snappy raw block ``data`` into all of ``out`` (GIL released): True when done; False
-    when not compiled or not x86-64, or for a malformed block (``out`` partly written): the caller then
-    runs cramjam."""
-    return kernels_snappy.decompress_into(data, out, _unsnappy if COMPILED else None)
-
-
-# -- 11. page headers ----------------------------------------------------------------------------
+# -- 10. page headers ----------------------------------------------------------------------------
 
 def page_header(buf: Buffer, pos: int) -> tuple[Any, ...] | None:
     """The page header at ``buf[pos]`` as a flat tuple (see ``pqbloom._kernels.pageheader.parse``),
     or None: not compiled, or bytes the compiled parser does not accept (malformed or unusual). The
     caller then decodes the header with Thrift (:func:`pqbloom.format.decode_at`), which raises the
     error, so both modes fail with the same message."""
-    if not COMPILED:
+    if not _use(_pageheader):
         return None
     try:
         got = _pageheader.parse(buf, pos)

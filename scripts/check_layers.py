@@ -125,7 +125,6 @@ LAYERS: tuple[Layer, ...] = (
                            "their numpy reference",
         "pqbloom.kernels_decimals": "the DECIMAL kernel's wrapper",
         "pqbloom.kernels_delta": "the DELTA_BINARY_PACKED kernel's wrapper",
-        "pqbloom.kernels_snappy": "the Snappy kernels' wrappers (cramjam where they decline)",
         "pqbloom.kernels_reference": "the kernels' numpy reference",
         "pqbloom.kernels_reference_decimals": "the DECIMAL kernel's numpy reference",
         "pqbloom.kernels_reference_write": "the write-side kernels' numpy reference",
@@ -162,7 +161,12 @@ DOORS: dict[str, tuple[str, ...]] = {
 #: generated modules: no line limit
 GENERATED = ("pqbloom._thrift",)
 #: module -> why a load by name in it cannot be resolved here (its targets are then not checked)
-DYNAMIC_LOADS: dict[str, str] = {}
+DYNAMIC_LOADS: dict[str, str] = {
+    "pqbloom": "the lazy face (__getattr__) loads the modules of its _LAZY table, the same ones its "
+               "TYPE_CHECKING block imports (read here as imports), or a submodule named by the caller",
+    "pqbloom.kernels": "loads each compiled module of MODULES from pqbloom._kernels by name (each is optional); "
+                       "the .pyx modules are placed in the bottom layer",
+}
 #: a cycle between packages tolerated for now (exactly these packages) -> why, and what breaks it; reported as a
 #: note; a problem when another package joins it, and once it is gone (so that the entry goes too)
 KNOWN_CYCLES: dict[frozenset[str], str] = {

@@ -10,19 +10,24 @@ cdef extern from *:
     """
     #include <stdint.h>
     #include <string.h>
-    static inline uint64_t pqb_load_le64(const uint8_t *p) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        v = __builtin_bswap64(v);
-    #endif
-        return v;
-    }
+    /* Portable byte swaps, no compiler builtin (compilers turn them into one instruction). The
+       big-endian test below is GCC's and clang's macro; MSVC targets only little-endian machines. */
     static inline uint64_t pqb_bswap64(uint64_t v) {
         /* portable byte swap (compilers turn it into one instruction) */
         return ((v & 0xFFULL) << 56) | ((v & 0xFF00ULL) << 40) | ((v & 0xFF0000ULL) << 24)
              | ((v & 0xFF000000ULL) << 8) | ((v >> 8) & 0xFF000000ULL) | ((v >> 24) & 0xFF0000ULL)
              | ((v >> 40) & 0xFF00ULL) | (v >> 56);
+    }
+    static inline uint32_t pqb_bswap32(uint32_t v) {
+        return ((v & 0xFFu) << 24) | ((v & 0xFF00u) << 8) | ((v >> 8) & 0xFF00u) | (v >> 24);
+    }
+    static inline uint64_t pqb_load_le64(const uint8_t *p) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        v = pqb_bswap64(v);
+    #endif
+        return v;
     }
     #if defined(__linux__)
     #include <sys/mman.h>
@@ -43,7 +48,7 @@ cdef extern from *:
         uint32_t v;
         memcpy(&v, p, 4);
     #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-        v = __builtin_bswap32(v);
+        v = pqb_bswap32(v);
     #endif
         return v;
     }

@@ -11,18 +11,47 @@ made from it), the block returns to a free list instead of to the system. A bloc
 a request it fits with at most a quarter to spare; blocks unused for ``decay`` seconds are
 unmapped, and so is a block freed while ``limit`` bytes are already free.
 
-Blocks are private anonymous mappings rounded to 2 MiB and advised as huge pages. Everything runs
-under the GIL (takes and gives back are a few list operations). :mod:`pqbloom.buffers` configures
-the pool and schedules the trims.
+Blocks are rounded to 2 MiB: private anonymous mappings where the system has them (Linux, macOS,
+the BSDs), advised as huge pages where it has those (Linux), and plain ``malloc`` blocks elsewhere
+(Windows): ``MMAP`` says which. Everything runs under the GIL (takes and gives back are a few list
+operations). :mod:`pqbloom.buffers` configures the pool and schedules the trims.
 """
+
+from time import monotonic
 
 from cpython.buffer cimport PyBuffer_FillInfo
 from libc.stdint cimport uintptr_t
-from posix.mman cimport MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ, PROT_WRITE, madvise, mmap, munmap
-from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-cdef extern from "sys/mman.h":
-    int MADV_HUGEPAGE
+cdef extern from *:
+    """
+    #include <stdlib.h>
+    #if defined(__unix__) || defined(__APPLE__)
+    #include <sys/mman.h>
+    #if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+    #define MAP_ANONYMOUS MAP_ANON
+    #endif
+    #endif
+    #if defined(MAP_ANONYMOUS) && defined(MAP_PRIVATE) && defined(MAP_FAILED)
+    #define PQB_POOL_MMAP 1
+    static void *pqb_pool_map(size_t n) {
+        void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+    #if defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE);  /* advice only: its failure changes nothing */
+    #endif
+        return p;
+    }
+    static void pqb_pool_unmap(void *p, size_t n) { munmap(p, n); }
+    #else
+    /* no anonymous mappings (Windows): plain allocations, kept and reused the same way */
+    #define PQB_POOL_MMAP 0
+    static void *pqb_pool_map(size_t n) { return malloc(n); }
+    static void pqb_pool_unmap(void *p, size_t n) { (void)n; free(p); }
+    #endif
+    """
+    int PQB_POOL_MMAP
+    void *pool_map "pqb_pool_map"(size_t n) noexcept
+    void pool_unmap "pqb_pool_unmap"(void *p, size_t n) noexcept
 
 cdef extern from "Python.h":
     int PyTraceMalloc_Track(unsigned int domain, uintptr_t ptr, size_t size)
@@ -32,10 +61,12 @@ cdef extern from "Python.h":
 DEF TRACE_DOMAIN = 0x70716271
 
 
-cdef double _now() noexcept:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
+#: the blocks are anonymous mappings (else malloc blocks)
+MMAP = bool(PQB_POOL_MMAP)
+
+
+cdef double _now():
+    return monotonic()  # (portable; called once per block taken or freed, under the GIL)
 
 DEF ALIGN = 2 * 1024 * 1024
 
@@ -50,7 +81,7 @@ cdef object _on_free = None  # called (no arguments) when a block joins the free
 
 cdef void _unmap(uintptr_t addr, Py_ssize_t cap):
     global _mapped
-    munmap(<void *>addr, cap)
+    pool_unmap(<void *>addr, cap)
     _mapped -= cap
 
 
@@ -97,10 +128,9 @@ cdef class PoolBuffer:
             self.addr, self.cap = a, c
             PyTraceMalloc_Track(TRACE_DOMAIN, self.addr, size)
             return
-        p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        if p == MAP_FAILED:
+        p = pool_map(cap)
+        if p == NULL:
             raise MemoryError(f"cannot map {cap} bytes")
-        madvise(p, cap, MADV_HUGEPAGE)  # advice only: its failure changes nothing
         _mapped += cap
         self.addr, self.cap = <uintptr_t>p, cap
         PyTraceMalloc_Track(TRACE_DOMAIN, self.addr, size)

@@ -320,8 +320,8 @@ class ColumnChunkWriter:
         raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
             f.physical_type in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) else None
         pages_with_values = 0
-        # v1 pages of PLAIN byte arrays: the values go to compress_page unencoded, where the snappy
-        # compressor encodes them as it goes (when it can; else compress_page encodes them first)
+        # v1 pages of PLAIN byte arrays: the values go to compress_page unencoded and are encoded
+        # there, on the worker that compresses the page when pages are compressed on threads
         plain_in_compressor = not v2 and dict_values is None and value_encoding == Encoding.PLAIN and \
             f.physical_type == PhysicalType.BYTE_ARRAY
 
@@ -481,13 +481,7 @@ def compress_page(page: EncodedPage, codec: compression_mod.Codec, level: int | 
     Touches nothing but ``page`` (it may run on a worker thread)."""
     levels = page.rep_bytes + page.def_bytes
     vbytes = page.values
-    if isinstance(vbytes, BinaryArray):  # v1 PLAIN byte arrays, left unencoded for the compressor
-        fused = compression_mod.compress_plain_byte_array(codec, levels, vbytes, level)
-        if fused is not None:
-            page.body, plain_size = fused
-            page.uncompressed_size = len(levels) + plain_size
-            page.values = None
-            return page
+    if isinstance(vbytes, BinaryArray):  # v1 PLAIN byte arrays, encoded here (on the worker with threads)
         vbytes = encode_values(vbytes, Encoding.PLAIN, PhysicalType.BYTE_ARRAY)
     if v2:
         comp = compression_mod.compress(codec, vbytes, level)

@@ -168,7 +168,7 @@ def test_allocation_failure_is_a_memory_error_not_corruption(tmp_path, monkeypat
         raise MemoryError()
 
     if where == "decompressor":
-        # the page's output buffer (the compiled decompressor allocates nothing else), and cramjam's
+        # the page's output buffer, and cramjam's own allocations
         monkeypatch.setattr(compression, "_fresh", no_memory)
         monkeypatch.setattr(cramjam.snappy, "decompress_raw", no_memory)
         monkeypatch.setattr(cramjam.snappy, "decompress_raw_into", no_memory)

@@ -132,9 +132,9 @@ def decompress(codec: int, raw: bytes, size: int) -> bytes:
     if codec == T.CompressionCodec.UNCOMPRESSED:
         return raw
     if codec == T.CompressionCodec.ZSTD:
-        import zstandard
+        import pyarrow as pa
 
-        return zstandard.ZstdDecompressor().decompress(raw, max_output_size=size)
+        return pa.Codec("zstd").decompress(raw, size, asbytes=True)  # type: ignore[no-any-return]
     if codec == T.CompressionCodec.SNAPPY:
         import cramjam
 
