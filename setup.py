@@ -10,7 +10,7 @@ import os
 from setuptools import Extension, setup
 
 _REQUIRED = os.environ.get("PQBLOOM_REQUIRE_KERNELS", "") not in ("", "0")
-_MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "snappy", "unsnappy", "pageheader", "pool"]
+_MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "snappy", "unsnappy", "pageheader", "pool", "arrow_c", "arrow_c_import"]
 
 
 def _extensions() -> list:

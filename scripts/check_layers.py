@@ -126,6 +126,8 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.kernels_reference_write": "the write-side kernels' numpy reference",
         "pqbloom.buffers": "the pool of large column buffers (`_kernels/pool.pyx`)",
         "pqbloom.scratch": "per-thread reused buffers of a read's transient bytes",
+        "pqbloom.arrow_c": "the Arrow C Data and Stream Interfaces' structs and PyCapsules (`_kernels/arrow_c.pyx`), "
+                           "without pyarrow",
     }),
     Layer("formats and bytes", {
         "pqbloom.format": "the only door to the generated Thrift `_thrift/`: `codec.py` compact protocol, "
@@ -149,7 +151,7 @@ LAYERS: tuple[Layer, ...] = (
 #: private module -> the modules allowed to import it besides itself and its siblings (``pqbloom``: any module)
 DOORS: dict[str, tuple[str, ...]] = {
     "pqbloom._thrift": ("pqbloom.format",),
-    "pqbloom._kernels": ("pqbloom.kernels", "pqbloom.buffers"),
+    "pqbloom._kernels": ("pqbloom.kernels", "pqbloom.buffers", "pqbloom.arrow_c"),
     "pqbloom._version": ("pqbloom",),
 }
 #: generated modules: no line limit
