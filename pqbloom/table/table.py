@@ -14,6 +14,7 @@ from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..schema import Schema, make_field
 from .arrow import apply_arrow_type, arrow_column, hinted_pylist
+from .arrow_c_protocol import table_array_capsules, table_schema_capsule, table_stream_capsule
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values, looks_nested, nested_column
 from .column import Column, check_maps_as_pydicts, slice_bounds
@@ -215,6 +216,24 @@ class Table:
             holder = pa.table({"_": pa.nulls(self._num_rows)}).replace_schema_metadata(self.metadata or None)
             return holder.drop_columns(["_"])
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=self.metadata or None))
+
+    # -- the Arrow PyCapsule interface: polars.DataFrame(t), duckdb.sql("... from t"), pyarrow.table(t)
+    def __arrow_c_schema__(self) -> Any:
+        """An ``arrow_schema`` PyCapsule: :meth:`to_arrow`'s schema as a struct, with the table's metadata."""
+        return table_schema_capsule(self.columns, self.arrow_types(), self.metadata)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
+        """``arrow_schema`` and ``arrow_array`` PyCapsules of the table as one struct array (a record batch)
+        holding :meth:`to_arrow`'s columns; numpy buffers are shared, not copied, where Arrow's layout is
+        pqbloom's (see :mod:`pqbloom.table.arrow_c_export`). Needs no pyarrow. ``requested_schema`` (a
+        PyCapsule) casts the columns where it can; else :class:`~pqbloom.errors.SchemaError`."""
+        return table_array_capsules(self.columns, self.arrow_types(), self.metadata, self._num_rows,
+                                    requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """An ``arrow_array_stream`` PyCapsule of one record batch, as :meth:`__arrow_c_array__` gives it."""
+        return table_stream_capsule([(self.columns, self._num_rows)], self.arrow_types(), self.metadata,
+                                    requested_schema)
 
     def arrow_types(self) -> ArrowSchema | None:
         """The Arrow types the data came with (from pandas, pyarrow or a file's ``ARROW:schema``)."""
