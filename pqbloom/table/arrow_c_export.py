@@ -67,8 +67,11 @@ class Node:
         self.source = source
         self.mask = mask
 
-    def renamed(self, name: str, nullable: bool, metadata: tuple[tuple[str, str], ...] = ()) -> Node:
-        """This node under another field name, nullability and metadata."""
+    def renamed(self, name: str, nullable: bool, metadata: tuple[tuple[str, str], ...] | None = None) -> Node:
+        """This node under another field name, nullability and metadata (None: only its extension type's,
+        which is part of its type)."""
+        if metadata is None:
+            metadata = tuple((k, v) for k, v in self.field.metadata if k in (_EXT, _EXT_META))
         f = replace(self.field, name=name, nullable=nullable, metadata=metadata)
         return Node(f, self.length, self.null_count, self.buffers, self.children, self.dictionary, self.source,
                     self.mask)
@@ -220,7 +223,7 @@ def _nested_node(col: Any) -> Node:
         return Node(ArrowField(f.name, t, f.nullable, (kids[0].field,)), n, nulls, (bits, offs), kids,
                     source=offsets, mask=col.mask)
     key = kids[0].renamed(kids[0].field.name, False, kids[0].field.metadata)
-    entries = Node(ArrowField("entries", ArrowType("struct"), False, (key.field, kids[1].field)), len(key),
+    entries = Node(ArrowField("entries", ArrowType("struct"), False, (key.field, kids[1].field)), key.length,
                    0, (None,), (key, kids[1]))
     return Node(ArrowField(f.name, ArrowType("map"), f.nullable, (entries.field,)), n, nulls,
                 (bits, _offsets32(offsets)), (entries,), mask=col.mask)
@@ -280,7 +283,7 @@ def _dictionary_node(node: Node, values: Node, codes: np.ndarray, d: Dictionary)
     idx = codes.astype(f"{'i' if it.signed else 'u'}{it.bit_width // 8}")
     bits, nulls = validity(node.mask)
     f = replace(node.field, type=values.field.type, children=values.field.children, dictionary=d)
-    return Node(f, node.length, nulls, (bits, idx), (), values.renamed("", True), mask=node.mask)
+    return Node(f, node.length, nulls, (bits, idx), (), values.renamed("", True, ()), mask=node.mask)
 
 
 def cast_node(node: Node, target: ArrowField) -> Node:

@@ -24,9 +24,14 @@ __all__ = ["table_nodes", "table_schema_capsule", "table_array_capsules", "table
 
 def table_nodes(columns: list[Any], hints: ArrowSchema | None) -> list[Node]:
     """The columns as ``Table.to_arrow()`` gives them: ``hints`` (the table's Arrow types) applied, each top-level
-    field named and nullable as its column, without field metadata."""
-    nodes = [with_hint(c, column_node(c), hints) for c in columns]
-    return [nd.renamed(c.field.name, c.field.nullable) for c, nd in zip(columns, nodes)]
+    field named and nullable as its column, without field metadata but that of the extension types pyarrow
+    knows and ``to_arrow`` makes (``arrow.json``, ``arrow.uuid``: part of the type, not of the field)."""
+    out = []
+    for c in columns:
+        natural = column_node(c)
+        nd = with_hint(c, natural, hints)
+        out.append(nd.renamed(c.field.name, c.field.nullable, natural.renamed("", True).field.metadata))
+    return out
 
 
 def _struct_field(nodes: list[Node], metadata: dict[str, str]) -> ArrowField:

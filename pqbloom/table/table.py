@@ -10,10 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import arrow_c
 from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..schema import Schema, make_field
 from .arrow import apply_arrow_type, arrow_column, hinted_pylist
+from .arrow_c_import import is_arrow_c, read_arrow_c
 from .arrow_c_protocol import table_array_capsules, table_schema_capsule, table_stream_capsule
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values, looks_nested, nested_column
@@ -99,13 +101,26 @@ class Table:
     @classmethod
     def from_polars(cls, df: Any, use_arrow: bool | None = None) -> Table:
         """Convert a polars DataFrame: through ``df.to_arrow()`` when pyarrow is installed (``use_arrow``
-        None) or asked for, so every type keeps its Arrow description; else column by column, with the
-        losses :mod:`pqbloom.table.polars_frames` lists."""
+        None) or asked for, else through the Arrow PyCapsule interface (:meth:`from_arrow_c`, no pyarrow),
+        so every type keeps its Arrow description; with ``use_arrow=False`` and no compiled
+        :mod:`pqbloom.arrow_c`, column by column, with the losses :mod:`pqbloom.table.polars_frames` lists."""
         if use_arrow is None:
             use_arrow = have_pyarrow()
         if use_arrow:
             return cls.from_arrow(df.to_arrow())
+        if arrow_c.AVAILABLE and is_arrow_c(df):
+            return cls.from_arrow_c(df)
         return cls.from_pydict(polars_columns(df))
+
+    @classmethod
+    def from_arrow_c(cls, data: Any) -> Table:
+        """Convert any object that exports a table through the Arrow PyCapsule interface
+        (``__arrow_c_stream__``, else ``__arrow_c_array__`` of a struct array): a polars DataFrame, a DuckDB
+        relation, a pyarrow or arro3 table, a nanoarrow stream... Needs no pyarrow: the C structs are read by
+        :mod:`pqbloom.table.arrow_c_import`, converted as :meth:`from_arrow` converts the same data, the Arrow
+        types and schema metadata kept (a writer stores them, as pyarrow's does)."""
+        columns, metadata, arrow_schema, num_rows = read_arrow_c(data)
+        return cls(columns, metadata, arrow_schema, num_rows=num_rows)
 
     @classmethod
     def from_arrow(cls, table: Any) -> Table:
@@ -115,8 +130,9 @@ class Table:
 
     @classmethod
     def coerce(cls, data: Any, schema: Schema | None = None) -> Table:
-        """Accept a Table, a dict of columns, a pandas DataFrame, a pyarrow Table or a polars DataFrame
-        (:mod:`pqbloom.table.polars_frames`)."""
+        """Accept a Table, a dict of columns, a pandas DataFrame, a pyarrow Table, a polars DataFrame
+        (:meth:`from_polars`) or any other object that exports the Arrow PyCapsule interface
+        (:meth:`from_arrow_c`: a DuckDB relation, an arro3 or nanoarrow table...)."""
         if isinstance(data, Table):
             return data
         if isinstance(data, Mapping):
@@ -128,6 +144,8 @@ class Table:
             return cls.from_pandas(data, schema)
         if mod.startswith("polars"):
             return cls.from_polars(data)
+        if is_arrow_c(data):
+            return cls.from_arrow_c(data)
         raise TypeError(f"cannot make a table from {type(data).__name__}")
 
     # -- access -----------------------------------------------------------------
