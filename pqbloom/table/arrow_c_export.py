@@ -30,8 +30,17 @@ from ..errors import CorruptFileError, SchemaError, UnsupportedError
 from ..format.enums import PhysicalType
 from ..schema import Field, NestedField
 from .arrow_c_types import index_type, schema_desc
-from .arrow_schema import (TIME_UNITS, ArrowField, ArrowSchema, ArrowType, Dictionary, effective_field, int_type,
-                           natural_field, timestamp)
+from .arrow_schema import (
+    TIME_UNITS,
+    ArrowField,
+    ArrowSchema,
+    ArrowType,
+    Dictionary,
+    effective_field,
+    int_type,
+    natural_field,
+    timestamp,
+)
 from .decimals import arrow_decimal_width
 from .int96 import int96_to_ns
 from .outputs import logical_numpy

@@ -213,8 +213,8 @@ def _flat(f: ArrowField, a: Any, base: int, n: int, name: str, nullable: bool, m
     t, k = f.type, f.type.kind
     if k in ("utf8", "large_utf8", "binary", "large_binary", "utf8_view", "binary_view"):
         fld = make_field(name, "string" if "utf8" in k else "binary", nullable=nullable)
-        vals = _views(a, base, n) if k.endswith("_view") else _binary(a, base, n, k.startswith("large"))
-        return Column(fld, vals, mask)
+        strs = _views(a, base, n) if k.endswith("_view") else _binary(a, base, n, k.startswith("large"))
+        return Column(fld, strs, mask)
     if k == "fixed_size_binary":
         w = t.width
         raw = _fixed(a, 1, base * w, n * w, "u1") if w else np.zeros(0, np.uint8)
