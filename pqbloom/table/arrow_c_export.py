@@ -358,13 +358,13 @@ def _views(c: BinaryArray) -> tuple[np.ndarray, ...]:
     starts = c.offsets[:-1]
     lens = np.diff(c.offsets)
     views = np.zeros((n, 16), np.uint8)
-    views[:, 0:4] = lens.astype("<i4").view(np.uint8).reshape(n, 4)
+    views[:, 0:4] = lens.astype("=i4").view(np.uint8).reshape(n, 4)
     long = lens > 12
     for j in range(12):  # inline bytes (short values) and the 4-byte prefix (long ones), a position at a time
         rows = np.flatnonzero((lens > j) & (~long if j >= 4 else True))
         views[rows, 4 + j] = c.data[starts[rows] + j]
     rows = np.flatnonzero(long)
-    views[rows, 12:16] = starts[rows].astype("<i4").view(np.uint8).reshape(-1, 4)  # buffer index 0 stays 0
+    views[rows, 12:16] = starts[rows].astype("=i4").view(np.uint8).reshape(-1, 4)  # buffer index 0 stays 0
     return views.reshape(-1), c.data, np.array([len(c.data)], np.int64)
 
 

@@ -4,7 +4,7 @@ table, a nanoarrow array stream) as pqbloom columns, converted as :mod:`pqbloom.
 same data from pyarrow (same physical types, same names of list and map members, durations as INT64 counts
 whose unit the Arrow types keep, dictionaries kept whole).
 
-The C interface carries no buffer sizes: each is worked out here from the type, length and offset, and the
+Buffers are in the machine's byte order, as the C interface says. The C interface carries no buffer sizes: each is worked out here from the type, length and offset, and the
 offsets an array holds are checked (non-decreasing, inside the child or data they index) before a byte is
 read through them; a struct that does not hold together is :class:`~pqbloom.errors.SchemaError`. Values are
 copied into pqbloom's own arrays: nothing of the producer's memory is kept once a column is made.
@@ -30,9 +30,9 @@ from .decimals import DecimalOverflow, big_endian_from_words, ints_from_words
 
 __all__ = ["read_arrow_c", "is_arrow_c"]
 
-_NUMPY = {("int", 8, True): "i1", ("int", 8, False): "u1", ("int", 16, True): "<i2", ("int", 16, False): "<u2",
-          ("int", 32, True): "<i4", ("int", 32, False): "<u4", ("int", 64, True): "<i8", ("int", 64, False): "<u8"}
-_FLOATS = {0: "<f2", 1: "<f4", 2: "<f8"}
+_NUMPY = {("int", 8, True): "i1", ("int", 8, False): "u1", ("int", 16, True): "=i2", ("int", 16, False): "=u2",
+          ("int", 32, True): "=i4", ("int", 32, False): "=u4", ("int", 64, True): "=i8", ("int", 64, False): "=u8"}
+_FLOATS = {0: "=f2", 1: "=f4", 2: "=f8"}
 _EXTENSIONS = {"arrow.uuid": "uuid", "arrow.json": "json"}
 
 
@@ -174,7 +174,7 @@ def _mask(a: Any, base: int, n: int) -> np.ndarray | None:
 
 def _offsets(a: Any, base: int, n: int, large: bool, limit: int, what: str) -> np.ndarray:
     """``n + 1`` offsets from slot ``base`` as int64, checked: non-decreasing, from 0 up to ``limit``."""
-    offs = _fixed(a, 1, base, n + 1, "<i8" if large else "<i4").astype(np.int64)
+    offs = _fixed(a, 1, base, n + 1, "=i8" if large else "=i4").astype(np.int64)
     if n and (int(offs[0]) < 0 or int(offs[-1]) > limit or bool((np.diff(offs) < 0).any())):
         raise SchemaError(f"Arrow C interface: {what} offsets decrease or point outside its {limit} entries")
     return offs if n else np.zeros(1, np.int64)
@@ -233,7 +233,6 @@ def _flat(f: ArrowField, a: Any, base: int, n: int, name: str, nullable: bool, m
         raise SchemaError(f"column {name!r}: Arrow type {k} is not supported")
     if mask is not None:
         vals[mask] = 0
-    vals = vals.astype(vals.dtype.newbyteorder("="), copy=False)
     fld = infer_flat_field(name, vals).with_nullable(nullable)
     return Column(fld, physical_from_array(fld, vals), mask)
 
@@ -242,7 +241,7 @@ def _temporal(f: ArrowField, a: Any, base: int, n: int, name: str, nullable: boo
               ) -> Column:
     t, k = f.type, f.type.kind
     wide = k in ("timestamp", "duration") or (k == "date" and t.unit == 1) or (k == "time" and t.bit_width == 64)
-    vals = _fixed(a, 1, base, n, "<i8" if wide else "<i4").astype(np.int64)
+    vals = _fixed(a, 1, base, n, "=i8" if wide else "=i4").astype(np.int64)
     if mask is not None:
         vals[mask] = 0
     if k == "duration":  # INT64 counts, as pyarrow stores them (the Arrow types keep the unit)
@@ -277,20 +276,20 @@ def _views(a: Any, base: int, n: int) -> BinaryArray:
     if not n:
         return BinaryArray(np.zeros(1, np.int64), np.zeros(0, np.uint8))
     views = _fixed(a, 1, base * 16, n * 16, "u1").reshape(n, 16)
-    lens = views[:, 0:4].copy().view("<i4").reshape(-1).astype(np.int64)
+    lens = views[:, 0:4].copy().view("=i4").reshape(-1).astype(np.int64)
     if bool((lens < 0).any()):
         raise SchemaError("Arrow C interface: a view of negative length")
     n_data = a.n_buffers - 3  # validity, views, the data buffers, then their sizes
     if n_data < 0:
         raise SchemaError(f"Arrow C interface: a view array with {a.n_buffers} buffers")
-    sizes = np.frombuffer(a.buffer(a.n_buffers - 1, 8 * n_data), "<i8").astype(np.int64) if n_data else \
+    sizes = np.frombuffer(a.buffer(a.n_buffers - 1, 8 * n_data), "=i8").astype(np.int64) if n_data else \
         np.zeros(0, np.int64)
     # every source as one byte space: the views themselves (inline values) first, then each data buffer
     starts_of = np.concatenate([[0], np.cumsum(np.concatenate([[n * 16], sizes]))]).astype(np.int64)
     spaces = [views.reshape(-1)] + [np.frombuffer(a.buffer(2 + i, int(sizes[i])), np.uint8) for i in range(n_data)]
     inline = lens <= 12
-    buf = views[:, 8:12].copy().view("<i4").reshape(-1).astype(np.int64)
-    off = views[:, 12:16].copy().view("<i4").reshape(-1).astype(np.int64)
+    buf = views[:, 8:12].copy().view("=i4").reshape(-1).astype(np.int64)
+    off = views[:, 12:16].copy().view("=i4").reshape(-1).astype(np.int64)
     src = np.where(inline, np.arange(n, dtype=np.int64) * 16 + 4, 0)
     long = ~inline
     if bool(long.any()):
@@ -413,7 +412,7 @@ def _list_view(f: ArrowField, a: Any, base: int, n: int, name: str, nullable: bo
                ) -> Column:
     """A list view (offsets and sizes, in any order) as a list: its elements gathered in slot order."""
     large = f.type.kind == "large_list_view"
-    dt = "<i8" if large else "<i4"
+    dt = "=i8" if large else "=i4"
     child = a.child(0)
     starts = _fixed(a, 1, base, n, dt).astype(np.int64)
     sizes = _fixed(a, 2, base, n, dt).astype(np.int64)
