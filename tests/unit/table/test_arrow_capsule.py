@@ -263,3 +263,16 @@ def test_columns_of_every_kind_round_trip_through_the_interface(rich):
     assert back.schema == Table.from_arrow(t.to_arrow()).schema  # decimals in the narrowest physical type
     assert back.to_arrow().equals(t.to_arrow())
     assert isinstance(back.column("cat"), Column) and back.column("cat").dictionary is not None
+
+
+def test_dictionaries_and_large_types_inside_nested_columns_go_out_as_to_arrow(tmp_path):
+    st = pa.array([{"c": "x"}, None, {"c": "y"}], pa.struct([pa.field("c", pa.dictionary(pa.int8(), pa.string()))]))
+    lst = pa.array([["x", "y"], None, ["x"]], pa.list_(pa.dictionary(pa.int16(), pa.string())))
+    mp = pa.array([[("k", "v")], None, []], pa.map_(pa.string(), pa.dictionary(pa.int32(), pa.string())))
+    tab = pa.table({"st": st, "lst": lst, "mp": mp, "big": pa.array(["a", None, "c"], pa.large_binary()),
+                    "lv": pa.array([[{"s": "p"}], [], None], pa.large_list(pa.struct([("s", pa.large_string())])))})
+    pq.write_table(tab, tmp_path / "n.parquet")
+    t = pqbloom.read_table(tmp_path / "n.parquet")
+    got = pa.table(t)
+    assert got.equals(t.to_arrow()) and got.schema.equals(t.to_arrow().schema, check_metadata=True)
+    assert got.equals(pq.read_table(tmp_path / "n.parquet"))

@@ -18,6 +18,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import pqbloom
 import pqbloom.arrow_c
@@ -254,3 +256,14 @@ def test_polars_and_duckdb_work_both_ways_with_pyarrow_not_importable():
                           cwd=ROOT, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "no pyarrow: ok" in proc.stdout
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.none() | st.text(max_size=30), max_size=40), st.integers(0, 5), st.booleans())
+def test_string_views_of_any_length_come_in_as_pyarrow_made_them(values, cut, binary):
+    typ = pa.binary_view() if binary else pa.string_view()
+    data = [v.encode() if binary and v is not None else v for v in values]
+    half = len(data) // 2  # two arrays joined: their data in two variadic buffers
+    arr = pa.concat_arrays([pa.array(data[:half], typ), pa.array(data[half:], typ)]).slice(min(cut, len(data)))
+    got = Table.from_arrow_c(pa.table({"v": arr}))
+    assert got.to_pydict() == {"v": arr.to_pylist()}
