@@ -138,8 +138,8 @@ class Table:
         if isinstance(data, Mapping):
             return cls.from_pydict(data, schema)
         mod = type(data).__module__
-        if mod.startswith("pyarrow"):
-            return cls.from_arrow(data)
+        if mod.startswith("pyarrow"):  # a table or batch; a reader (no columns) through the capsule interface
+            return cls.from_arrow(data) if hasattr(data, "column") or not is_arrow_c(data) else cls.from_arrow_c(data)
         if mod.startswith("pandas"):
             return cls.from_pandas(data, schema)
         if mod.startswith("polars"):

@@ -267,3 +267,11 @@ def test_string_views_of_any_length_come_in_as_pyarrow_made_them(values, cut, bi
     arr = pa.concat_arrays([pa.array(data[:half], typ), pa.array(data[half:], typ)]).slice(min(cut, len(data)))
     got = Table.from_arrow_c(pa.table({"v": arr}))
     assert got.to_pydict() == {"v": arr.to_pylist()}
+
+
+def test_write_table_takes_a_pyarrow_record_batch_reader(tmp_path):
+    schema = pa.schema([("a", pa.int64()), ("s", pa.string())])
+    reader = pa.RecordBatchReader.from_batches(schema, [pa.record_batch({"a": [1, None], "s": ["x", None]}, schema),
+                                                        pa.record_batch({"a": [3], "s": ["z"]}, schema)])
+    pqbloom.write_table(reader, tmp_path / "r.parquet")
+    assert pq.read_table(tmp_path / "r.parquet").to_pydict() == {"a": [1, None, 3], "s": ["x", None, "z"]}
