@@ -6,6 +6,9 @@
 * :mod:`~pqbloom.table.outputs`: a column's values as numpy, Python objects and pyarrow arrays.
 * :mod:`~pqbloom.table.arrow`: columns from pyarrow arrays; Arrow types applied on the way out.
 * :mod:`~pqbloom.table.arrow_schema`: the footer's ``ARROW:schema`` (Arrow IPC schema codec, no pyarrow).
+* :mod:`~pqbloom.table.arrow_c_protocol`, :mod:`~pqbloom.table.arrow_c_export`,
+  :mod:`~pqbloom.table.arrow_c_import`, :mod:`~pqbloom.table.arrow_c_types`: the Arrow PyCapsule interface
+  (``__arrow_c_stream__`` ...) out and in, through :mod:`pqbloom.arrow_c`, without pyarrow.
 * :mod:`~pqbloom.table.arrow_file_schema`: a Parquet schema as the ``pyarrow.Schema`` pyarrow reads
   (``Schema.to_arrow``, ``ParquetFile.schema_arrow``).
 * :mod:`~pqbloom.table.pandas` / :mod:`~pqbloom.table.pandas_meta`: DataFrames and pandas' metadata, as

@@ -26,6 +26,7 @@ from ..encodings import build_dictionary, encode_with_dictionary
 from ..errors import SchemaError
 from ..format.enums import PhysicalType
 from ..schema import Field, NestedField
+from .arrow_c_protocol import column_array_capsules, column_schema_capsule, column_stream_capsule
 from .int96 import int96_field, int96_range_error, int96_ticks
 from .outputs import nested_to_arrow, to_arrow, to_numpy, to_pylist
 
@@ -108,6 +109,20 @@ class Column:
     def to_arrow(self) -> Any:
         """Values as the pyarrow array pyarrow reads for this column's type."""
         return to_arrow(self.field, self.values, self.mask)
+
+    # -- the Arrow PyCapsule interface (no pyarrow): the array to_arrow() gives, shared where it can be
+    def __arrow_c_schema__(self) -> Any:
+        """An ``arrow_schema`` PyCapsule: the Arrow field of :meth:`to_arrow`'s array."""
+        return column_schema_capsule(self)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
+        """``arrow_schema`` and ``arrow_array`` PyCapsules of :meth:`to_arrow`'s array (numpy buffers shared,
+        not copied, where Arrow's layout is pqbloom's: see :mod:`pqbloom.table.arrow_c_export`)."""
+        return column_array_capsules(self, requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """An ``arrow_array_stream`` PyCapsule of one array, :meth:`to_arrow`'s."""
+        return column_stream_capsule(self, requested_schema)
 
     def __repr__(self) -> str:
         return f"Column({self.field}, len={len(self)}, nulls={self.null_count})"

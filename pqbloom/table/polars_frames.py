@@ -2,8 +2,10 @@
 
 With pyarrow installed a frame goes through ``DataFrame.to_arrow()`` (zero-copy where polars allows), so
 every type keeps what Arrow says of it: strings, nulls, time zones, categoricals (dictionary-encoded),
-lists and structs; ``pl.read_parquet`` reads the file back as the frame. Without pyarrow, numeric and
-boolean columns without nulls go over as numpy arrays and the others as Python values
+lists and structs; ``pl.read_parquet`` reads the file back as the frame. Without pyarrow it goes through
+the Arrow PyCapsule interface (:meth:`pqbloom.Table.from_arrow_c`), with the same result. Only where that
+is not there either (``use_arrow=False`` on an installation without the compiled :mod:`pqbloom.arrow_c`),
+numeric and boolean columns without nulls go over as numpy arrays and the others as Python values
 (``Series.to_list()``): types are then inferred as for a dict of lists, so a datetime column's zone
 becomes UTC, a categorical becomes strings and nanoseconds are cut to microseconds.
 """

@@ -10,10 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import arrow_c
 from ..arrays import BinaryArray
 from ..errors import SchemaError
 from ..schema import Schema, make_field
 from .arrow import apply_arrow_type, arrow_column, hinted_pylist
+from .arrow_c_import import is_arrow_c, read_arrow_c
+from .arrow_c_protocol import table_array_capsules, table_schema_capsule, table_stream_capsule
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values, looks_nested, nested_column
 from .column import Column, check_maps_as_pydicts, slice_bounds
@@ -98,13 +101,26 @@ class Table:
     @classmethod
     def from_polars(cls, df: Any, use_arrow: bool | None = None) -> Table:
         """Convert a polars DataFrame: through ``df.to_arrow()`` when pyarrow is installed (``use_arrow``
-        None) or asked for, so every type keeps its Arrow description; else column by column, with the
-        losses :mod:`pqbloom.table.polars_frames` lists."""
+        None) or asked for, else through the Arrow PyCapsule interface (:meth:`from_arrow_c`, no pyarrow),
+        so every type keeps its Arrow description; with ``use_arrow=False`` and no compiled
+        :mod:`pqbloom.arrow_c`, column by column, with the losses :mod:`pqbloom.table.polars_frames` lists."""
         if use_arrow is None:
             use_arrow = have_pyarrow()
         if use_arrow:
             return cls.from_arrow(df.to_arrow())
+        if arrow_c.AVAILABLE and is_arrow_c(df):
+            return cls.from_arrow_c(df)
         return cls.from_pydict(polars_columns(df))
+
+    @classmethod
+    def from_arrow_c(cls, data: Any) -> Table:
+        """Convert any object that exports a table through the Arrow PyCapsule interface
+        (``__arrow_c_stream__``, else ``__arrow_c_array__`` of a struct array): a polars DataFrame, a DuckDB
+        relation, a pyarrow or arro3 table, a nanoarrow stream... Needs no pyarrow: the C structs are read by
+        :mod:`pqbloom.table.arrow_c_import`, converted as :meth:`from_arrow` converts the same data, the Arrow
+        types and schema metadata kept (a writer stores them, as pyarrow's does)."""
+        columns, metadata, arrow_schema, num_rows = read_arrow_c(data)
+        return cls(columns, metadata, arrow_schema, num_rows=num_rows)
 
     @classmethod
     def from_arrow(cls, table: Any) -> Table:
@@ -114,19 +130,22 @@ class Table:
 
     @classmethod
     def coerce(cls, data: Any, schema: Schema | None = None) -> Table:
-        """Accept a Table, a dict of columns, a pandas DataFrame, a pyarrow Table or a polars DataFrame
-        (:mod:`pqbloom.table.polars_frames`)."""
+        """Accept a Table, a dict of columns, a pandas DataFrame, a pyarrow Table, a polars DataFrame
+        (:meth:`from_polars`) or any other object that exports the Arrow PyCapsule interface
+        (:meth:`from_arrow_c`: a DuckDB relation, an arro3 or nanoarrow table...)."""
         if isinstance(data, Table):
             return data
         if isinstance(data, Mapping):
             return cls.from_pydict(data, schema)
         mod = type(data).__module__
-        if mod.startswith("pyarrow"):
-            return cls.from_arrow(data)
+        if mod.startswith("pyarrow"):  # a table or batch; a reader (no columns) through the capsule interface
+            return cls.from_arrow(data) if hasattr(data, "column") or not is_arrow_c(data) else cls.from_arrow_c(data)
         if mod.startswith("pandas"):
             return cls.from_pandas(data, schema)
         if mod.startswith("polars"):
             return cls.from_polars(data)
+        if is_arrow_c(data):
+            return cls.from_arrow_c(data)
         raise TypeError(f"cannot make a table from {type(data).__name__}")
 
     # -- access -----------------------------------------------------------------
@@ -215,6 +234,24 @@ class Table:
             holder = pa.table({"_": pa.nulls(self._num_rows)}).replace_schema_metadata(self.metadata or None)
             return holder.drop_columns(["_"])
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=self.metadata or None))
+
+    # -- the Arrow PyCapsule interface: polars.DataFrame(t), duckdb.sql("... from t"), pyarrow.table(t)
+    def __arrow_c_schema__(self) -> Any:
+        """An ``arrow_schema`` PyCapsule: :meth:`to_arrow`'s schema as a struct, with the table's metadata."""
+        return table_schema_capsule(self.columns, self.arrow_types(), self.metadata)
+
+    def __arrow_c_array__(self, requested_schema: Any = None) -> tuple[Any, Any]:
+        """``arrow_schema`` and ``arrow_array`` PyCapsules of the table as one struct array (a record batch)
+        holding :meth:`to_arrow`'s columns; numpy buffers are shared, not copied, where Arrow's layout is
+        pqbloom's (see :mod:`pqbloom.table.arrow_c_export`). Needs no pyarrow. ``requested_schema`` (a
+        PyCapsule) casts the columns where it can; else :class:`~pqbloom.errors.SchemaError`."""
+        return table_array_capsules(self.columns, self.arrow_types(), self.metadata, self._num_rows,
+                                    requested_schema)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """An ``arrow_array_stream`` PyCapsule of one record batch, as :meth:`__arrow_c_array__` gives it."""
+        return table_stream_capsule([(self.columns, self._num_rows)], self.arrow_types(), self.metadata,
+                                    requested_schema)
 
     def arrow_types(self) -> ArrowSchema | None:
         """The Arrow types the data came with (from pandas, pyarrow or a file's ``ARROW:schema``)."""
