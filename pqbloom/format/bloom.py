@@ -14,10 +14,11 @@ from .codec import decode_prefix, encode
 __all__ = ["BloomFilterHeaderFields", "encode_bloom_filter_header", "decode_bloom_filter_header"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BloomFilterHeaderFields:
     """A decoded ``BloomFilterHeader``: ``num_bytes`` (None when absent) and whether its algorithm is
-    BLOCK (split-block), its hash XXHASH and its compression UNCOMPRESSED (the only ones the format has)."""
+    BLOCK (split-block), its hash XXHASH and its compression UNCOMPRESSED (the only ones the format has).
+    Made per probed filter (slotted, not frozen: cheaper to create)."""
 
     num_bytes: int | None
     block: bool

@@ -5,7 +5,9 @@
 is read (:func:`schema_elements` converts the decoded structs, once per column when the footer is opened)
 and flattens its fields into them when one is written (:func:`schema_structs`, for the footer's encoder).
 The records keep the Thrift field names, except ``logicalType`` (``logical_type`` here); what they mean
-(legacy converted types, lists and maps) is :mod:`pqbloom.schema`'s business, not this module's.
+(legacy converted types, lists and maps) is :mod:`pqbloom.schema`'s business, not this module's. They are
+slotted dataclasses that nothing changes once made, not frozen ones: a frozen dataclass costs several times
+as much to create, and a footer has one element per column (10,000 in a wide file).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ _EMPTY_MEMBERS = {"STRING": T.StringType, "ENUM": T.EnumType, "JSON": T.JsonType
                   "LIST": T.ListType, "MAP": T.MapType}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # hashed as a key of the writer's cache: never changed once made
 class LogicalAnnotation:
     """A ``LogicalType`` union: the member set (``kind``, one of :data:`LOGICAL_KINDS`; None for a member
     this reader does not know) and its parameters. ``unit`` is ``"ms"``, ``"us"`` or ``"ns"`` (None for a
@@ -53,7 +55,7 @@ class LogicalAnnotation:
     is_map: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SchemaElement:
     """One element of the footer's schema: a group (``num_children`` > 0, or no ``type``) or a leaf. Every
     field is as stored, None when absent (a damaged file may hold values of any type here: the schema layer
@@ -72,6 +74,12 @@ class SchemaElement:
 
 
 # -- read: structs -> records ----------------------------------------------------------------------------
+
+#: the annotations without parameters (and a lone LIST or MAP), one record each
+_SHARED = {k: LogicalAnnotation(k) for k in _EMPTY_MEMBERS if k not in ("LIST", "MAP")}
+_SHARED["LIST"] = LogicalAnnotation("LIST", is_list=True)
+_SHARED["MAP"] = LogicalAnnotation("MAP", is_map=True)
+
 
 def _unit(u: Any) -> str | None:
     if u is None:
@@ -92,6 +100,9 @@ def _annotation(lt: Any) -> LogicalAnnotation:
         member = getattr(lt, kind)
         if member is None:
             continue
+        shared = _SHARED.get(kind)
+        if shared is not None and shared.is_list == is_list and shared.is_map == is_map:
+            return shared  # one record for every column annotated so (records are never changed)
         if kind == "DECIMAL":
             return LogicalAnnotation(kind, precision=member.precision, scale=member.scale, is_list=is_list,
                                      is_map=is_map)

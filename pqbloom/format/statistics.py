@@ -26,11 +26,12 @@ __all__ = ["StatisticsFields", "statistics_fields", "statistics_struct", "column
 COLUMN_ORDERS = ("TYPE_ORDER", "IEEE_754_TOTAL_ORDER", "INT96_TIMESTAMP_ORDER")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StatisticsFields:
     """A ``Statistics``: counts and bounds as stored (PLAIN-encoded bytes), None where absent. The
     field names are the format's (``min_value``, ``max_value``, ``is_min_value_exact``..., and the
-    deprecated ``min`` / ``max``)."""
+    deprecated ``min`` / ``max``). Made per chunk and per page, never changed once made (slotted, not
+    frozen: a frozen dataclass costs several times as much to create)."""
 
     null_count: int | None = None
     nan_count: int | None = None
@@ -67,7 +68,7 @@ def column_order_name(order: Any) -> str | None:
     return "UNKNOWN"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ColumnIndexFields:
     """A chunk's ``ColumnIndex`` as a writer stores it: per data page, whether it holds only nulls, its
     encoded min and max (empty for a null page), the boundary order; the counts and level histograms
