@@ -31,7 +31,7 @@ import xxhash
 
 from .arrays import BinaryArray
 from .errors import BloomFilterError, CorruptFileError, UnsupportedError
-from .format import T, decode_prefix, encode
+from .format import decode_bloom_filter_header, encode_bloom_filter_header
 from .format.enums import NUMERIC_DTYPES, PhysicalType, name_of
 from .xxhash64 import xxh64_binary, xxh64_fixed, xxh64_u32, xxh64_u64
 
@@ -364,24 +364,23 @@ class BloomFilter:
         mv = memoryview(buf).cast("B")
         try:
             try:
-                header, used = decode_prefix(T.BloomFilterHeader, mv[:_HEADER_PROBE_BYTES], offset=offset,
-                                             what="BloomFilterHeader")
+                header, used = decode_bloom_filter_header(mv[:_HEADER_PROBE_BYTES], offset=offset)
             except CorruptFileError:
                 if len(mv) <= _HEADER_PROBE_BYTES:
                     raise
                 # A header with unknown extra fields may be longer than the probe.
-                header, used = decode_prefix(T.BloomFilterHeader, mv, offset=offset, what="BloomFilterHeader")
+                header, used = decode_bloom_filter_header(mv, offset=offset)
         except CorruptFileError as exc:
             raise BloomFilterError(f"Bloom filter header does not decode: {exc}", **where) from None
-        if header.numBytes is None:
+        if header.num_bytes is None:
             raise BloomFilterError("Bloom filter header has no numBytes", **where)
-        if header.algorithm is None or header.algorithm.BLOCK is None:
+        if not header.block:
             raise BloomFilterError("Bloom filter algorithm is not BLOCK (split-block): unknown algorithm", **where)
-        if header.hash is None or header.hash.XXHASH is None:
+        if not header.xxhash:
             raise BloomFilterError("Bloom filter hash is not XXHASH: unknown hash", **where)
-        if header.compression is None or header.compression.UNCOMPRESSED is None:
+        if not header.uncompressed:
             raise BloomFilterError("Bloom filter compression is not UNCOMPRESSED: unknown compression", **where)
-        num_bytes = int(header.numBytes)
+        num_bytes = header.num_bytes
         if not (MIN_BLOOM_FILTER_BYTES <= num_bytes <= MAX_BLOOM_FILTER_BYTES and num_bytes & (num_bytes - 1) == 0):
             raise BloomFilterError(f"Bloom filter header says numBytes {num_bytes}, not a power of two from "
                                    f"{MIN_BLOOM_FILTER_BYTES} to {MAX_BLOOM_FILTER_BYTES}", **where)
@@ -539,13 +538,7 @@ class BloomFilter:
 
     def header_bytes(self) -> bytes:
         """The compact-Thrift ``BloomFilterHeader`` (BLOCK / XXHASH / UNCOMPRESSED)."""
-        header = T.BloomFilterHeader(
-            numBytes=self.num_bytes,
-            algorithm=T.BloomFilterAlgorithm(BLOCK=T.SplitBlockAlgorithm()),
-            hash=T.BloomFilterHash(XXHASH=T.XxHash()),
-            compression=T.BloomFilterCompression(UNCOMPRESSED=T.Uncompressed()),
-        )
-        return encode(header)
+        return encode_bloom_filter_header(self.num_bytes)
 
     def to_bytes(self) -> bytes:
         """Header followed by bitset: what a file stores at ``bloom_filter_offset``."""

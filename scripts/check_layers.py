@@ -17,6 +17,14 @@ f-string over a literal list, is followed; a load that cannot be resolved is a p
 (``.pyx``, ``.pxd``: each is a module of its own, placed like the others; a ``cimport`` of a module that is
 neither in the package nor a C namespace Cython ships is a problem).
 
+Thrift (:data:`THRIFT_HOME`, :data:`STRUCT_HOLDERS`; the reason is in ``docs/architecture.md``): only
+``pqbloom.format`` builds Thrift structs or names the generated classes, so no other module imports ``T`` or
+names a ``T.`` attribute (``T.PageHeader``), and ``pqbloom._thrift`` is a private module whose one door is
+``pqbloom.format``. Decoded structs stay in ``pqbloom.format`` and ``pqbloom.file``: any other module imports from
+``pqbloom.format`` only the names of :data:`PLAIN_FORMAT_NAMES` (records, enums, bytes; every name of the
+modules in :data:`PLAIN_FORMAT_MODULES`) and reads none of :data:`STRUCT_ATTRIBUTES` (fields only a Thrift
+struct has, and the file layer's doors to its structs).
+
 No cycle: neither between modules nor between packages (each module collapsed to its top-level package or
 module, ``pqbloom.scan.read`` -> ``pqbloom.scan``): a strongly connected component of either graph is a
 problem. A name that starts with one underscore belongs to its module: no other module imports it. A private
@@ -91,12 +99,14 @@ LAYERS: tuple[Layer, ...] = (
                         "for pruning), `footer_stats.py` (`FooterStats`), `row_access.py` (the reader's members "
                         "the filter engine uses), `column_reader.py` (chunk assembly), `select.py` (column "
                         "selection), `levels.py` (record shredding and assembly), `bloom_reader.py` / "
-                        "`bloom_site.py` (reading a Bloom filter; when a stored one may be trusted), `writer.py` "
+                        "`bloom_site.py` (reading a Bloom filter; when a stored one may be trusted), `chunk_layout.py` (where "
+                        "chunks, pages and Bloom filters lie, from the footer and page headers), `writer.py` "
                         "(`ParquetWriter`: row groups, Bloom filter placement, page index, footer), "
                         "`column_writer.py` (`ColumnChunkWriter`: one column chunk), `options.py` "
                         "(`WriterOptions`, `BloomFilterOptions`), `sorting.py` (`SortingColumn`), `versions.py` "
                         "(the `version` option's types), `encryption.py` (Parquet Modular Encryption of a file's "
-                        "modules)",
+                        "modules, and its crypto metadata in the footer's structs); the only package besides "
+                        "`format/` that reads decoded Thrift structs",
     }),
     Layer("in-memory data", {
         "pqbloom.table": "`column.py` (`Column`, `NestedColumn`), `table.py` (`Table`), `build.py` (from Python "
@@ -135,9 +145,13 @@ LAYERS: tuple[Layer, ...] = (
                            "without pyarrow",
     }),
     Layer("formats and bytes", {
-        "pqbloom.format": "the only door to the generated Thrift `_thrift/`: `codec.py` compact protocol, "
-                          "`footer.py` lazy footers, `enums.py` the enums and the one physical-type dtype table, "
-                          "`flatbuf.py`",
+        "pqbloom.format": "the only package that builds Thrift structs or names the generated `_thrift/`; decoded "
+                          "structs go to the file layer only, every other package gets format's records: "
+                          "`codec.py` compact protocol, `footer.py` lazy footers, `enums.py` the enums and the one "
+                          "physical-type dtype table, `schema.py` schema elements, `statistics.py` statistics, "
+                          "column orders and page indexes, `pages.py` page headers, `metadata.py` column metadata, "
+                          "row groups and the footer, `crypto.py` crypto metadata, `bloom.py` the Bloom filter "
+                          "header, `flatbuf.py`",
         "pqbloom.io": "counted range reads and atomic sinks; `__init__.py` the face (names only), `local.py` "
                       "`RangeReader` over local files, bytes and file objects (regular files only), `sinks.py` atomic "
                       "local sinks (a temporary file, then a rename), `remote.py` range requests and sinks on fsspec "
@@ -180,6 +194,38 @@ KNOWN_CYCLES: dict[frozenset[str], str] = {
         "kernels (no cycle between modules), but loading them runs pqbloom/encodings/__init__.py, which does. "
         "Moving the bit-level decoders (bitpack, delta_numpy, hybrid_numpy) below the kernels breaks it (issue #31)",
 }
+#: the one package that builds Thrift structs and names the generated classes (``T``, ``pqbloom._thrift``)
+THRIFT_HOME = "pqbloom.format"
+#: the packages that hold decoded Thrift structs: the format decodes them, the file layer reads them
+STRUCT_HOLDERS = ("pqbloom.format", "pqbloom.file")
+#: modules of pqbloom.format without any struct code: every name of theirs may be imported anywhere
+PLAIN_FORMAT_MODULES = ("pqbloom.format.enums", "pqbloom.format.flatbuf")
+#: the names of pqbloom.format (and its modules) that give and take no Thrift struct, only format's records,
+#: enums, plain values and bytes: the only ones a module outside STRUCT_HOLDERS imports. A name not listed
+#: (a decoder, a builder returning a struct, a conversion taking one) is the file layer's.
+PLAIN_FORMAT_NAMES = frozenset({
+    # enumerations and dtypes (pqbloom.format.enums, re-exported by the package)
+    "PhysicalType", "Encoding", "PageType", "CompressionCodec", "ConvertedType", "FieldRepetitionType",
+    "BoundaryOrder", "NUMERIC_DTYPES", "numpy_dtype", "name_of",
+    # the codec's plain helpers
+    "gc_paused", "ACCELERATED",
+    # records, and their constants
+    "SchemaElement", "LogicalAnnotation", "LOGICAL_KINDS", "StatisticsFields", "ColumnIndexFields", "COLUMN_ORDERS",
+    "AlgorithmParams", "ColumnCrypto", "FileCryptoFields", "BloomFilterHeaderFields", "AES_GCM_V1", "AES_GCM_CTR_V1",
+    # records or plain values <-> bytes
+    "encode_column_index", "encode_bloom_filter_header", "decode_bloom_filter_header", "encode_file_crypto_metadata",
+    "decode_file_crypto_metadata", "footer_key_metadata",
+})
+#: attributes only decoded Thrift structs have (fields no pqbloom object of the same name shadows), and the
+#: file layer's doors to its structs (``FileReader.thrift_metadata``, ``chunk_metadata``): outside
+#: STRUCT_HOLDERS, reading one means a decoded struct leaked out of the file layer
+STRUCT_ATTRIBUTES = frozenset({
+    "thrift_metadata", "chunk_metadata", "thrift_spec",
+    "meta_data", "crypto_metadata", "encrypted_column_metadata", "footer_signing_key_metadata", "column_orders",
+    "encoding_stats", "logicalType", "isAdjustedToUTC", "bitWidth", "isSigned", "numBytes", "data_page_header",
+    "data_page_header_v2", "dictionary_page_header", "index_page_header", "page_locations",
+    "ENCRYPTION_WITH_FOOTER_KEY", "ENCRYPTION_WITH_COLUMN_KEY",
+})
 #: C namespaces Cython ships (``cimport`` of these is not of the package)
 CYTHON_NAMESPACES = frozenset({"libc", "libcpp", "cpython", "posix", "cython", "numpy", "openmp"})
 
@@ -549,6 +595,58 @@ def cycle_problems(graph: dict[str, set[str]]) -> tuple[list[str], list[str]]:
     return problems, notes
 
 
+def thrift_problems(modules: dict[str, list[Path]]) -> list[str]:
+    """Where a module outside :data:`THRIFT_HOME` names the generated Thrift classes (imports ``T``, names a
+    ``T.`` attribute), or a module outside :data:`STRUCT_HOLDERS` imports a struct-handing name of
+    pqbloom.format (not in :data:`PLAIN_FORMAT_NAMES`) or reads an attribute of :data:`STRUCT_ATTRIBUTES`."""
+    problems: list[str] = []
+    for mod, paths in sorted(modules.items()):
+        if within(mod, THRIFT_HOME) or any(within(mod, g) for g in GENERATED):
+            continue
+        holder = any(within(mod, h) for h in STRUCT_HOLDERS)
+        for path in paths:
+            if path.suffix != ".py":
+                continue
+            tree = ast.parse(path.read_text(), str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    src = absolute(mod, path.name == "__init__.py", node.level, node.module)
+                    if not within(src, THRIFT_HOME):
+                        continue
+                    for alias in node.names:
+                        sub = f"{src}.{alias.name}"
+                        target, name = (sub, None) if sub in modules else (src, alias.name)
+                        if alias.name == "T" and name is not None:
+                            problems.append(f"{mod}:{node.lineno} imports T (the generated Thrift classes) from "
+                                            f"{target}: only {THRIFT_HOME} names them")
+                        elif not holder and not _plain_format_import(target, name):
+                            what = f"{name!r} from {target}" if name is not None else f"module {target}"
+                            problems.append(f"{mod}:{node.lineno} imports {what}, which gives or takes Thrift structs "
+                                            f"(only {' and '.join(STRUCT_HOLDERS)} hold them; see PLAIN_FORMAT_NAMES)")
+                elif isinstance(node, ast.Import) and not holder:
+                    for alias in node.names:
+                        if within(alias.name, THRIFT_HOME) and not _plain_format_import(alias.name, None):
+                            problems.append(f"{mod}:{node.lineno} imports module {alias.name}, which gives or takes "
+                                            f"Thrift structs (only {' and '.join(STRUCT_HOLDERS)} hold them)")
+                elif isinstance(node, ast.Attribute):
+                    if isinstance(node.value, ast.Name) and node.value.id == "T" and node.attr[:1].isupper():
+                        problems.append(f"{mod}:{node.lineno} names T.{node.attr}: only {THRIFT_HOME} builds Thrift "
+                                        f"structs or names the generated classes")
+                    elif not holder and node.attr in STRUCT_ATTRIBUTES:
+                        problems.append(f"{mod}:{node.lineno} reads .{node.attr}, a field of a decoded Thrift struct "
+                                        f"(or the file layer's door to one): only {' and '.join(STRUCT_HOLDERS)} "
+                                        f"read them; use pqbloom's own metadata objects")
+    return problems
+
+
+def _plain_format_import(target: str, name: str | None) -> bool:
+    """Whether importing ``name`` from ``target`` (or the module ``target`` itself, ``name`` None) brings no
+    Thrift struct code outside the struct holders."""
+    if any(within(target, m) for m in PLAIN_FORMAT_MODULES):
+        return True
+    return name is not None and name in PLAIN_FORMAT_NAMES
+
+
 @dataclass
 class Report:
     """What :func:`analyse` found: the problems, the notes of what is tolerated (:data:`KNOWN_CYCLES`), the
@@ -574,6 +672,7 @@ def analyse(root: Path = ROOT, max_lines: int = 600) -> Report:
     graph, found = build_graph(modules)
     problems += found
     problems += layer_problems(modules, graph)
+    problems += thrift_problems(modules)
     cycles, notes = cycle_problems(graph)
     return Report(problems + cycles, notes, modules, graph)
 

@@ -24,8 +24,7 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..errors import ParquetError, SchemaError
-from ..format import T
-from ..schema import Field, NestedField, make_field
+from ..schema import Field, NestedField, PhysicalType, make_field
 from ..table import Column, column_from_values
 from ..table.build import infer_field
 from .errors import ConvertError
@@ -33,8 +32,8 @@ from .textio import SourceLines
 
 __all__ = ["ColumnTyper", "infer_json_type", "infer_text_type"]
 
-_INTS = (T.Type.INT32, T.Type.INT64)
-_FLOATS = (T.Type.FLOAT, T.Type.DOUBLE)
+_INTS = (PhysicalType.INT32, PhysicalType.INT64)
+_FLOATS = (PhysicalType.FLOAT, PhysicalType.DOUBLE)
 _TRUE = {"true", "t", "yes", "y"}
 _FALSE = {"false", "f", "no", "n"}
 _INT_RE = re.compile(r"\s*[+-]?\d+\s*\Z")
@@ -274,7 +273,7 @@ class ColumnTyper:
         mask = nulls if has_nulls else None
         if isinstance(f, NestedField):
             return column_from_values(f.name, list(values), f)
-        if f.physical_type == T.Type.BYTE_ARRAY and kind != "DECIMAL":
+        if f.physical_type == PhysicalType.BYTE_ARRAY and kind != "DECIMAL":
             if text:
                 assert lens is not None
                 strs = values
@@ -294,7 +293,7 @@ class ColumnTyper:
             return column_from_values(f.name, np.ma.masked_array(arr, mask=nulls) if has_nulls else arr, f)
         # JSON numbers and booleans
         nn = [v for v in values if v is not None]
-        if f.physical_type == T.Type.BOOLEAN:
+        if f.physical_type == PhysicalType.BOOLEAN:
             if any(type(v) is not bool for v in nn):
                 raise TypeError("not a boolean")
             arr = np.array([v is True for v in values], bool)
@@ -305,7 +304,7 @@ class ColumnTyper:
             dtype = np.uint64 if kind == "INTEGER" and lt is not None and not lt.signed else np.int64
             arr = np.array([0 if v is None else int(v) for v in values], dtype)
             if kind in ("TIMESTAMP", "DATE", "TIME"):  # numbers are already in the column's unit
-                return Column(f, arr.astype(np.int32) if f.physical_type == T.Type.INT32 else arr, mask)
+                return Column(f, arr.astype(np.int32) if f.physical_type == PhysicalType.INT32 else arr, mask)
         elif f.physical_type in _FLOATS:
             if any(type(v) not in (int, float) for v in nn):
                 raise TypeError("not a number")
@@ -331,8 +330,8 @@ class ColumnTyper:
         f = self.field
         lt = f.logical_type
         kind = lt.kind if lt is not None else None
-        if kind in ("DECIMAL", "UUID") or f.physical_type in (T.Type.FIXED_LEN_BYTE_ARRAY, T.Type.INT96):
-            if f.physical_type == T.Type.INT96 or kind not in ("DECIMAL", "UUID"):
+        if kind in ("DECIMAL", "UUID") or f.physical_type in (PhysicalType.FIXED_LEN_BYTE_ARRAY, PhysicalType.INT96):
+            if f.physical_type == PhysicalType.INT96 or kind not in ("DECIMAL", "UUID"):
                 raise TypeError(f"cannot parse text as {f.type_name}")
             return [None if isnull else self._obj(v) for v, isnull in zip(values, nulls.tolist())]
         arr = np.asarray(values) if len(values) else np.asarray([], dtype="U1")
@@ -340,8 +339,8 @@ class ColumnTyper:
             arr = np.asarray([("" if v is None else v) for v in values])
         if has_nulls:
             filler = {"DATE": "1970-01-01", "TIMESTAMP": "1970-01-01T00:00", "TIME": "00:00"}.get(kind or "", "0")
-            arr = np.where(nulls, "false" if f.physical_type == T.Type.BOOLEAN else filler, arr)
-        if f.physical_type == T.Type.BOOLEAN:
+            arr = np.where(nulls, "false" if f.physical_type == PhysicalType.BOOLEAN else filler, arr)
+        if f.physical_type == PhysicalType.BOOLEAN:
             low = np.char.lower(np.char.strip(arr))
             t, fl = np.isin(low, sorted(_TRUE)), np.isin(low, sorted(_FALSE))
             if not bool((t | fl).all()):

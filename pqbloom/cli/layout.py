@@ -18,13 +18,10 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..api import ParquetFile
-from ..bloom import BloomFilter
-from ..crypto import MODULE_LENGTH_SIZE, FileDecryptionProperties
-from ..errors import CorruptFileError, KeyNotFoundError, ParquetError
-from ..file.pages import parse_page_header
-from ..format import T
+from ..crypto import FileDecryptionProperties
+from ..errors import KeyNotFoundError, ParquetError
+from ..file.chunk_layout import ChunkExtent, bloom_filter_length, chunk_extents, chunk_page_spans
 from ..io import RangeReader
-from ..schema import ColumnDescriptor
 
 #: what :func:`scan_layout` reads: a path, a binary file object, bytes, or an open ParquetFile
 LayoutSource = str | os.PathLike[str] | IO[bytes] | bytes | ParquetFile
@@ -45,7 +42,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "unknown": ("#c8c8c8", "unaccounted bytes"),
 }
 
-_MAX_HEADER_READ = 16 * 1024 * 1024
 
 
 @dataclass
@@ -160,41 +156,28 @@ def _scan_opaque(source: str | os.PathLike[str] | IO[bytes] | bytes) -> FileLayo
         r.close()
 
 
-def _enum(enum: Any, v: int | None) -> str | None:  # Any: a generated Thrift enum class
-    return None if v is None else enum._VALUES_TO_NAMES.get(v, str(v))
-
-
 def _scan(pf: ParquetFile, path: str) -> FileLayout:
-    size = pf.range_reader.size
+    size = pf.file_size
     ft = pf.footer_location
-    md = pf.thrift_metadata
+    md = pf.metadata
     secs: list[Section] = [Section("magic", 0, 4)]
     lay = FileLayout(path=path, size=size, sections=[], num_rows=pf.num_rows, num_row_groups=pf.num_row_groups,
                      columns=[d.dotted_path for d in pf.columns], encrypted_footer=ft.encrypted_footer,
-                     signed_footer=(not ft.encrypted_footer and md.encryption_algorithm is not None),
-                     created_by=md.created_by)
+                     signed_footer=not ft.encrypted_footer and md.is_encrypted, created_by=md.created_by)
     missing_keys = False
-    for rg_index, rg in enumerate(md.row_groups):
-        for desc, cc in zip(pf.columns, rg.columns or []):
-            col = desc.dotted_path
-            encrypted = cc.crypto_metadata is not None
-            where: dict[str, Any] = {"row_group": rg_index, "column": col, "column_index": desc.index,
-                                     "encrypted": encrypted}
-            try:
-                meta = pf.chunk_metadata(rg_index, desc)
-                readable = True
-            except KeyNotFoundError:
-                meta = cc.meta_data  # plaintext footer: offsets without statistics or Bloom filter fields
-                readable = False
-                missing_keys = True
-            if meta is not None and meta.num_values:
-                secs.extend(_scan_chunk(pf, meta, rg_index, desc, encrypted, readable, lay))
-            if meta is not None and readable and meta.bloom_filter_offset is not None:
-                secs.append(_bloom_section(pf, meta, rg_index, desc, encrypted, where))
-            if cc.column_index_offset is not None and cc.column_index_length:
-                secs.append(Section("column-index", cc.column_index_offset, cc.column_index_length, **where))
-            if cc.offset_index_offset is not None and cc.offset_index_length:
-                secs.append(Section("offset-index", cc.offset_index_offset, cc.offset_index_length, **where))
+    for ext in chunk_extents(pf):
+        desc = ext.desc
+        where: dict[str, Any] = {"row_group": ext.row_group, "column": desc.dotted_path, "column_index": desc.index,
+                                 "encrypted": ext.encrypted}
+        missing_keys = missing_keys or not ext.readable
+        if ext.has_metadata and ext.num_values:
+            secs.extend(_chunk_pages(pf, ext, where, lay))
+        if ext.bloom_filter_offset is not None:
+            secs.append(_bloom_section(pf, ext, where))
+        if ext.column_index_offset is not None and ext.column_index_length:
+            secs.append(Section("column-index", ext.column_index_offset, ext.column_index_length, **where))
+        if ext.offset_index_offset is not None and ext.offset_index_length:
+            secs.append(Section("offset-index", ext.offset_index_offset, ext.offset_index_length, **where))
     if missing_keys:
         lay.notes.append("some columns are encrypted and no keys were given for them: their page kinds are "
                          "guessed and their Bloom filters cannot be located")
@@ -221,99 +204,27 @@ def _fill_gaps(secs: list[Section], size: int, note: str | None = None) -> list[
     return out
 
 
-def _scan_chunk(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, encrypted: bool,
-                readable: bool, lay: FileLayout) -> list[Section]:
-    """The pages of one column chunk, from their headers (bodies are never read)."""
-    dict_off, data_off = meta.dictionary_page_offset, meta.data_page_offset
-    start = dict_off if dict_off is not None and 4 <= dict_off < (data_off or 0) else data_off
-    length = meta.total_compressed_size
-    if start is None or length is None or start < 4 or length <= 0:
+def _chunk_pages(pf: ParquetFile, ext: ChunkExtent, where: dict[str, Any], lay: FileLayout) -> list[Section]:
+    """The pages of one column chunk, from their headers (:func:`pqbloom.file.chunk_layout.chunk_page_spans`)."""
+    extent, spans, stopped = chunk_page_spans(pf, ext)
+    if extent is None:
         return []
-    end = min(start + length, pf.footer_location.footer_offset, pf.range_reader.size)
-    lay.chunks.append((rg, desc.dotted_path, start, end - start, encrypted))
-    reader = pf.range_reader
-    out: list[Section] = []
-    pos = start
-    ordinal = 0
-    common: dict[str, Any] = {"row_group": rg, "column": desc.dotted_path, "column_index": desc.index,
-                              "encrypted": encrypted}
-    try:
-        while pos < end:
-            if encrypted and not readable:
-                hlen = MODULE_LENGTH_SIZE + int.from_bytes(reader.read(pos, 4, what="page header module"), "little")
-                blen = MODULE_LENGTH_SIZE + int.from_bytes(
-                    reader.read(pos + hlen, 4, what="page module"), "little")
-                if pos + hlen + blen > end:
-                    raise CorruptFileError("encrypted page runs past its column chunk", offset=pos)
-                is_dict = pos == dict_off and ordinal == 0 and not out
-                out.append(Section("dictionary-page" if is_dict else "data-page", pos, hlen + blen,
-                                   page=None if is_dict else ordinal, header_length=hlen, compressed=blen,
-                                   note="no key: header not decrypted, kind inferred", **common))
-                ordinal += 0 if is_dict else 1
-                pos += hlen + blen
-                continue
-            if encrypted:
-                mlen = int.from_bytes(reader.read(pos, 4, what="page header module"), "little")
-                module = reader.read(pos, MODULE_LENGTH_SIZE + mlen, what="page header module")
-                header, hlen = parse_page_header(module, 0, offset=pos, decryption=pf.decryption, rg=rg, desc=desc,
-                                                 page_ordinal=ordinal, first=not out, dictionary_hint=pos == dict_off)
-            else:
-                header, hlen = _read_page_header(reader, pos, end)
-            csize = header.compressed_page_size
-            if csize is None or csize < 0 or pos + hlen + csize > end:
-                raise CorruptFileError(f"page of {csize} bytes runs past its column chunk", offset=pos)
-            sec = Section("data-page", pos, hlen + csize, header_length=hlen, compressed=csize,
-                          uncompressed=header.uncompressed_page_size, page_type=_enum(T.PageType, header.type),
-                          **common)
-            if header.type == T.PageType.DICTIONARY_PAGE:
-                sec.kind = "dictionary-page"
-                dh = header.dictionary_page_header
-                if dh is not None:
-                    sec.encoding, sec.num_values = _enum(T.Encoding, dh.encoding), dh.num_values
-            elif header.type == T.PageType.INDEX_PAGE:
-                sec.kind = "index-page"
-            else:
-                sec.page = ordinal
-                ordinal += 1
-                dp = header.data_page_header if header.type == T.PageType.DATA_PAGE else header.data_page_header_v2
-                if dp is not None:
-                    sec.encoding, sec.num_values = _enum(T.Encoding, dp.encoding), dp.num_values
-            out.append(sec)
-            pos += hlen + csize
-    except ParquetError as exc:
-        lay.notes.append(f"row group {rg}, column {desc.dotted_path!r}: pages after offset {pos} not scanned: {exc}")
-    return out
+    lay.chunks.append((ext.row_group, ext.desc.dotted_path, extent[0], extent[1], ext.encrypted))
+    if stopped is not None:
+        lay.notes.append(f"row group {ext.row_group}, column {ext.desc.dotted_path!r}: {stopped}")
+    return [Section(p.kind, p.offset, p.length, page=p.page, page_type=p.page_type, header_length=p.header_length,
+                    compressed=p.compressed, uncompressed=p.uncompressed, encoding=p.encoding,
+                    num_values=p.num_values, note=p.note, **where) for p in spans]
 
 
-def _read_page_header(reader: RangeReader, pos: int, end: int) -> tuple[T.PageHeader, int]:
-    """Decode the plaintext page header at ``pos``, reading only as much as it needs."""
-    n = min(256, end - pos)
-    while True:
-        buf = reader.read(pos, n, what="page header")
-        try:
-            return parse_page_header(buf, 0, offset=pos)
-        except CorruptFileError:
-            if n >= end - pos or n >= _MAX_HEADER_READ:
-                raise
-            n = min(n * 8, end - pos, _MAX_HEADER_READ)
-
-
-def _bloom_section(pf: ParquetFile, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, encrypted: bool,
-                   where: dict[str, Any]) -> Section:
-    off = meta.bloom_filter_offset
-    length = meta.bloom_filter_length
+def _bloom_section(pf: ParquetFile, ext: ChunkExtent, where: dict[str, Any]) -> Section:
+    assert ext.bloom_filter_offset is not None
+    length = ext.bloom_filter_length
     note = None
     if length is None:  # older writers: derive it from the header
         try:
-            if encrypted:
-                h = MODULE_LENGTH_SIZE + int.from_bytes(pf.range_reader.read(off, 4, what="Bloom filter"), "little")
-                b = MODULE_LENGTH_SIZE + int.from_bytes(pf.range_reader.read(off + h, 4, what="Bloom filter"), "little")
-                length = h + b
-            else:
-                head = pf.range_reader.read(off, min(256, pf.range_reader.size - off), what="Bloom filter header")
-                num_bytes, hlen = BloomFilter.parse_header(head, offset=off)
-                length = hlen + num_bytes
+            length = bloom_filter_length(pf, ext)
             note = "length from its header"
         except ParquetError:
             length, note = 0, "unreadable"
-    return Section("bloom-filter", off, length, note=note, **where)
+    return Section("bloom-filter", ext.bloom_filter_offset, length, note=note, **where)

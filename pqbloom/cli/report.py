@@ -17,8 +17,7 @@ import numpy as np
 
 from ..crypto import FileDecryptionProperties
 from ..errors import ParquetError
-from ..format import T
-from ..format.enums import PhysicalType
+from ..schema import PhysicalType
 
 __all__ = ["inspect_file", "inspect_dataset", "print_inspect", "print_dataset", "logical_value", "show_value"]
 
@@ -63,9 +62,6 @@ def show_value(v: Any) -> str:
     return repr(v)
 
 
-def _enum(enum: Any, v: int | None) -> str:
-    return "-" if v is None else enum._VALUES_TO_NAMES.get(v, str(v))
-
 
 def inspect_file(path: str, decryption_properties: FileDecryptionProperties | None = None, *,
                  pages: bool = False) -> dict[str, Any]:
@@ -81,11 +77,10 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
             from .layout import scan_layout
 
             layout = scan_layout(pf)
-        md = pf.thrift_metadata
-        md_view = pf.metadata
+        md = pf.metadata
         out: dict[str, Any] = {
             "file": path,
-            "size": pf.range_reader.size,
+            "size": pf.file_size,
             "created_by": md.created_by,
             "num_rows": pf.num_rows,
             "num_row_groups": pf.num_row_groups,
@@ -95,49 +90,46 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
             "key_value_metadata": pf.key_value_metadata,
             "row_groups": [],
         }
-        for i, rg in enumerate(md.row_groups):
+        for i, rg in enumerate(md.row_groups()):
             rgo: dict[str, Any] = {"index": i, "num_rows": rg.num_rows, "total_byte_size": rg.total_byte_size,
                                    "columns": []}
-            for j, (desc, cc) in enumerate(zip(pf.columns, rg.columns)):
+            for desc, _ in zip(pf.columns, range(rg.num_columns)):
                 entry: dict[str, Any] = {"column": desc.dotted_path}
                 if layout is not None:
                     entry["pages"] = [{k: v for k, v in sec.to_dict().items() if k not in ("row_group", "column")}
                                       for sec in layout.pages(i, desc.dotted_path)]
                 try:
-                    m = pf.chunk_metadata(i, desc)
+                    m = pf.column_chunk(i, desc.index)  # decrypted now: a missing key is reported here
                 except ParquetError as exc:
                     entry["error"] = str(exc)
                     rgo["columns"].append(entry)
                     continue
                 entry.update({
-                    "codec": _enum(T.CompressionCodec, m.codec),
-                    "encodings": [_enum(T.Encoding, e) for e in (m.encodings or [])],
+                    "codec": m.compression,
+                    "encodings": list(m.encodings),
                     "num_values": m.num_values,
                     "compressed": m.total_compressed_size,
                     "uncompressed": m.total_uncompressed_size,
                     "dictionary_page_offset": m.dictionary_page_offset,
                     "data_page_offset": m.data_page_offset,
-                    "encrypted": cc.crypto_metadata is not None,
+                    "encrypted": m.is_encrypted,
                 })
-                if m.statistics is not None:
-                    # decoded as far as they can be trusted (pqbloom.file.metadata), then as the column's
-                    # logical type: a timestamp prints as a timestamp, not as its int64
-                    s = md_view.row_group(i).column(j).statistics
-                    if s is not None:
-                        entry["statistics"] = {"null_count": s.null_count, "min": logical_value(desc.field, s.min),
-                                               "max": logical_value(desc.field, s.max)}
-                        raw = m.statistics
-                        if not s.has_min_max and any(b is not None for b in (raw.min_value, raw.max_value, raw.min,
-                                                                               raw.max)):
-                            # bounds a reader must not rely on (unknown sort order, a writer known to get them
-                            # wrong): said so, not shown as values
-                            entry["statistics"]["bounds_untrusted"] = True
+                # decoded as far as they can be trusted (pqbloom.file.metadata), then as the column's
+                # logical type: a timestamp prints as a timestamp, not as its int64
+                s = m.statistics
+                if s is not None:
+                    entry["statistics"] = {"null_count": s.null_count, "min": logical_value(desc.field, s.min),
+                                           "max": logical_value(desc.field, s.max)}
+                    if not s.has_min_max and m.has_stored_bounds:
+                        # bounds a reader must not rely on (unknown sort order, a writer known to get them
+                        # wrong): said so, not shown as values
+                        entry["statistics"]["bounds_untrusted"] = True
                 ss = m.size_statistics
                 if ss is not None:
                     entry["size_statistics"] = {
                         "unencoded_byte_array_data_bytes": ss.unencoded_byte_array_data_bytes,
-                        "repetition_level_histogram": ss.repetition_level_histogram or None,
-                        "definition_level_histogram": ss.definition_level_histogram or None,
+                        "repetition_level_histogram": ss.repetition_level_histogram,
+                        "definition_level_histogram": ss.definition_level_histogram,
                     }
                 if m.bloom_filter_offset is not None:
                     bf_entry: dict[str, Any] = {"offset": m.bloom_filter_offset, "length": m.bloom_filter_length}
@@ -149,10 +141,10 @@ def inspect_file(path: str, decryption_properties: FileDecryptionProperties | No
                     except ParquetError as exc:
                         bf_entry["error"] = str(exc)
                     entry["bloom_filter"] = bf_entry
-                if cc.column_index_offset is not None:
-                    entry["column_index"] = {"offset": cc.column_index_offset, "length": cc.column_index_length}
-                if cc.offset_index_offset is not None:
-                    entry["offset_index"] = {"offset": cc.offset_index_offset, "length": cc.offset_index_length}
+                if m.column_index_offset is not None:
+                    entry["column_index"] = {"offset": m.column_index_offset, "length": m.column_index_length}
+                if m.offset_index_offset is not None:
+                    entry["offset_index"] = {"offset": m.offset_index_offset, "length": m.offset_index_length}
                 rgo["columns"].append(entry)
             out["row_groups"].append(rgo)
         return out

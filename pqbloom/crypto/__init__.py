@@ -36,7 +36,6 @@ from .properties import (
     FileEncryptionContext,
     FileEncryptionProperties,
     column_path,
-    read_footer,
 )
 
 __all__ = [
@@ -68,7 +67,6 @@ __all__ = [
     "encrypt_key_locally",
     "key_material_path",
     "module_aad",
-    "read_footer",
     "read_module_length",
     "sign_footer",
     "verify_footer_signature",

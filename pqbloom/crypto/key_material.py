@@ -32,8 +32,8 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import CorruptFileError, EncryptionError, KeyNotFoundError
-from ..format import T, decode_prefix
+from ..errors import EncryptionError, KeyNotFoundError
+from ..format import footer_key_metadata
 from ..io import AtomicFileSink
 
 try:
@@ -153,12 +153,8 @@ def _footer_key_metadata(path: str) -> bytes | None:
             region = fh.read(min(length, limit))
     except OSError:
         return None
-    try:
-        if magic == b"PARE":  # FileCryptoMetaData, before the encrypted footer
-            return decode_prefix(T.FileCryptoMetaData, region)[0].key_metadata
-        return decode_prefix(T.FileMetaData, region)[0].footer_signing_key_metadata  # plaintext footer
-    except (CorruptFileError, ValueError):
-        return None
+    # FileCryptoMetaData before an encrypted footer, or a signed plaintext footer's own field
+    return footer_key_metadata(region, encrypted_footer=magic == b"PARE")
 
 
 def _generation_at(path: str) -> str | None:

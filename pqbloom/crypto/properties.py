@@ -3,7 +3,10 @@
 ``FileEncryptionProperties`` is configured once and can serve many files; each file
 gets its own ``FileEncryptionContext`` (fresh ``aad_file_unique``) from
 ``new_file_context()``. ``FileDecryptionProperties.new_file_context(algorithm)`` does
-the same for reading, from the algorithm stored in the file.
+the same for reading, from the algorithm stored in the file (:class:`pqbloom.format.AlgorithmParams`).
+
+The crypto metadata of a file (algorithm, column crypto metadata) is :mod:`pqbloom.format`'s records
+here; putting it into the footer's structs and reading it out of them is :mod:`pqbloom.file.encryption`'s job.
 
 Key semantics follow parquet-java / pyarrow:
 - no ``column_keys``: uniform encryption, every column is encrypted with the footer key;
@@ -19,14 +22,12 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import AuthenticationError, CryptoError, DecryptionError, EncryptionError, KeyNotFoundError
-from ..format import T, decode, decode_prefix, encode
+from ..errors import CryptoError, DecryptionError, EncryptionError, KeyNotFoundError
+from ..format import AlgorithmParams, ColumnCrypto
 from .ciphers import (
-    AES_GCM_CTR_V1,
     AES_GCM_V1,
     ALGORITHMS,
     GCM_INVOCATION_LIMIT,
-    SIGNATURE_LENGTH,
     Buffer,
     InvocationCounter,
     ModuleCipher,
@@ -46,7 +47,8 @@ __all__ = [
     "FileEncryptionProperties",
     "KeyRetriever",
     "column_path",
-    "read_footer",
+    "MAGIC_ENCRYPTED_FOOTER",
+    "MAGIC_PLAIN",
 ]
 
 AAD_FILE_UNIQUE_LENGTH = 8
@@ -76,14 +78,6 @@ def _opt_bytes(value: bytes | bytearray | memoryview | str | None, what: str) ->
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
     raise TypeError(f"{what} must be bytes or str, not {type(value).__name__}")
-
-
-def _algorithm_struct(algorithm: object) -> tuple[str, T.AesGcmV1 | T.AesGcmCtrV1]:
-    if getattr(algorithm, "AES_GCM_V1", None) is not None:
-        return AES_GCM_V1, algorithm.AES_GCM_V1  # type: ignore[attr-defined]
-    if getattr(algorithm, "AES_GCM_CTR_V1", None) is not None:
-        return AES_GCM_CTR_V1, algorithm.AES_GCM_CTR_V1  # type: ignore[attr-defined]
-    raise DecryptionError("file names an unknown encryption algorithm (neither AES_GCM_V1 nor AES_GCM_CTR_V1)")
 
 
 # =============================================================================================
@@ -198,9 +192,9 @@ class FileEncryptionContext:
     """Encryption state of one file being written.
 
     The writer calls :meth:`column_setup` per leaf column, encrypts every module of an
-    encrypted column with :meth:`encrypt` (or ``cipher.encrypt``), calls
-    :meth:`finalize_column_chunk` on each ``ColumnChunk`` (full ``meta_data`` filled in)
-    before serializing the footer, and ends the file with :meth:`footer_tail`.
+    encrypted column with :meth:`encrypt` (or ``cipher.encrypt``), and ends the file with
+    :meth:`footer_tail` over the serialized footer (:mod:`pqbloom.file.encryption` puts
+    :attr:`algorithm` and each column's crypto metadata into the footer first).
     The file starts with :attr:`magic`.
     """
 
@@ -211,13 +205,8 @@ class FileEncryptionContext:
         self.file_aad = (prefix or b"") + self.aad_file_unique
         stored = prefix if (prefix is not None and properties.store_aad_prefix) else None
         supply = prefix is not None and not properties.store_aad_prefix
-        fields = T.AesGcmV1 if properties.algorithm == AES_GCM_V1 else T.AesGcmCtrV1
-        member = fields(aad_prefix=stored, aad_file_unique=self.aad_file_unique, supply_aad_prefix=supply)
-        self.algorithm = (
-            T.EncryptionAlgorithm(AES_GCM_V1=member)
-            if properties.algorithm == AES_GCM_V1
-            else T.EncryptionAlgorithm(AES_GCM_CTR_V1=member)
-        )
+        #: what the file stores of its algorithm
+        self.algorithm = AlgorithmParams(properties.algorithm, stored, self.aad_file_unique, supply)
         self.cipher = ModuleCipher(properties.algorithm, self.file_aad, properties._counter)
 
     def __repr__(self) -> str:
@@ -249,85 +238,38 @@ class FileEncryptionContext:
     def is_encrypted(self, path: ColumnPath) -> bool:
         return self.properties.column_key(path) is not None
 
-    def column_setup(self, path: ColumnPath) -> tuple[bytes | None, T.ColumnCryptoMetaData | None]:
+    def column_setup(self, path: ColumnPath) -> tuple[bytes | None, ColumnCrypto | None]:
         """``(key, crypto_metadata)`` of a column; ``(None, None)`` for a plaintext column."""
         props = self.properties
         if props.uniform:
-            return props.footer_key, T.ColumnCryptoMetaData(ENCRYPTION_WITH_FOOTER_KEY=T.EncryptionWithFooterKey())
+            return props.footer_key, _FOOTER_KEYED
         name = column_path(path)
         key = props._column_keys.get(name)
         if key is None:
             return None, None
         parts = _path_parts(path) if not isinstance(path, str) else props._column_parts[name]
-        meta = T.EncryptionWithColumnKey(path_in_schema=list(parts), key_metadata=props.column_key_metadata.get(name))
-        return key, T.ColumnCryptoMetaData(ENCRYPTION_WITH_COLUMN_KEY=meta)
+        return key, ColumnCrypto("column_key", tuple(parts), props.column_key_metadata.get(name))
 
     def encrypt(self, key: bytes, module_type: int, plaintext: Buffer, row_group: int = -1, column: int = -1,
                 page: int = -1) -> bytes:
         """One whole module (length field included); see :class:`ModuleCipher`."""
         return self.cipher.encrypt(key, module_type, plaintext, row_group, column, page)
 
-    def finalize_column_chunk(self, chunk: T.ColumnChunk, path: ColumnPath, row_group: int, column: int) -> None:
-        """Apply the metadata rules to a ``ColumnChunk`` whose ``meta_data`` is complete.
-
-        - plaintext column: untouched;
-        - footer-key column, encrypted footer: ``crypto_metadata`` only, ``meta_data`` stays;
-        - otherwise ``encrypted_column_metadata`` holds the encrypted ColumnMetaData module and
-          ``meta_data`` is dropped (encrypted footer) or stripped of statistics (plaintext footer).
-        """
-        key, crypto = self.column_setup(path)
-        if key is None:
-            return
-        chunk.crypto_metadata = crypto
-        footer_keyed = crypto is not None and crypto.ENCRYPTION_WITH_FOOTER_KEY is not None
-        if footer_keyed and not self.plaintext_footer:
-            chunk.encrypted_column_metadata = None
-            return
-        full = chunk.meta_data
-        if full is None:
-            raise EncryptionError(f"column chunk {column_path(path)!r} has no meta_data to encrypt")
-        chunk.encrypted_column_metadata = self.cipher.encrypt(
-            key, ModuleType.COLUMN_META_DATA, encode(full), row_group, column
-        )
-        chunk.meta_data = _stripped_column_metadata(full) if self.plaintext_footer else None
-
-    def file_crypto_metadata(self) -> T.FileCryptoMetaData:
-        return T.FileCryptoMetaData(encryption_algorithm=self.algorithm, key_metadata=self.footer_key_metadata)
-
-    def footer_tail(self, file_metadata: T.FileMetaData) -> bytes:
+    def footer_tail(self, footer: bytes, file_crypto_metadata: bytes) -> bytes:
         """Everything after the last module: footer (encrypted or signed) || len(4 LE) || magic.
 
-        In plaintext-footer mode this sets ``encryption_algorithm`` and
-        ``footer_signing_key_metadata`` on ``file_metadata`` before serializing it.
+        ``footer`` is the serialized FileMetaData (naming the algorithm and the footer key metadata when
+        the footer stays plaintext); ``file_crypto_metadata`` the serialized FileCryptoMetaData an
+        encrypted footer starts with (unused for a plaintext footer).
         """
         if self.plaintext_footer:
-            file_metadata.encryption_algorithm = self.algorithm
-            file_metadata.footer_signing_key_metadata = self.footer_key_metadata
-            footer = encode(file_metadata)
             body = footer + self.cipher.sign_footer(self.footer_key, footer)
         else:
-            file_metadata.encryption_algorithm = None
-            file_metadata.footer_signing_key_metadata = None
-            body = encode(self.file_crypto_metadata()) + self.cipher.encrypt_footer(
-                self.footer_key, encode(file_metadata)
-            )
+            body = file_crypto_metadata + self.cipher.encrypt_footer(self.footer_key, footer)
         return body + struct.pack("<I", len(body)) + self.magic
 
 
-def _stripped_column_metadata(full: T.ColumnMetaData) -> T.ColumnMetaData:
-    """What legacy readers may see of an encrypted column in plaintext-footer mode (no statistics)."""
-    return T.ColumnMetaData(
-        type=full.type,
-        encodings=full.encodings,
-        path_in_schema=full.path_in_schema,
-        codec=full.codec,
-        num_values=full.num_values,
-        total_uncompressed_size=full.total_uncompressed_size,
-        total_compressed_size=full.total_compressed_size,
-        data_page_offset=full.data_page_offset,
-        index_page_offset=full.index_page_offset,
-        dictionary_page_offset=full.dictionary_page_offset,
-    )
+_FOOTER_KEYED = ColumnCrypto("footer_key")
 
 
 # =============================================================================================
@@ -418,26 +360,25 @@ class FileDecryptionProperties:
             return self._retrieve(bytes(key_metadata), f"key of column {name!r}")
         raise KeyNotFoundError(f"no key for encrypted column {name!r}")
 
-    def file_aad_from(self, algorithm: T.EncryptionAlgorithm) -> bytes:
+    def file_aad_from(self, algorithm: AlgorithmParams) -> bytes:
         """``aad_prefix || aad_file_unique`` for a file, applying the stored/supplied prefix rules."""
-        _, fields = _algorithm_struct(algorithm)
-        unique = fields.aad_file_unique or b""
-        stored = fields.aad_prefix
+        unique = algorithm.aad_file_unique or b""
+        stored = algorithm.aad_prefix
         if self.aad_prefix is not None:
             if stored is not None and bytes(stored) != self.aad_prefix:
                 raise DecryptionError("AAD prefix mismatch: the prefix supplied differs from the one stored in the file")
-            if stored is None and not fields.supply_aad_prefix:
+            if stored is None and not algorithm.supply_aad_prefix:
                 raise DecryptionError(
                     "AAD prefix mismatch: a prefix was supplied but the file was written without one"
                 )
             return self.aad_prefix + bytes(unique)
-        if fields.supply_aad_prefix:
+        if algorithm.supply_aad_prefix:
             raise KeyNotFoundError(
                 "the file was written with an AAD prefix it does not store; supply it as aad_prefix"
             )
         return bytes(stored or b"") + bytes(unique)
 
-    def new_file_context(self, algorithm: T.EncryptionAlgorithm,
+    def new_file_context(self, algorithm: AlgorithmParams,
                          footer_key_metadata: bytes | None = None) -> FileDecryptionContext:
         """Per-file state from the file's stored algorithm and footer key metadata."""
         return FileDecryptionContext(self, algorithm, footer_key_metadata)
@@ -446,13 +387,13 @@ class FileDecryptionProperties:
 class FileDecryptionContext:
     """Decryption state of one file: its file AAD, module cipher, and resolved keys."""
 
-    def __init__(self, properties: FileDecryptionProperties, algorithm: T.EncryptionAlgorithm,
+    def __init__(self, properties: FileDecryptionProperties, algorithm: AlgorithmParams,
                  footer_key_metadata: bytes | None = None) -> None:
         self.properties = properties
         self.algorithm = algorithm
         #: FileCryptoMetaData.key_metadata or FileMetaData.footer_signing_key_metadata
         self.footer_key_metadata = footer_key_metadata
-        self.algorithm_name, _ = _algorithm_struct(algorithm)
+        self.algorithm_name = algorithm.name
         self.file_aad = properties.file_aad_from(algorithm)
         self.cipher = ModuleCipher(self.algorithm_name, self.file_aad)
 
@@ -462,16 +403,15 @@ class FileDecryptionContext:
     def footer_key(self) -> bytes:
         return self.properties.footer_key_for(self.footer_key_metadata)
 
-    def column_key(self, path: ColumnPath, crypto_metadata: T.ColumnCryptoMetaData | None) -> bytes | None:
+    def column_key(self, path: ColumnPath, crypto_metadata: ColumnCrypto | None) -> bytes | None:
         """Key of a column chunk from its ``crypto_metadata``; None for a plaintext column."""
         if crypto_metadata is None:
             return None
-        if crypto_metadata.ENCRYPTION_WITH_FOOTER_KEY is not None:
+        if crypto_metadata.kind == "footer_key":
             return self.footer_key()
-        with_key = crypto_metadata.ENCRYPTION_WITH_COLUMN_KEY
-        if with_key is None:
+        if crypto_metadata.kind != "column_key":
             raise DecryptionError(f"column {column_path(path)!r} names an unknown kind of column encryption")
-        return self.properties.column_key_for(path, with_key.key_metadata)
+        return self.properties.column_key_for(path, crypto_metadata.key_metadata)
 
     def decrypt(self, key: bytes, module_type: int, module: bytes, row_group: int = -1, column: int = -1,
                 page: int = -1, *, what: str | None = None) -> bytes:
@@ -482,64 +422,3 @@ class FileDecryptionContext:
 
     def verify_footer(self, footer_bytes: bytes, signature: bytes) -> None:
         self.cipher.verify_footer_signature(self.footer_key(), footer_bytes, signature)
-
-    def column_meta_data(self, chunk: T.ColumnChunk, row_group: int, column: int,
-                         path: ColumnPath | None = None) -> T.ColumnMetaData:
-        """The full ColumnMetaData of a chunk, decrypting ``encrypted_column_metadata`` if present."""
-        if chunk.encrypted_column_metadata is None:
-            if chunk.meta_data is None:
-                raise DecryptionError(f"column chunk {column} of row group {row_group} has no metadata")
-            return chunk.meta_data
-        crypto = chunk.crypto_metadata
-        if path is None:
-            if crypto is not None and crypto.ENCRYPTION_WITH_COLUMN_KEY is not None:
-                path = list(crypto.ENCRYPTION_WITH_COLUMN_KEY.path_in_schema)
-            elif chunk.meta_data is not None:
-                path = list(chunk.meta_data.path_in_schema)
-            else:
-                path = f"#{column}"
-        key = self.column_key(path, crypto)
-        if key is None:
-            raise DecryptionError(f"column {column_path(path)!r} has encrypted metadata but no crypto_metadata")
-        plain = self.cipher.decrypt(
-            key, ModuleType.COLUMN_META_DATA, chunk.encrypted_column_metadata, row_group, column,
-            what=f"ColumnMetaData of column {column_path(path)!r} (row group {row_group})",
-        )
-        return decode(T.ColumnMetaData, plain, what="decrypted ColumnMetaData")
-
-
-def read_footer(
-    footer_region: bytes, magic: bytes, properties: FileDecryptionProperties | None
-) -> tuple[T.FileMetaData, FileDecryptionContext | None]:
-    """Decode a file's footer region (the ``L`` bytes before ``len(4) || magic``).
-
-    - ``PARE``: FileCryptoMetaData then the encrypted footer module; needs ``properties``.
-    - ``PAR1`` with ``encryption_algorithm`` set: plaintext footer plus 28-byte signature, verified
-      when ``properties`` is given and ``check_footer_integrity`` is on. Without properties the
-      footer is returned with no context (legacy reading of plaintext columns).
-    - ``PAR1`` without it: an ordinary file; returns ``(metadata, None)``.
-    """
-    region = bytes(footer_region)
-    if magic == MAGIC_ENCRYPTED_FOOTER:
-        if properties is None:
-            raise KeyNotFoundError("the file has an encrypted footer; decryption properties are needed")
-        fcm, used = decode_prefix(T.FileCryptoMetaData, region, what="FileCryptoMetaData")
-        if fcm.encryption_algorithm is None:
-            raise DecryptionError("FileCryptoMetaData has no encryption algorithm")
-        ctx = properties.new_file_context(fcm.encryption_algorithm, fcm.key_metadata)
-        plain = ctx.decrypt_footer(region[used:])
-        return decode(T.FileMetaData, plain, what="decrypted FileMetaData"), ctx
-    if magic != MAGIC_PLAIN:
-        raise DecryptionError(f"unknown file magic {magic!r}")
-    fmd, used = decode_prefix(T.FileMetaData, region, what="FileMetaData")
-    if fmd.encryption_algorithm is None or properties is None:
-        return fmd, None
-    ctx = properties.new_file_context(fmd.encryption_algorithm, fmd.footer_signing_key_metadata)
-    if properties.check_footer_integrity:
-        signature = region[used:]
-        if len(signature) != SIGNATURE_LENGTH:
-            raise AuthenticationError(
-                f"plaintext footer is followed by {len(signature)} bytes, not a {SIGNATURE_LENGTH}-byte signature"
-            )
-        ctx.verify_footer(region[:used], signature)
-    return fmd, ctx

@@ -18,7 +18,6 @@ import numpy as np
 
 from .. import buffers, kernels
 from ..arrays import BinaryArray
-from ..format import T
 from ..format.enums import Encoding, PhysicalType
 from ..limits import charge
 from ..schema import ColumnDescriptor
@@ -73,7 +72,7 @@ class BinarySink:
         return self.pos - self.start
 
     @classmethod
-    def for_chunk(cls, meta: T.ColumnMetaData, desc: ColumnDescriptor, stored_bytes: int, *,
+    def for_chunk(cls, meta: Any, desc: ColumnDescriptor, stored_bytes: int, *,
                   nested: bool = False) -> BinarySink | None:
         """A sink for a flat BYTE_ARRAY chunk of known value size, else None. With ``nested``, also for
         a leaf of a nested column (its values are at most its ``num_values`` level entries)."""

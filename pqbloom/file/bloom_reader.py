@@ -12,7 +12,6 @@ from typing import Any
 
 from ..bloom import BloomFilter, hash_scalar
 from ..errors import CorruptFileError
-from ..format import T
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from ..schema.literals import physical_candidates
@@ -21,7 +20,7 @@ from .bloom_site import BloomFilterSite
 __all__ = ["chunk_bloom_site", "locate_bloom_filter", "probe_bloom_filter", "probe_ranges", "read_bloom_filter"]
 
 
-def locate_bloom_filter(meta: T.ColumnMetaData, row_group: int, desc: ColumnDescriptor, footer_offset: int,
+def locate_bloom_filter(meta: Any, row_group: int, desc: ColumnDescriptor, footer_offset: int,
                         chunk: tuple[int, int] | None) -> BloomFilterSite | None:
     """Where the footer puts the chunk's Bloom filter (None: no filter). ``chunk`` is the (start, end)
     of the chunk's pages when known, which the filter must not overlap."""
@@ -32,7 +31,7 @@ def locate_bloom_filter(meta: T.ColumnMetaData, row_group: int, desc: ColumnDesc
                            footer_offset, chunk, row_group, desc.dotted_path)
 
 
-def chunk_bloom_site(reader: Any, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData
+def chunk_bloom_site(reader: Any, row_group: int, desc: ColumnDescriptor, meta: Any
                      ) -> BloomFilterSite | None:
     """Where the footer puts the chunk's Bloom filter in ``reader`` (a FileReader; None: no filter)."""
     if meta.bloom_filter_offset is None:

@@ -16,7 +16,7 @@ import numpy as np
 from ..bloom import BloomFilter
 from ..crypto import ModuleType
 from ..errors import CorruptFileError, ParquetError
-from ..format import PhysicalType, T
+from ..format import PhysicalType
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from ..schema.literals import physical_candidates
@@ -40,7 +40,7 @@ class ChunkAccess:
     """Column-chunk access for :class:`~pqbloom.file.reader.FileReader` (a mixin: the reader sets the
     attributes below and provides :meth:`column_descriptor`)."""
 
-    thrift_metadata: T.FileMetaData
+    thrift_metadata: Any  # the decoded FileMetaData struct
     footer_location: FooterLocation
     range_reader: RangeReader
     decryption: ReaderDecryption | None
@@ -81,7 +81,7 @@ class ChunkAccess:
         kv = {kv.key: kv.value for kv in (self.thrift_metadata.key_value_metadata or []) if kv.value is not None}
         return leaf_duration_unit(schema_hints(kv), desc.path, desc.field)
 
-    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> T.ColumnMetaData:
+    def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> Any:
         """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
         is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
         rgs = self.thrift_metadata.row_groups
@@ -106,7 +106,7 @@ class ChunkAccess:
             return data
         return self.decryption.decrypt(module_type, data, rg, desc, page)
 
-    def chunk_range(self, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+    def chunk_range(self, meta: Any, rg: int, desc: ColumnDescriptor, *,
                     stated: bool = False) -> tuple[int, int]:
         """(start, length) of a chunk's pages in the file, checked to lie between the magic and the footer;
         padded for the writers that undercount it (:func:`~pqbloom.file.pages.chunk_size_undercounted`)
@@ -184,7 +184,7 @@ class ChunkAccess:
                         bound = off
         return bound
 
-    def decode_chunk(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int,
+    def decode_chunk(self, buf: ChunkBytes, base: int, meta: Any, rg: int,
                      desc: ColumnDescriptor, window: ChunkWindow | None = None,
                      sink: BinarySink | None = None, page_ordinals: Sequence[int] | None = None,
                      num_values: int | None = None) -> ChunkParts:
@@ -207,7 +207,7 @@ class ChunkAccess:
             raise CorruptFileError("pages run past the end of the column chunk", offset=base)
         return self.range_reader.read(base, bound - base, what="column chunk")
 
-    def iter_pages(self, buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+    def iter_pages(self, buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor, *,
                    levels: bool = False, sink: BinarySink | None = None,
                    window: ChunkWindow | None = None, views: bool = False,
                    page_ordinals: Sequence[int] | None = None,
@@ -229,7 +229,7 @@ class ChunkAccess:
                           num_values=num_values)
 
     # -- Bloom filters ------------------------------------------------------------------
-    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: T.ColumnMetaData) -> BloomFilterSite | None:
+    def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: Any) -> BloomFilterSite | None:
         """Where the footer puts the chunk's Bloom filter (None: no filter); see :mod:`pqbloom.file.bloom_site`."""
         return chunk_bloom_site(self, row_group, desc, meta)
 

@@ -34,7 +34,16 @@ from ..encodings import (
     estimate_distinct_fraction,
 )
 from ..errors import SchemaError
-from ..format import Encoding, PageType, PhysicalType, T, encode
+from ..format import (
+    Encoding,
+    PageType,
+    PhysicalType,
+    column_chunk,
+    column_metadata,
+    encode_data_page_header,
+    encode_data_page_header_v2,
+    encode_dictionary_page_header,
+)
 from ..schema import ColumnDescriptor, Field, LogicalType
 from ..statistics import compute_statistics, sort_order_for
 from .encryption import WriterEncryption, encrypt_module
@@ -49,14 +58,14 @@ __all__ = ["ByteSink", "ColumnChunkWriter", "ColumnPlan", "EncodedPage", "LeafDa
 
 
 def _converted_type(lt: LogicalType | None) -> int | None:
-    """The legacy ConvertedType of a logical type (one Thrift build per distinct type, not per column)."""
+    """The legacy ConvertedType of a logical type (worked out once per distinct type, not per column)."""
     return _converted_type_cached(lt, lt.legacy) if lt is not None else None
 
 
 @functools.lru_cache(maxsize=256)
 def _converted_type_cached(lt: LogicalType, legacy: bool) -> int | None:
     # ``legacy`` takes no part in LogicalType equality, so it is part of the key here
-    return lt.to_thrift()[1]
+    return lt.to_annotation()[1]
 
 
 def _logical_kind(f: Field) -> str | None:
@@ -85,8 +94,8 @@ class PageIndexEntry:
 class PendingChunk:
     """What a written column chunk still needs once its row group is done."""
 
-    chunk: Any  # T.ColumnChunk
-    meta: Any  # T.ColumnMetaData
+    chunk: Any  # the ColumnChunk struct (pqbloom.format.column_chunk), completed by the file writer
+    meta: Any  # its ColumnMetaData struct
     bloom: BloomFilter | None
     page_index: PageIndexEntry | None
     column: int
@@ -290,13 +299,10 @@ class ColumnChunkWriter:
             dict_bytes = encode_plain(dict_values, f.physical_type, f.type_length)
             body = compression_mod.compress(codec, dict_bytes, plan.level)
             body = encrypt_module(self.encryption, ModuleType.DICTIONARY_PAGE, body, rg, col)
-            header = T.PageHeader(type=PageType.DICTIONARY_PAGE, uncompressed_page_size=len(dict_bytes),
-                                  compressed_page_size=len(body),
-                                  dictionary_page_header=T.DictionaryPageHeader(
-                                      num_values=len(dict_values), encoding=Encoding.PLAIN, is_sorted=False))
-            if opts.write_page_checksum:
-                header.crc = _crc(body)
-            hbytes = encrypt_module(self.encryption, ModuleType.DICTIONARY_PAGE_HEADER, encode(header), rg, col)
+            header = encode_dictionary_page_header(
+                uncompressed_page_size=len(dict_bytes), compressed_page_size=len(body), num_values=len(dict_values),
+                encoding=Encoding.PLAIN, crc=_crc(body) if opts.write_page_checksum else None)
+            hbytes = encrypt_module(self.encryption, ModuleType.DICTIONARY_PAGE_HEADER, header, rg, col)
             dictionary_offset = self.sink.tell()
             write_pair(self.sink, hbytes, body)
             total_uncompressed += len(hbytes) + len(dict_bytes)
@@ -378,28 +384,22 @@ class ColumnChunkWriter:
         with contextlib.closing(map_ordered(encoded_pages(), use_threads=threaded)) as compressed:
             for page in compressed:
                 num_values = page.e1 - page.e0
-                if v2:
-                    page_header = T.PageHeader(
-                        type=PageType.DATA_PAGE_V2, uncompressed_page_size=page.uncompressed_size,
-                        data_page_header_v2=T.DataPageHeaderV2(
-                            num_values=num_values, num_nulls=page.num_nulls, num_rows=page.r1 - page.r0,
-                            encoding=value_encoding, definition_levels_byte_length=len(page.def_bytes),
-                            repetition_levels_byte_length=len(page.rep_bytes), is_compressed=page.is_compressed))
-                    ptype = PageType.DATA_PAGE_V2
-                else:
-                    page_header = T.PageHeader(
-                        type=PageType.DATA_PAGE, uncompressed_page_size=page.uncompressed_size,
-                        data_page_header=T.DataPageHeader(
-                            num_values=num_values, encoding=value_encoding,
-                            definition_level_encoding=Encoding.RLE, repetition_level_encoding=Encoding.RLE))
-                    ptype = PageType.DATA_PAGE
                 page_no = page.page_no
                 body = encrypt_module(self.encryption, ModuleType.DATA_PAGE, page.body, rg, col, page_no)
-                page_header.compressed_page_size = len(body)
-                if opts.write_page_checksum:
-                    page_header.crc = _crc(body)
-                hbytes = encrypt_module(self.encryption, ModuleType.DATA_PAGE_HEADER, encode(page_header), rg, col,
-                                        page_no)
+                crc = _crc(body) if opts.write_page_checksum else None
+                if v2:
+                    page_header = encode_data_page_header_v2(
+                        uncompressed_page_size=page.uncompressed_size, compressed_page_size=len(body),
+                        num_values=num_values, num_nulls=page.num_nulls, num_rows=page.r1 - page.r0,
+                        encoding=value_encoding, definition_levels_byte_length=len(page.def_bytes),
+                        repetition_levels_byte_length=len(page.rep_bytes), is_compressed=page.is_compressed, crc=crc)
+                    ptype = PageType.DATA_PAGE_V2
+                else:
+                    page_header = encode_data_page_header(
+                        uncompressed_page_size=page.uncompressed_size, compressed_page_size=len(body),
+                        num_values=num_values, encoding=value_encoding, crc=crc)
+                    ptype = PageType.DATA_PAGE
+                hbytes = encrypt_module(self.encryption, ModuleType.DATA_PAGE_HEADER, page_header, rg, col, page_no)
                 offset = self.sink.tell()
                 write_pair(self.sink, hbytes, body)
                 total_uncompressed += len(hbytes) + page.uncompressed_size
@@ -430,22 +430,19 @@ class ColumnChunkWriter:
                                              type_length=f.type_length,
                                              max_binary_length=opts.statistics_truncate_length)
         total_compressed = self.sink.tell() - data_start
-        meta = T.ColumnMetaData(
-            type=f.physical_type, encodings=sorted(encodings), path_in_schema=plan.path, codec=codec.thrift_id,
-            num_values=n, total_uncompressed_size=total_uncompressed, total_compressed_size=total_compressed,
-            data_page_offset=data_page_offset, dictionary_page_offset=dictionary_offset, statistics=chunk_stats,
-            encoding_stats=[T.PageEncodingStats(page_type=k[0], encoding=k[1], count=v)
-                            for k, v in sorted(encoding_stats.items())],
-        )
         rep_hists = pi_rep_hist if plan.max_rep > 0 else None
         def_hists = pi_def_hist if plan.max_def > 0 else None
-        if isinstance(dense, BinaryArray) or rep_hists is not None or def_hists is not None:
-            # histograms are omitted where the max level is 0, as the spec allows and pyarrow does
-            meta.size_statistics = T.SizeStatistics(
-                unencoded_byte_array_data_bytes=dense.nbytes if isinstance(dense, BinaryArray) else None,
-                repetition_level_histogram=sum_histograms(rep_hists, plan.max_rep),
-                definition_level_histogram=sum_histograms(def_hists, plan.max_def))
-        chunk = T.ColumnChunk(file_offset=0, meta_data=meta)
+        # size statistics for byte arrays and levels; histograms are omitted where the max level is 0, as the
+        # spec allows and pyarrow does
+        meta = column_metadata(
+            physical_type=f.physical_type, encodings=sorted(encodings), path_in_schema=plan.path,
+            codec=codec.thrift_id, num_values=n, total_uncompressed_size=total_uncompressed,
+            total_compressed_size=total_compressed, data_page_offset=data_page_offset,
+            dictionary_page_offset=dictionary_offset, statistics=chunk_stats, encoding_stats=encoding_stats,
+            unencoded_byte_array_data_bytes=dense.nbytes if isinstance(dense, BinaryArray) else None,
+            repetition_level_histogram=sum_histograms(rep_hists, plan.max_rep),
+            definition_level_histogram=sum_histograms(def_hists, plan.max_def))
+        chunk = column_chunk(meta)
         page_index = None
         if opts.write_page_index:
             page_index = PageIndexEntry(pi_stats if plan.statistics else [], pi_null_pages, pi_locations,

@@ -9,8 +9,11 @@ The writer and the reader each call one object from this module:
   decrypts column metadata, page headers, pages, page indexes and Bloom filters, and refuses
   to touch encrypted columns it has no key for.
 
-The ciphers, AAD rules and key lookup live in :mod:`pqbloom.crypto`; this module only knows
-where in a file each module sits. Error messages name columns and ordinals, never keys.
+The ciphers, AAD rules and key lookup live in :mod:`pqbloom.crypto`, which works on
+:mod:`pqbloom.format`'s records (algorithm, column crypto metadata); this module knows where in a file
+each module sits, and puts the crypto metadata into the footer's structs (:func:`finalize_column_chunk`,
+:func:`footer_tail`) and reads it out of them (:func:`decode_footer_region`,
+:func:`decrypted_column_metadata`). Error messages name columns and ordinals, never keys.
 """
 
 from __future__ import annotations
@@ -18,20 +21,43 @@ from __future__ import annotations
 from typing import Any
 
 from ..bloom import BloomFilter
-from ..crypto.ciphers import GCM_OVERHEAD, MAX_ORDINAL, MODULE_LENGTH_SIZE, Buffer, ModuleType, read_module_length
+from ..crypto.ciphers import (
+    GCM_OVERHEAD,
+    MAX_ORDINAL,
+    MODULE_LENGTH_SIZE,
+    SIGNATURE_LENGTH,
+    Buffer,
+    ModuleType,
+    read_module_length,
+)
 from ..crypto.properties import (
     MAGIC_ENCRYPTED_FOOTER,
     MAGIC_PLAIN,
+    ColumnPath,
     FileDecryptionContext,
     FileDecryptionProperties,
+    FileEncryptionContext,
     FileEncryptionProperties,
-    read_footer,
+    column_path,
 )
 from ..errors import AuthenticationError, CorruptFileError, DecryptionError, EncryptionError, KeyNotFoundError
-from ..format import T
+from ..format import (
+    algorithm_params,
+    column_crypto,
+    column_crypto_struct,
+    decode_column_metadata,
+    decode_file_crypto_metadata,
+    decode_footer,
+    decode_footer_prefix,
+    encode,
+    encode_file_crypto_metadata,
+    set_footer_encryption,
+    stripped_column_metadata,
+)
 from .bloom_site import BloomFilterSite
 
-__all__ = ["ReaderDecryption", "WriterEncryption"]
+__all__ = ["ReaderDecryption", "WriterEncryption", "encrypt_module", "finalize_column_chunk", "footer_tail",
+           "decrypted_column_metadata", "decode_footer_region"]
 
 #: a Bloom filter header module is a few dozen bytes (parquet-java pads it to 100); anything far
 #: larger is corrupt and must not drive a big read
@@ -97,11 +123,46 @@ class WriterEncryption:
             _check_ordinal("page", page)
         return self._ctx.encrypt(key, module_type, data, rg, col, page)
 
-    def finish_footer(self, fmd: T.FileMetaData, pending: list[Any]) -> bytes:
-        """Finalize every column chunk's crypto metadata; return footer || len(4 LE) || magic."""
+    def finish_footer(self, fmd: Any, pending: list[Any]) -> bytes:
+        """Finalize every column chunk's crypto metadata; return footer || len(4 LE) || magic (``fmd``: the
+        FileMetaData struct, ``pending``: the writer's chunks, with their ColumnChunk structs)."""
         for p in pending:
-            self._ctx.finalize_column_chunk(p.chunk, self._paths[p.column], p.row_group, p.column)
-        return self._ctx.footer_tail(fmd)
+            finalize_column_chunk(self._ctx, p.chunk, self._paths[p.column], p.row_group, p.column)
+        return footer_tail(self._ctx, fmd)
+
+
+def finalize_column_chunk(ctx: FileEncryptionContext, chunk: Any, path: ColumnPath, row_group: int,
+                          column: int) -> None:
+    """Apply the metadata rules to a ``ColumnChunk`` struct whose ``meta_data`` is complete.
+
+    - plaintext column: untouched;
+    - footer-key column, encrypted footer: ``crypto_metadata`` only, ``meta_data`` stays;
+    - otherwise ``encrypted_column_metadata`` holds the encrypted ColumnMetaData module and
+      ``meta_data`` is dropped (encrypted footer) or stripped of statistics (plaintext footer).
+    """
+    key, crypto = ctx.column_setup(path)
+    if key is None or crypto is None:
+        return
+    chunk.crypto_metadata = column_crypto_struct(crypto)
+    if crypto.kind == "footer_key" and not ctx.plaintext_footer:
+        chunk.encrypted_column_metadata = None
+        return
+    full = chunk.meta_data
+    if full is None:
+        raise EncryptionError(f"column chunk {column_path(path)!r} has no meta_data to encrypt")
+    chunk.encrypted_column_metadata = ctx.encrypt(key, ModuleType.COLUMN_META_DATA, encode(full), row_group, column)
+    chunk.meta_data = stripped_column_metadata(full) if ctx.plaintext_footer else None
+
+
+def footer_tail(ctx: FileEncryptionContext, fmd: Any) -> bytes:
+    """Everything after the last module of an encrypted file: footer (encrypted or signed) || len(4 LE) ||
+    magic. A plaintext footer names the algorithm and the footer key metadata (set on ``fmd``, the
+    FileMetaData struct); an encrypted one leaves them to the FileCryptoMetaData before it."""
+    if ctx.plaintext_footer:
+        set_footer_encryption(fmd, ctx.algorithm, ctx.footer_key_metadata)
+        return ctx.footer_tail(encode(fmd), b"")
+    set_footer_encryption(fmd, None, None)
+    return ctx.footer_tail(encode(fmd), encode_file_crypto_metadata(ctx.algorithm, ctx.footer_key_metadata))
 
 
 def encrypt_module(encryption: WriterEncryption | None, module_type: ModuleType, data: Buffer, rg: int, col: int,
@@ -115,6 +176,67 @@ def encrypt_module(encryption: WriterEncryption | None, module_type: ModuleType,
 
 # =============================================================================================
 # reading
+
+
+def decode_footer_region(footer_region: bytes, magic: bytes, properties: FileDecryptionProperties | None
+                         ) -> tuple[Any, FileDecryptionContext | None]:
+    """Decode a file's footer region (the ``L`` bytes before ``len(4) || magic``): the FileMetaData struct
+    and the file's decryption context.
+
+    - ``PARE``: FileCryptoMetaData then the encrypted footer module; needs ``properties``.
+    - ``PAR1`` with ``encryption_algorithm`` set: plaintext footer plus 28-byte signature, verified
+      when ``properties`` is given and ``check_footer_integrity`` is on. Without properties the
+      footer is returned with no context (legacy reading of plaintext columns).
+    - ``PAR1`` without it: an ordinary file; returns ``(metadata, None)``.
+    """
+    region = bytes(footer_region)
+    if magic == MAGIC_ENCRYPTED_FOOTER:
+        if properties is None:
+            raise KeyNotFoundError("the file has an encrypted footer; decryption properties are needed")
+        fcm, used = decode_file_crypto_metadata(region)
+        if fcm.algorithm is None:
+            raise DecryptionError("FileCryptoMetaData has no encryption algorithm")
+        ctx = properties.new_file_context(fcm.algorithm, fcm.key_metadata)
+        plain = ctx.decrypt_footer(region[used:])
+        return decode_footer(plain, what="decrypted FileMetaData"), ctx
+    if magic != MAGIC_PLAIN:
+        raise DecryptionError(f"unknown file magic {magic!r}")
+    fmd, used = decode_footer_prefix(region)
+    if fmd.encryption_algorithm is None or properties is None:
+        return fmd, None
+    ctx = properties.new_file_context(algorithm_params(fmd.encryption_algorithm), fmd.footer_signing_key_metadata)
+    if properties.check_footer_integrity:
+        signature = region[used:]
+        if len(signature) != SIGNATURE_LENGTH:
+            raise AuthenticationError(
+                f"plaintext footer is followed by {len(signature)} bytes, not a {SIGNATURE_LENGTH}-byte signature"
+            )
+        ctx.verify_footer(region[:used], signature)
+    return fmd, ctx
+
+
+def decrypted_column_metadata(ctx: FileDecryptionContext, chunk: Any, row_group: int, column: int,
+                              path: ColumnPath | None = None) -> Any:
+    """The full ColumnMetaData struct of a ``ColumnChunk`` struct, decrypting ``encrypted_column_metadata``
+    if present."""
+    if chunk.encrypted_column_metadata is None:
+        if chunk.meta_data is None:
+            raise DecryptionError(f"column chunk {column} of row group {row_group} has no metadata")
+        return chunk.meta_data
+    crypto = column_crypto(chunk.crypto_metadata)
+    if path is None:
+        if crypto is not None and crypto.kind == "column_key" and crypto.path_in_schema is not None:
+            path = list(crypto.path_in_schema)
+        elif chunk.meta_data is not None:
+            path = list(chunk.meta_data.path_in_schema)
+        else:
+            path = f"#{column}"
+    key = ctx.column_key(path, crypto)
+    if key is None:
+        raise DecryptionError(f"column {column_path(path)!r} has encrypted metadata but no crypto_metadata")
+    plain = ctx.decrypt(key, ModuleType.COLUMN_META_DATA, chunk.encrypted_column_metadata, row_group, column,
+                        what=f"ColumnMetaData of column {column_path(path)!r} (row group {row_group})")
+    return decode_column_metadata(plain, what="decrypted ColumnMetaData")
 
 
 def _describe(module_type: ModuleType, desc: Any, rg: int, page: int) -> str:
@@ -133,12 +255,12 @@ class ReaderDecryption:
     :class:`~pqbloom.errors.KeyNotFoundError` naming the column.
     """
 
-    def __init__(self, ctx: FileDecryptionContext | None, metadata: T.FileMetaData, encrypted_footer: bool) -> None:
+    def __init__(self, ctx: FileDecryptionContext | None, metadata: Any, encrypted_footer: bool) -> None:
         self.ctx = ctx
         self.metadata = metadata
         self.encrypted_footer = encrypted_footer
         self._encrypted_cache: dict[int, bool] = {}
-        self._meta_cache: dict[tuple[int, int], T.ColumnMetaData] = {}
+        self._meta_cache: dict[tuple[int, int], Any] = {}  # decrypted ColumnMetaData structs
 
     def __repr__(self) -> str:
         return f"ReaderDecryption({self.ctx!r}, encrypted_footer={self.encrypted_footer})"
@@ -147,7 +269,7 @@ class ReaderDecryption:
 
     @classmethod
     def open(cls, footer_bytes: bytes, is_pare: bool, properties: Any, *,
-             offset: int | None = None) -> tuple[ReaderDecryption | None, T.FileMetaData]:
+             offset: int | None = None) -> tuple[ReaderDecryption | None, Any]:
         """Decode the footer region (the bytes before ``len(4) || magic``).
 
         ``PARE``: FileCryptoMetaData then the encrypted footer module. ``PAR1`` with
@@ -162,7 +284,8 @@ class ReaderDecryption:
         if is_pare and properties is None:
             raise KeyNotFoundError("the file has an encrypted footer (PARE); decryption_properties are needed")
         try:
-            md, ctx = read_footer(footer_bytes, MAGIC_ENCRYPTED_FOOTER if is_pare else MAGIC_PLAIN, properties)
+            md, ctx = decode_footer_region(footer_bytes, MAGIC_ENCRYPTED_FOOTER if is_pare else MAGIC_PLAIN,
+                                           properties)
         except CorruptFileError as exc:
             if exc.offset is None and offset is not None:
                 raise CorruptFileError(str(exc), offset=offset) from None
@@ -180,13 +303,13 @@ class ReaderDecryption:
         return cls(ctx, md, is_pare), md
 
     @classmethod
-    def plaintext_without_keys(cls, md: T.FileMetaData) -> ReaderDecryption:
+    def plaintext_without_keys(cls, md: Any) -> ReaderDecryption:
         """A plaintext-footer encrypted file opened without keys (signature not checked)."""
         return cls(None, md, False)
 
     # -- column metadata ---------------------------------------------------------------------
 
-    def _chunk(self, rg: int, col: int) -> T.ColumnChunk:
+    def _chunk(self, rg: int, col: int) -> Any:
         rgs = self.metadata.row_groups
         if not 0 <= rg < len(rgs):
             raise IndexError(f"row group {rg} out of range")
@@ -223,7 +346,7 @@ class ReaderDecryption:
             return None
         if self.ctx is None:
             raise self._no_keys(desc)
-        return self.ctx.column_key(desc.path, chunk.crypto_metadata)
+        return self.ctx.column_key(desc.path, column_crypto(chunk.crypto_metadata))
 
     def key_available(self, rg: int, desc: Any) -> bool:
         """Whether the chunk's modules can be opened: it is plaintext, or its key (the column's own, or
@@ -235,7 +358,7 @@ class ReaderDecryption:
             return False
         return True
 
-    def column_metadata(self, cc: T.ColumnChunk, rg: int, desc: Any) -> T.ColumnMetaData:
+    def column_metadata(self, cc: Any, rg: int, desc: Any) -> Any:
         """The chunk's full ColumnMetaData, decrypting ``encrypted_column_metadata`` when present."""
         if cc.crypto_metadata is None:
             if cc.meta_data is None:
@@ -254,7 +377,7 @@ class ReaderDecryption:
                                        row_group=rg, column=desc.dotted_path)
             meta = cc.meta_data
         else:
-            meta = self.ctx.column_meta_data(cc, rg, desc.index, desc.path)
+            meta = decrypted_column_metadata(self.ctx, cc, rg, desc.index, desc.path)
         if meta.path_in_schema is not None and tuple(meta.path_in_schema) != tuple(desc.path):
             raise CorruptFileError(f"column metadata names path {'.'.join(meta.path_in_schema)!r}",
                                    row_group=rg, column=desc.dotted_path)

@@ -9,10 +9,11 @@ charged to the memory budget in force (:mod:`pqbloom.limits`) before they are al
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..crypto import FileDecryptionProperties
 from ..errors import CorruptFileError
-from ..format import RowGroupList, T, decode_file_metadata
+from ..format import RowGroupList, decode_file_metadata
 from ..io import RangeReader
 from ..limits import (
     DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT,
@@ -35,7 +36,7 @@ class FooterLocation:
     """A decoded footer and where it lies: ``footer_offset`` is where the serialized ``FileMetaData``
     starts (every page, Bloom filter and index lies before it), ``footer_length`` its length."""
 
-    metadata: T.FileMetaData
+    metadata: Any  # the decoded FileMetaData struct (the file layer's only)
     footer_offset: int
     footer_length: int
     encrypted_footer: bool
@@ -98,7 +99,7 @@ def open_footer(r: RangeReader, decryption_properties: FileDecryptionProperties 
         raise
 
 
-def check_metadata(md: T.FileMetaData, offset: int) -> None:
+def check_metadata(md: Any, offset: int) -> None:
     """Raise :class:`~pqbloom.errors.CorruptFileError` when the footer lacks what every read relies on."""
     if md.schema is None or md.row_groups is None:
         raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CorruptFileError, ParquetError
-from ..format import RowGroupList, T
+from ..format import RowGroupList, StatisticsFields, statistics_fields
 from ..schema import ColumnDescriptor
 from .chunks import ChunkAccess
 
@@ -22,10 +22,9 @@ __all__ = ["FooterStats", "footer_statistics"]
 
 
 class FooterStats:
-    """One chunk's footer entry as pruning reads it. The statistics fields keep the format's names
-    (``min_value``, ``max_value``, ``is_min_value_exact``..., the deprecated ``min`` / ``max``), so
-    :meth:`pqbloom.statistics.ChunkStats.from_thrift` reads :attr:`statistics` as it reads the Thrift
-    struct; ``statistics`` is None when the chunk has none."""
+    """One chunk's footer entry as pruning reads it: its value count, its statistics
+    (:class:`pqbloom.format.StatisticsFields`, which :meth:`pqbloom.statistics.ChunkStats.from_fields`
+    reads; None when the chunk has none) and its definition-level histogram."""
 
     __slots__ = ("num_values", "statistics", "definition_level_histogram")
 
@@ -40,36 +39,11 @@ class FooterStats:
         """From a (decoded or skimmed) ``ColumnMetaData``."""
         s = meta.statistics
         ss = meta.size_statistics
-        return cls(meta.num_values, None if s is None else StatisticsFields.of(s),
+        return cls(meta.num_values, None if s is None else statistics_fields(s),
                    None if ss is None else ss.definition_level_histogram)
 
     def __repr__(self) -> str:
         return f"FooterStats(num_values={self.num_values}, statistics={self.statistics})"
-
-
-class StatisticsFields:
-    """A chunk's ``Statistics``: counts and bounds as stored (encoded bytes)."""
-
-    __slots__ = ("null_count", "nan_count", "distinct_count", "min_value", "max_value", "is_min_value_exact",
-                 "is_max_value_exact", "min", "max")
-
-    def __init__(self, null_count: int | None = None, nan_count: int | None = None,
-                 distinct_count: int | None = None, min_value: bytes | None = None, max_value: bytes | None = None,
-                 is_min_value_exact: bool | None = None, is_max_value_exact: bool | None = None,
-                 min: bytes | None = None, max: bytes | None = None) -> None:  # noqa: A002 - the format's names
-        self.null_count, self.nan_count, self.distinct_count = null_count, nan_count, distinct_count
-        self.min_value, self.max_value = min_value, max_value
-        self.is_min_value_exact, self.is_max_value_exact = is_min_value_exact, is_max_value_exact
-        self.min, self.max = min, max
-
-    @classmethod
-    def of(cls, s: T.Statistics) -> StatisticsFields:
-        """From the Thrift struct (a skimmed one has no ``distinct_count``)."""
-        return cls(s.null_count, s.nan_count, getattr(s, "distinct_count", None), s.min_value, s.max_value,
-                   s.is_min_value_exact, s.is_max_value_exact, s.min, s.max)
-
-    def __repr__(self) -> str:
-        return "StatisticsFields(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
 
 def footer_statistics(pf: ChunkAccess, descs: Sequence[ColumnDescriptor], n_leaves: int

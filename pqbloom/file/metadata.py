@@ -22,13 +22,15 @@ from typing import Any
 import numpy as np
 
 from ..arrays import BinaryArray
+from ..format import column_order_name, statistics_fields
 from ..format.enums import NUMERIC_DTYPES, CompressionCodec, Encoding, PhysicalType, name_of
 from ..schema import ColumnDescriptor, Schema
 from ..statistics import ChunkStats, sort_order_for
 from ..table import Column
 from .sorting import SortingColumn, sorting_columns_from_thrift
 
-__all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnStatistics", "SortingColumn"]
+__all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnStatistics", "SizeStatistics",
+           "SortingColumn"]
 
 #: (row group, leaf) -> the chunk's ColumnMetaData, decrypted when it is encrypted
 ChunkMetadataSource = Callable[[int, ColumnDescriptor], Any]
@@ -85,6 +87,16 @@ class ColumnStatistics:
     def has_distinct_count(self) -> bool:
         """Whether the writer recorded how many distinct values the chunk holds."""
         return self.distinct_count is not None
+
+
+@dataclass(frozen=True)
+class SizeStatistics:
+    """A column chunk's ``SizeStatistics``: the bytes of its byte-array values before encoding, and its
+    repetition and definition level histograms (a count per level), each None when the writer gave none."""
+
+    unencoded_byte_array_data_bytes: int | None
+    repetition_level_histogram: list[int] | None
+    definition_level_histogram: list[int] | None
 
 
 def _logical(desc: ColumnDescriptor, v: Any) -> Any:
@@ -273,6 +285,23 @@ class ColumnChunkMetadata:
         return self._chunk.offset_index_length
 
     @property
+    def size_statistics(self) -> SizeStatistics | None:
+        """The chunk's size statistics, or None when the writer stored none."""
+        ss = self._metadata().size_statistics
+        if ss is None:
+            return None
+        return SizeStatistics(ss.unencoded_byte_array_data_bytes, ss.repetition_level_histogram or None,
+                              ss.definition_level_histogram or None)
+
+    @property
+    def has_stored_bounds(self) -> bool:
+        """Whether the footer's statistics of the chunk hold bounds (``min_value`` / ``max_value`` or the
+        deprecated ``min`` / ``max``), trusted or not: :attr:`statistics` gives only those a reader may
+        rely on."""
+        raw = self._metadata().statistics
+        return raw is not None and any(b is not None for b in (raw.min_value, raw.max_value, raw.min, raw.max))
+
+    @property
     def statistics(self) -> ColumnStatistics | None:
         """The chunk's statistics, or None when the writer stored none."""
         raw = self._metadata().statistics
@@ -281,8 +310,9 @@ class ColumnChunkMetadata:
         desc = self._desc
         kind = _stat_kind(desc)
         order = sort_order_for(desc.physical_type, kind, desc.element.converted_type)
-        cs = ChunkStats.from_thrift(raw, desc.physical_type, order, column_order=self._column_order,
-                                    created_by=self._created_by, type_length=desc.type_length, logical_kind=kind)
+        cs = ChunkStats.from_fields(statistics_fields(raw), desc.physical_type, order,
+                                    column_order=column_order_name(self._column_order), created_by=self._created_by,
+                                    type_length=desc.type_length, logical_kind=kind)
         lo, hi = cs.min, cs.max
         nulls = cs.null_count
         # as pyarrow: the chunk's values less its nulls (all of them when the null count is unknown)

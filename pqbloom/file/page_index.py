@@ -20,7 +20,7 @@ import numpy as np
 
 from ..crypto import ModuleType
 from ..errors import CorruptFileError, ParquetError
-from ..format import T, decode_prefix
+from ..format import decode_column_index, decode_offset_index
 from ..io import read_ranges
 from ..schema import ColumnDescriptor
 from .chunks import ChunkAccess
@@ -34,7 +34,7 @@ class PageStatistics:
     """A chunk's ColumnIndex: per data page, whether it holds only nulls, its stored (still encoded)
     min and max, and the counts the writer gave (None: not given). The field names are the format's,
     so :func:`pqbloom.statistics.column_index_is_usable` and :func:`~pqbloom.statistics.column_index_bounds`
-    take it as they take the Thrift struct."""
+    read it by those names."""
 
     null_pages: list[bool] | None
     min_values: list[bytes] | None
@@ -45,8 +45,8 @@ class PageStatistics:
     definition_level_histograms: list[int] | None = None
 
     @classmethod
-    def of(cls, ci: T.ColumnIndex) -> PageStatistics:
-        """From the decoded Thrift struct."""
+    def of(cls, ci: Any) -> PageStatistics:
+        """From the decoded ``ColumnIndex`` struct."""
         return cls(ci.null_pages, ci.min_values, ci.max_values, ci.boundary_order, ci.null_counts,
                    ci.nan_counts, ci.definition_level_histograms)
 
@@ -117,10 +117,9 @@ class PageIndex:
                                      bytes(buf), rg, leaves[idx])
             try:
                 if kind == "ci":
-                    self.ci[idx] = PageStatistics.of(decode_prefix(T.ColumnIndex, buf, offset=off,
-                                                                   what="column index")[0])
+                    self.ci[idx] = PageStatistics.of(decode_column_index(buf, offset=off))
                 else:
-                    oi = decode_prefix(T.OffsetIndex, buf, offset=off, what="offset index")[0]
+                    oi = decode_offset_index(buf, offset=off)
                     self.oi[idx] = self._layout(leaves[idx], oi)
             except ParquetError:
                 (self.oi if kind == "oi" else self.ci)[idx] = None  # type: ignore[index]

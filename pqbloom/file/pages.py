@@ -32,7 +32,7 @@ from ..encodings import (
 )
 from ..encodings.rle import level_dtype
 from ..errors import ChecksumError, CorruptFileError, UnsupportedError
-from ..format import Encoding, PageType, T, decode_at, decode_prefix
+from ..format import Encoding, PageType, decode_page_header, decode_page_header_prefix
 from ..limits import BUDGET, charge
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
@@ -57,8 +57,9 @@ __all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatH
 
 def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
                       rg: int = 0, desc: ColumnDescriptor | None = None, page_ordinal: int = 0,
-                      first: bool = False, dictionary_hint: bool = False) -> tuple[T.PageHeader, int]:
-    """Parse the page header at ``buf[pos]``; return it and the position just after it.
+                      first: bool = False, dictionary_hint: bool = False) -> tuple[Any, int]:
+    """Parse the page header at ``buf[pos]``; return it (the ``PageHeader`` struct) and the position just
+    after it.
 
     ``offset`` is the file position of ``buf[pos]`` (for error messages). With ``decryption`` (the
     column is encrypted) the header is a module: a 4-byte length, then the AES-GCM ciphertext of the
@@ -68,7 +69,7 @@ def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: Rea
     A header cut short raises :class:`~pqbloom.errors.CorruptFileError`.
     """
     if decryption is None:
-        return decode_at(T.PageHeader, buf, pos, offset=offset, what="page header")
+        return decode_page_header(buf, pos, offset=offset)
     if desc is None:
         raise ValueError("an encrypted page header needs its column descriptor")
     mlen = int.from_bytes(buf[pos:pos + 4], "little")
@@ -78,7 +79,7 @@ def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: Rea
     # ordinal): file.encryption tries the likelier module type first and GCM tells which one is right
     hbytes = decryption.decrypt_page_header(bytes(buf[pos:pos + 4 + mlen]), rg, desc, page_ordinal, first=first,
                                             dictionary_hint=dictionary_hint)
-    header, _ = decode_prefix(T.PageHeader, hbytes, offset=offset, what="page header")
+    header, _ = decode_page_header_prefix(hbytes, offset=offset)
     return header, pos + 4 + mlen
 
 
@@ -90,7 +91,7 @@ def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: Rea
 FlatHeader = tuple[Any, ...]
 
 
-def flat_page_header(header: T.PageHeader, end: int) -> FlatHeader:
+def flat_page_header(header: Any, end: int) -> FlatHeader:
     """``header`` (decoded by Thrift, ending at ``end``) as the compiled parser returns it."""
     dp, dh, v2 = header.data_page_header, header.dictionary_page_header, header.data_page_header_v2
     return (end, header.type, header.uncompressed_page_size, header.compressed_page_size, header.crc,
@@ -111,7 +112,7 @@ def page_header_fields(buf: Buffer, pos: int, *, offset: int) -> FlatHeader:
 
 
 def _thrift_page_header(buf: Buffer, pos: int, offset: int) -> FlatHeader:
-    header, end = decode_at(T.PageHeader, buf, pos, offset=offset, what="page header")  # type: ignore[arg-type]
+    header, end = decode_page_header(buf, pos, offset=offset)
     return flat_page_header(header, end)
 
 
@@ -123,7 +124,7 @@ def _open_module(decryption: ReaderDecryption | None, module_type: ModuleType, d
     return decryption.decrypt(module_type, bytes(data), rg, desc, page)
 
 
-def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc: ColumnDescriptor, *,
+def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescriptor, *,
                row_count: int | None, decryption: ReaderDecryption | None, verify_checksums: bool,
                v2_always_compressed: bool, extend: Callable[[ChunkBytes, int], bytes],
                levels: bool = False, sink: BinarySink | None = None,

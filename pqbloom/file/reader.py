@@ -21,11 +21,11 @@ import numpy as np
 from ..arrays import BinaryArray
 from ..crypto import FileDecryptionProperties
 from ..errors import CorruptFileError, ParquetError, SchemaError
-from ..format import PhysicalType, RowGroupList, T
+from ..format import PhysicalType, RowGroupList, SchemaElement, schema_elements
 from ..io import IOStats, RangeReader
 from ..io.sources import open_source
 from ..limits import charge, memory_budget, run_limited
-from ..schema import ColumnDescriptor, LNode, Schema, build_tree, leaves_from_thrift
+from ..schema import ColumnDescriptor, Field, LNode, Schema, build_tree, leaves_from_elements
 from ..table import (
     INT96_UNITS,
     Column,
@@ -119,11 +119,13 @@ class FileReader(RowAccess):
         self.footer_location, self.decryption = open_footer(
             self.range_reader, decryption_properties, memory_limit=memory_limit,
             string_size_limit=thrift_string_size_limit, container_size_limit=thrift_container_size_limit)
-        #: the decoded footer as the format's Thrift struct: for the scan layer and low-level tools;
-        #: users read :attr:`metadata` (pqbloom's own objects)
-        self.thrift_metadata: T.FileMetaData = self.footer_location.metadata
+        #: the decoded footer as the format's Thrift struct: for the file layer and low-level tools (tests,
+        #: interop checks); every package above the file layer reads :attr:`metadata` (pqbloom's own objects)
+        self.thrift_metadata: Any = self.footer_location.metadata
         self._metadata_view: FileMetadata | None = None
-        self._leaves, _ = leaves_from_thrift(self.thrift_metadata.schema)
+        #: the footer's schema as format's records (once per column: the leaves and the tree are built from them)
+        self._elements: list[SchemaElement] = schema_elements(self.thrift_metadata.schema)
+        self._leaves, _ = leaves_from_elements(self._elements)
         self._by_name = {c.dotted_path: c for c in self._leaves}
         # paths that name several leaves (a footer may repeat a name): looking them up is an error
         self._ambiguous = {p for p, k in Counter(c.dotted_path for c in self._leaves).items() if k > 1} \
@@ -153,8 +155,14 @@ class FileReader(RowAccess):
     @property
     def _tree(self) -> list[LNode]:
         if self._tree_cache is None:
-            self._tree_cache = build_tree(self.thrift_metadata.schema, self._leaves)
+            self._tree_cache = build_tree(self._elements, self._leaves)
         return self._tree_cache
+
+    @property
+    def stored_fields(self) -> list[Field]:
+        """The top-level fields as the file stores them: the fields of :attr:`table_schema` without
+        ``coerce_int96_timestamp_unit`` (INT96 leaves stay INT96)."""
+        return [n.to_field() for n in self._tree]
 
     @property
     def columns(self) -> list[ColumnDescriptor]:

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParquetError
+from ..format import column_order_name
 from ..schema import ColumnDescriptor
-from ..statistics import column_order_kind
 from .bloom_reader import chunk_bloom_site, probe_ranges
 from .chunks import ChunkAccess
 from .footer_stats import FooterStats, footer_statistics
@@ -74,7 +74,7 @@ class RowAccess(ChunkAccess):
         orders = self.thrift_metadata.column_orders
         if orders is None or len(orders) != len(self._leaves):
             return None
-        return column_order_kind(orders[desc.index])
+        return column_order_name(orders[desc.index])
 
     def footer_statistics(self, descs: Sequence[ColumnDescriptor]
                           ) -> tuple[np.ndarray, dict[int, list[FooterStats | None]]]:

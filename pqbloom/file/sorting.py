@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import SchemaError
-from ..format import T
+from ..format import sorting_columns
 from ..schema import ColumnDescriptor
 
-__all__ = ["SortingColumn", "resolve_sorting_columns", "sorting_columns_from_thrift", "to_thrift"]
+__all__ = ["SortingColumn", "resolve_sorting_columns", "sorting_columns_from_thrift", "sorting_columns_struct"]
 
 
 @dataclass(frozen=True)
@@ -74,12 +74,9 @@ def resolve_sorting_columns(spec: Any, leaves: Sequence[ColumnDescriptor]) -> li
     return out
 
 
-def to_thrift(cols: Sequence[SortingColumn] | None) -> list[Any] | None:
-    """The footer's ``RowGroup.sorting_columns`` (None when no order is declared)."""
-    if not cols:
-        return None
-    return [T.SortingColumn(column_idx=c.column_index, descending=c.descending, nulls_first=c.nulls_first)
-            for c in cols]
+def sorting_columns_struct(cols: Sequence[SortingColumn] | None) -> list[Any] | None:
+    """The footer's ``RowGroup.sorting_columns`` structs (None when no order is declared)."""
+    return sorting_columns([(c.column_index, c.descending, c.nulls_first) for c in cols or ()])
 
 
 def sorting_columns_from_thrift(raw: Sequence[Any] | None) -> tuple[SortingColumn, ...]:

@@ -19,18 +19,17 @@ import numpy as np
 from .._version import __version__
 from ..crypto import ModuleType
 from ..errors import SchemaError
-from ..format import T, encode, gc_paused
+from ..format import encode, encode_column_index, file_metadata, gc_paused, offset_index, row_group
 from ..io.sources import open_sink
-from ..schema import LNode, NestedField, Schema, build_tree, check_writable, leaves_from_thrift
-from ..statistics import build_column_index, build_offset_index
+from ..schema import LNode, NestedField, Schema, build_tree, check_writable, leaves_from_elements
+from ..statistics import build_column_index
 from ..table import Column, NestedColumn, Table, conform
 from ..table.arrow_schema import footer_metadata, from_pyarrow
 from .column_writer import ColumnChunkWriter, ColumnPlan, LeafData, PendingChunk, bytes_per_value
 from .encryption import WriterEncryption, encrypt_module
 from .levels import shred
 from .options import BloomFilterOptions, WriterOptions
-from .sorting import resolve_sorting_columns
-from .sorting import to_thrift as sorting_to_thrift
+from .sorting import resolve_sorting_columns, sorting_columns_struct
 from .versions import footer_version, schema_for_version, table_for_version
 
 if TYPE_CHECKING:
@@ -82,11 +81,11 @@ class ParquetWriter:
         schema = schema_for_version(schema, self.options.version)
         # flattened once: leaves, tree, validation and the footer all use it (10,000 columns cost)
         with gc_paused():
-            self._schema_elements = schema.to_thrift()
-            leaves = leaves_from_thrift(self._schema_elements)[0]
+            self._schema_elements = schema.to_elements()
+            leaves = leaves_from_elements(self._schema_elements)[0]
             self._tree: list[LNode] = build_tree(self._schema_elements, leaves)
         self.options.validate(schema, leaves)
-        self._sorting = sorting_to_thrift(resolve_sorting_columns(self.options.sorting_columns, leaves))
+        self._sorting = sorting_columns_struct(resolve_sorting_columns(self.options.sorting_columns, leaves))
         for f in schema.fields:
             check_writable(f)
         self.schema = schema
@@ -107,7 +106,7 @@ class ParquetWriter:
         # external key material (a sidecar) is committed together with the file, never before it
         self._sink = open_sink(where, fsync=self.options.fsync, filesystem=filesystem,
                                companion=getattr(self.options.encryption_properties, "key_material", None))
-        self._row_groups: list[T.RowGroup] = []
+        self._row_groups: list[Any] = []  # RowGroup structs, for the footer
         self._chunk_writer = ColumnChunkWriter(self._sink, self.options, self._crypto)
         #: one entry per Bloom filter written: its size, the distinct values it holds, bits per value, est. FPP
         self.bloom_filter_stats: list[dict[str, Any]] = self._chunk_writer.bloom_filter_stats
@@ -231,7 +230,7 @@ class ParquetWriter:
         file_offset = start
         if first is not None and first.dictionary_page_offset is not None:
             file_offset = first.dictionary_page_offset
-        self._row_groups.append(T.RowGroup(
+        self._row_groups.append(row_group(
             columns=chunks, total_byte_size=total_uncompressed, num_rows=t.num_rows,
             file_offset=file_offset, total_compressed_size=compressed, ordinal=rg if rg < 32768 else None,
             sorting_columns=self._sorting))
@@ -264,7 +263,8 @@ class ParquetWriter:
                                     definition_level_histograms=pi.def_histograms)
             if ci is None:
                 continue
-            data = encrypt_module(self._crypto, ModuleType.COLUMN_INDEX, encode(ci), p.row_group, p.column)
+            data = encrypt_module(self._crypto, ModuleType.COLUMN_INDEX, encode_column_index(ci), p.row_group,
+                                  p.column)
             p.chunk.column_index_offset = self._sink.tell()
             p.chunk.column_index_length = len(data)
             self._sink.write(data)
@@ -272,18 +272,16 @@ class ParquetWriter:
             pi = p.page_index
             if pi is None:
                 continue
-            oi = build_offset_index(pi.locations, pi.unencoded)
+            oi = offset_index(pi.locations, pi.unencoded)
             data = encrypt_module(self._crypto, ModuleType.OFFSET_INDEX, encode(oi), p.row_group, p.column)
             p.chunk.offset_index_offset = self._sink.tell()
             p.chunk.offset_index_length = len(data)
             self._sink.write(data)
         kv_items = footer_metadata(self.schema, self.options.key_value_metadata, self._data_metadata,
                                    self._arrow_hints)
-        kv = [T.KeyValue(key=str(k), value=None if v is None else str(v)) for k, v in kv_items.items()] or None
-        fmd = T.FileMetaData(
-            version=footer_version(self.options.version), schema=self._schema_elements, num_rows=self._num_rows, row_groups=self._row_groups,
-            key_value_metadata=kv, created_by=CREATED_BY,
-            column_orders=[T.ColumnOrder(TYPE_ORDER=T.TypeDefinedOrder())] * self._num_leaves)  # encoded, never mutated
+        fmd = file_metadata(version=footer_version(self.options.version), schema=self._schema_elements,
+                            num_rows=self._num_rows, row_groups=self._row_groups, key_value_metadata=kv_items,
+                            created_by=CREATED_BY, num_columns=self._num_leaves)
         if self._crypto is not None:
             tail = self._crypto.finish_footer(fmd, self._pending)
         else:

@@ -184,7 +184,7 @@ def meta_stats(bc: BoundColumn, rows: int, meta: FooterStats, created_by: str | 
         rows = meta.num_values
     elif meta.num_values is not None and meta.num_values != rows:
         return UnitStats(rows)
-    cs = ChunkStats.from_thrift(meta.statistics, bc.ptype, bc.sort_order, column_order=bc.column_order,
+    cs = ChunkStats.from_fields(meta.statistics, bc.ptype, bc.sort_order, column_order=bc.column_order,
                                 created_by=created_by, type_length=bc.type_length, logical_kind=bc.stat_kind)
     nulls = cs.null_count if cs.null_count is not None and cs.null_count <= rows else None
     if bc.repeated:

@@ -24,11 +24,11 @@ from .tree import (
     build_tree,
     check_writable,
     has_leaves,
-    leaves_from_thrift,
+    leaves_from_elements,
     repeated_def_levels,
     set_arrow_conversion,
 )
 
 __all__ = ["PhysicalType", "LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",
            "nested_field", "decimal_flba_width", "MAX_SCHEMA_DEPTH", "GROUP_ANNOTATIONS", "check_field_depth",
-           "leaves_from_thrift", "LNode", "build_tree", "repeated_def_levels", "has_leaves", "check_writable", "set_arrow_conversion"]
+           "leaves_from_elements", "LNode", "build_tree", "repeated_def_levels", "has_leaves", "check_writable", "set_arrow_conversion"]

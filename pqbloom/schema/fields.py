@@ -13,11 +13,10 @@ import math
 import re
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
-from typing import Any
 
 from ..errors import SchemaError
-from ..format import T
 from ..format.enums import ConvertedType, PhysicalType, name_of
+from ..format.schema import LogicalAnnotation, SchemaElement
 
 __all__ = ["LogicalType", "Field", "NestedField", "parse_type", "format_type", "make_field", "nested_field",
            "decimal_digits", "decimal_flba_width", "MAX_SCHEMA_DEPTH", "GROUP_ANNOTATIONS", "field_depth",
@@ -27,6 +26,11 @@ __all__ = ["LogicalType", "Field", "NestedField", "parse_type", "format_type", "
 #: ConvertedType 24: "NA", which parquet-cpp before the Null logical type wrote for all-null columns
 #: (not in parquet.thrift any more; pyarrow still reads it as null)
 CT_NA = 24
+
+#: annotations without parameters -> the ConvertedType written beside them (UNKNOWN: see ``_annotation``)
+_PLAIN_ANNOTATIONS: dict[str, int | None] = {
+    "STRING": ConvertedType.UTF8, "ENUM": ConvertedType.ENUM, "JSON": ConvertedType.JSON, "BSON": ConvertedType.BSON,
+    "UUID": None, "DATE": ConvertedType.DATE, "FLOAT16": None, "UNKNOWN": None}
 
 _LEGACY_CONVERTED = {"UTF8": "STRING", "ENUM": "ENUM", "JSON": "JSON", "BSON": "BSON", "DATE": "DATE",
                      "INTERVAL": "INTERVAL"}
@@ -67,101 +71,67 @@ class LogicalType:
             return f"VARIANT({self.version})"
         return k
 
-    # -- thrift mapping -------------------------------------------------------
-    def to_thrift(self) -> tuple[Any, int | None]:
-        """Return (T.LogicalType or None, legacy ConvertedType or None)."""
-        lt, ct = self._to_thrift()
+    # -- the footer's annotation (pqbloom.format's records) ----------------------------------------------
+    def to_annotation(self) -> tuple[LogicalAnnotation | None, int | None]:
+        """The footer's annotation of this type: (the ``LogicalType`` member, or None; the legacy
+        ConvertedType, or None). A ``legacy`` type is written as its ConvertedType only."""
+        lt, ct = self._annotation()
         if self.legacy and ct is not None:
             return None, ct
         return lt, ct
 
-    def _to_thrift(self) -> tuple[Any, int | None]:
+    def _annotation(self) -> tuple[LogicalAnnotation | None, int | None]:
         k = self.kind
-        unit = None
-        if self.unit:
-            unit = T.TimeUnit(**{{"ms": "MILLIS", "us": "MICROS", "ns": "NANOS"}[self.unit]: {
-                "ms": T.MilliSeconds, "us": T.MicroSeconds, "ns": T.NanoSeconds}[self.unit]()})
-        if k == "STRING":
-            return T.LogicalType(STRING=T.StringType()), ConvertedType.UTF8
-        if k == "ENUM":
-            return T.LogicalType(ENUM=T.EnumType()), ConvertedType.ENUM
-        if k == "JSON":
-            return T.LogicalType(JSON=T.JsonType()), ConvertedType.JSON
-        if k == "BSON":
-            return T.LogicalType(BSON=T.BsonType()), ConvertedType.BSON
-        if k == "UUID":
-            return T.LogicalType(UUID=T.UUIDType()), None
-        if k == "DATE":
-            return T.LogicalType(DATE=T.DateType()), ConvertedType.DATE
-        if k == "FLOAT16":
-            return T.LogicalType(FLOAT16=T.Float16Type()), None
-        if k == "UNKNOWN":
-            return T.LogicalType(UNKNOWN=T.NullType()), CT_NA if self.legacy else None
+        if k in _PLAIN_ANNOTATIONS:
+            ct = _PLAIN_ANNOTATIONS[k]
+            if k == "UNKNOWN":
+                ct = CT_NA if self.legacy else None
+            return LogicalAnnotation(k), ct
         if k == "DECIMAL":
-            decimal = T.DecimalType(scale=self.scale, precision=self.precision)
-            return T.LogicalType(DECIMAL=decimal), ConvertedType.DECIMAL
+            return LogicalAnnotation(k, precision=self.precision, scale=self.scale), ConvertedType.DECIMAL
         if k == "TIME":
             ct = {"ms": ConvertedType.TIME_MILLIS, "us": ConvertedType.TIME_MICROS}.get(self.unit or "")
-            return T.LogicalType(TIME=T.TimeType(isAdjustedToUTC=self.utc, unit=unit)), ct
+            return LogicalAnnotation(k, unit=self.unit or None, utc=self.utc), ct
         if k == "TIMESTAMP":
             # legacy readers treat TIMESTAMP_* as UTC instants; only annotate those
             legacy = {"ms": ConvertedType.TIMESTAMP_MILLIS, "us": ConvertedType.TIMESTAMP_MICROS}
             ct = legacy.get(self.unit or "") if self.utc else None
-            return T.LogicalType(TIMESTAMP=T.TimestampType(isAdjustedToUTC=self.utc, unit=unit)), ct
+            return LogicalAnnotation(k, unit=self.unit or None, utc=self.utc), ct
         if k == "INTEGER":
             ct = getattr(ConvertedType, f"{'' if self.signed else 'U'}INT_{self.bit_width}")
-            return T.LogicalType(INTEGER=T.IntType(bitWidth=self.bit_width, isSigned=self.signed)), ct
+            return LogicalAnnotation(k, bit_width=self.bit_width, signed=self.signed), ct
         if k == "INTERVAL":
             return None, ConvertedType.INTERVAL
         if k == "VARIANT":
-            return T.LogicalType(VARIANT=T.VariantType(specification_version=self.version)), None
+            return LogicalAnnotation(k, version=self.version), None
         if k == "GEOMETRY":
-            return T.LogicalType(GEOMETRY=T.GeometryType(crs=self.crs)), None
+            return LogicalAnnotation(k, crs=self.crs), None
         if k == "GEOGRAPHY":
-            return T.LogicalType(GEOGRAPHY=T.GeographyType(crs=self.crs, algorithm=self.algorithm)), None
+            return LogicalAnnotation(k, crs=self.crs, algorithm=self.algorithm), None
         raise SchemaError(f"unknown logical type {k}")
 
     @staticmethod
-    def from_thrift(el: Any) -> LogicalType | None:
-        """Logical type of a SchemaElement, from LogicalType or else the legacy ConvertedType."""
-        lt = el.logicalType
+    def from_element(el: SchemaElement) -> LogicalType | None:
+        """Logical type of a schema element, from its LogicalType or else its legacy ConvertedType."""
+        lt = el.logical_type
         if lt is not None:
-            if lt.STRING is not None:
-                return LogicalType("STRING")
-            if lt.ENUM is not None:
-                return LogicalType("ENUM")
-            if lt.JSON is not None:
-                return LogicalType("JSON")
-            if lt.BSON is not None:
-                return LogicalType("BSON")
-            if lt.UUID is not None:
-                return LogicalType("UUID")
-            if lt.DATE is not None:
-                return LogicalType("DATE")
-            if lt.FLOAT16 is not None:
-                return LogicalType("FLOAT16")
-            if lt.UNKNOWN is not None:
-                return LogicalType("UNKNOWN")
-            if lt.DECIMAL is not None:
-                return LogicalType("DECIMAL", precision=lt.DECIMAL.precision, scale=lt.DECIMAL.scale)
-            if lt.TIME is not None or lt.TIMESTAMP is not None:
-                t = lt.TIME if lt.TIME is not None else lt.TIMESTAMP
-                u = t.unit
-                unit = "ms" if u is not None and u.MILLIS is not None else (
-                    "us" if u is not None and u.MICROS is not None else (
-                        "ns" if u is not None and u.NANOS is not None else None))
-                if unit is None:
+            k = lt.kind
+            if k in _PLAIN_ANNOTATIONS:
+                return LogicalType(k)
+            if k == "DECIMAL":
+                return LogicalType("DECIMAL", precision=lt.precision, scale=lt.scale)
+            if k == "TIME" or k == "TIMESTAMP":
+                if lt.unit is None:
                     return None
-                return LogicalType("TIME" if lt.TIME is not None else "TIMESTAMP", unit=unit,
-                                   utc=bool(t.isAdjustedToUTC))
-            if lt.INTEGER is not None:
-                return LogicalType("INTEGER", bit_width=lt.INTEGER.bitWidth, signed=bool(lt.INTEGER.isSigned))
-            if lt.VARIANT is not None:
-                return LogicalType("VARIANT", version=lt.VARIANT.specification_version)
-            if lt.GEOMETRY is not None:
-                return LogicalType("GEOMETRY", crs=lt.GEOMETRY.crs)
-            if lt.GEOGRAPHY is not None:
-                return LogicalType("GEOGRAPHY", crs=lt.GEOGRAPHY.crs, algorithm=lt.GEOGRAPHY.algorithm)
+                return LogicalType(k, unit=lt.unit, utc=lt.utc)
+            if k == "INTEGER":
+                return LogicalType("INTEGER", bit_width=lt.bit_width, signed=lt.signed)
+            if k == "VARIANT":
+                return LogicalType("VARIANT", version=lt.version)
+            if k == "GEOMETRY":
+                return LogicalType("GEOMETRY", crs=lt.crs)
+            if k == "GEOGRAPHY":
+                return LogicalType("GEOGRAPHY", crs=lt.crs, algorithm=lt.algorithm)
             # MAP/LIST or a member newer than us: fall through to converted_type
         ct = el.converted_type
         if ct is None:

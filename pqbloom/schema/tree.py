@@ -2,9 +2,10 @@
 elements, the leaf columns read back from them (:class:`ColumnDescriptor`), and the logical tree
 (:class:`LNode`) that record shredding and assembly walk.
 
-* :meth:`Schema.to_thrift` writes the fields depth first (lists in the three-level form, maps as
-  ``key_value`` groups); :func:`leaves_from_thrift` walks a footer's elements into leaf descriptors,
-  validating counts, types, annotations and depth as it goes.
+* :meth:`Schema.to_elements` flattens the fields depth first into the footer's schema elements (lists in
+  the three-level form, maps as ``key_value`` groups); :func:`leaves_from_elements` walks a footer's elements
+  into leaf descriptors, validating counts, types, annotations and depth as it goes. The elements are
+  :mod:`pqbloom.format`'s records (:class:`~pqbloom.format.schema.SchemaElement`), never Thrift structs.
 * :class:`LNode` is the *logical* tree of a file schema: the Parquet group/leaf elements
   interpreted with the LogicalTypes backward-compatibility rules (three-level lists, legacy
   two-level lists, unannotated repeated fields, MAP / MAP_KEY_VALUE), each node carrying the
@@ -21,8 +22,9 @@ from dataclasses import field as dataclass_field
 from typing import Any
 
 from ..errors import CorruptFileError, SchemaError, UnsupportedError
-from ..format import T, gc_paused
+from ..format import gc_paused
 from ..format.enums import ConvertedType, FieldRepetitionType, PhysicalType, name_of
+from ..format.schema import LogicalAnnotation, SchemaElement
 from .fields import (
     GROUP_ANNOTATIONS,
     MAX_SCHEMA_DEPTH,
@@ -35,7 +37,7 @@ from .fields import (
     too_deep_message,
 )
 
-__all__ = ["Schema", "set_arrow_conversion", "ColumnDescriptor", "leaves_from_thrift", "malformed_annotation", "annotation_applies", "LNode",
+__all__ = ["Schema", "set_arrow_conversion", "ColumnDescriptor", "leaves_from_elements", "malformed_annotation", "annotation_applies", "LNode",
            "build_tree", "repeated_def_levels", "has_leaves", "check_writable"]
 
 # the valid values of the enumerations a schema element holds (this module's loops run once per column)
@@ -101,28 +103,32 @@ class Schema:
             raise ImportError("Schema.to_arrow needs pqbloom.table (import pqbloom) and pyarrow")
         return _arrow_conversion(self, metadata)
 
-    def to_thrift(self) -> list[Any]:
-        """Flatten into FileMetaData.schema elements: a root group, then each field depth first.
+    def to_elements(self) -> list[SchemaElement]:
+        """Flatten into the footer's schema elements: a root group, then each field depth first.
 
         Lists are written in the standard three-level form (``list`` / ``element``), maps as
         ``key_value`` groups holding a required ``key`` and a ``value``.
         """
-        out = [T.SchemaElement(name="schema", num_children=len(self.fields))]
+        out = [SchemaElement("schema", num_children=len(self.fields))]
         for f in self.fields:
             check_field_depth(f)
-            _emit_thrift(f, out, None)
+            _emit(f, out, None)
         return out
 
     def leaves(self) -> list[ColumnDescriptor]:
         """The leaf columns this schema is written as (paths, levels, leaf ordinals)."""
-        return leaves_from_thrift(self.to_thrift())[0]
+        return leaves_from_elements(self.to_elements())[0]
 
     def leaf_paths(self) -> list[tuple[str, ...]]:
         """The path of each leaf column (a tuple of names), in file order."""
         return [d.path for d in self.leaves()]
 
 
-def _emit_thrift(f: Field, out: list[Any], name: str | None, repetition: int | None = None) -> None:
+_LIST = LogicalAnnotation("LIST", is_list=True)
+_MAP = LogicalAnnotation("MAP", is_map=True)
+
+
+def _emit(f: Field, out: list[SchemaElement], name: str | None, repetition: int | None = None) -> None:
     if repetition is not None:
         rep = repetition
     else:
@@ -130,37 +136,27 @@ def _emit_thrift(f: Field, out: list[Any], name: str | None, repetition: int | N
     nm = f.name if name is None else name
     if isinstance(f, NestedField):
         if f.kind == "struct":
-            lt, ct = f.logical_type.to_thrift() if f.logical_type is not None else (None, None)
-            out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=len(f.children),
-                                       field_id=f.field_id, logicalType=lt, converted_type=ct))
+            lt, ct = f.logical_type.to_annotation() if f.logical_type is not None else (None, None)
+            out.append(SchemaElement(nm, repetition_type=rep, num_children=len(f.children), field_id=f.field_id,
+                                     logical_type=lt, converted_type=ct))
             for c in f.children:
-                _emit_thrift(c, out, None)
+                _emit(c, out, None)
         elif f.kind == "list":
-            out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=1, converted_type=ConvertedType.LIST,
-                                       logicalType=T.LogicalType(LIST=T.ListType()), field_id=f.field_id))
-            out.append(T.SchemaElement(name="list", repetition_type=FieldRepetitionType.REPEATED, num_children=1))
-            _emit_thrift(f.children[0], out, "element")
+            out.append(SchemaElement(nm, repetition_type=rep, num_children=1, converted_type=ConvertedType.LIST,
+                                     logical_type=_LIST, field_id=f.field_id))
+            out.append(SchemaElement("list", repetition_type=FieldRepetitionType.REPEATED, num_children=1))
+            _emit(f.children[0], out, "element")
         else:
-            out.append(T.SchemaElement(name=nm, repetition_type=rep, num_children=1, converted_type=ConvertedType.MAP,
-                                       logicalType=T.LogicalType(MAP=T.MapType()), field_id=f.field_id))
-            out.append(T.SchemaElement(name="key_value", repetition_type=FieldRepetitionType.REPEATED, num_children=2))
-            _emit_thrift(f.children[0], out, "key", FieldRepetitionType.REQUIRED)
-            _emit_thrift(f.children[1], out, "value")
+            out.append(SchemaElement(nm, repetition_type=rep, num_children=1, converted_type=ConvertedType.MAP,
+                                     logical_type=_MAP, field_id=f.field_id))
+            out.append(SchemaElement("key_value", repetition_type=FieldRepetitionType.REPEATED, num_children=2))
+            _emit(f.children[0], out, "key", FieldRepetitionType.REQUIRED)
+            _emit(f.children[1], out, "value")
         return
-    lt, ct = f.logical_type.to_thrift() if f.logical_type is not None else (None, None)
-    el = T.SchemaElement(
-        name=nm,
-        type=f.physical_type,
-        type_length=f.type_length,
-        repetition_type=rep,
-        logicalType=lt,
-        converted_type=ct,
-        field_id=f.field_id,
-    )
-    if f.logical_type is not None and f.logical_type.kind == "DECIMAL":
-        el.precision = f.logical_type.precision
-        el.scale = f.logical_type.scale
-    out.append(el)
+    ann = f.logical_type
+    lt, ct = ann.to_annotation() if ann is not None else (None, None)
+    scale, precision = (ann.scale, ann.precision) if ann is not None and ann.kind == "DECIMAL" else (None, None)
+    out.append(SchemaElement(nm, f.physical_type, f.type_length, rep, None, ct, scale, precision, f.field_id, lt))
 
 
 @dataclass
@@ -168,12 +164,12 @@ class ColumnDescriptor:
     """A leaf column of a file schema, with its levels and path."""
 
     path: tuple[str, ...]
-    element: Any  # T.SchemaElement
+    element: SchemaElement
     max_definition_level: int
     max_repetition_level: int
     index: int  # leaf ordinal, the column ordinal used in AADs
     field: Field
-    ancestors: list[Any] = dataclass_field(default_factory=list)  # SchemaElements from root's child down to the leaf
+    ancestors: list[SchemaElement] = dataclass_field(default_factory=list)  # from root's child down to the leaf
 
     @property
     def dotted_path(self) -> str:
@@ -246,7 +242,7 @@ def annotation_applies(lt: LogicalType, ptype: int, type_length: int | None) -> 
     return True  # UNKNOWN: any type
 
 
-def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], list[Any]]:
+def leaves_from_elements(elements: list[SchemaElement]) -> tuple[list[ColumnDescriptor], list[SchemaElement]]:
     """Walk the flattened schema into leaf descriptors; validate counts, types and depth as we go.
 
     A schema deeper than :data:`MAX_SCHEMA_DEPTH` raises :class:`~pqbloom.errors.UnsupportedError`.
@@ -263,7 +259,7 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
     optional, repeated = FieldRepetitionType.OPTIONAL.value, FieldRepetitionType.REPEATED.value
     required = FieldRepetitionType.REQUIRED.value
     flba = PhysicalType.FIXED_LEN_BYTE_ARRAY.value
-    logical = LogicalType.from_thrift
+    logical = LogicalType.from_element
 
     nroot = root.num_children if root.num_children is not None else len(elements) - 1
     # an explicit stack of open groups (children still to see, path, levels, ancestors): a footer may
@@ -322,7 +318,7 @@ def leaves_from_thrift(elements: list[Any]) -> tuple[list[ColumnDescriptor], lis
     return leaves, elements
 
 
-def _schema_depth(elements: list[Any]) -> int:
+def _schema_depth(elements: list[SchemaElement]) -> int:
     """Levels of a flattened schema, counting the root (a plain loop: no recursion, no validation)."""
     deepest = 0
     open_groups: list[int] = []
@@ -391,13 +387,13 @@ class LNode:
 
 @dataclass
 class _SNode:
-    el: Any
+    el: SchemaElement
     path: tuple[str, ...]
     children: list[_SNode]
     desc: ColumnDescriptor | None
 
 
-def _snodes(elements: list[Any], leaves: list[ColumnDescriptor]) -> list[_SNode]:
+def _snodes(elements: list[SchemaElement], leaves: list[ColumnDescriptor]) -> list[_SNode]:
     pos = 1
     leaf_i = 0
 
@@ -419,13 +415,13 @@ def _snodes(elements: list[Any], leaves: list[ColumnDescriptor]) -> list[_SNode]
     return walk(root.num_children if root.num_children is not None else len(elements) - 1, ())
 
 
-def _is_list(el: Any) -> bool:
-    return el.converted_type == ConvertedType.LIST or (el.logicalType is not None and el.logicalType.LIST is not None)
+def _is_list(el: SchemaElement) -> bool:
+    return el.converted_type == ConvertedType.LIST or (el.logical_type is not None and el.logical_type.is_list)
 
 
-def _is_map(el: Any) -> bool:
+def _is_map(el: SchemaElement) -> bool:
     return el.converted_type in (ConvertedType.MAP, ConvertedType.MAP_KEY_VALUE) or (
-        el.logicalType is not None and el.logicalType.MAP is not None)
+        el.logical_type is not None and el.logical_type.is_map)
 
 
 def _interpret(sn: _SNode, parent_def: int, parent_rep: int, forced_required: bool = False) -> LNode:
@@ -474,12 +470,12 @@ def _interpret(sn: _SNode, parent_def: int, parent_rep: int, forced_required: bo
             elem = _interpret(kv, de, re_, forced_required=True)
         return LNode(el.name, "list", nullable, d, parent_rep, sn.path, [elem], elem_def=de, field_id=el.field_id)
     children = [_interpret(c, d, parent_rep) for c in kids]
-    ann = LogicalType.from_thrift(el) if el.logicalType is not None else None
+    ann = LogicalType.from_element(el) if el.logical_type is not None else None
     return LNode(el.name, "struct", nullable, d, parent_rep, sn.path, children, field_id=el.field_id,
                  annotation=ann if ann is not None and ann.kind in GROUP_ANNOTATIONS else None)
 
 
-def build_tree(elements: list[Any], leaves: list[ColumnDescriptor]) -> list[LNode]:
+def build_tree(elements: list[SchemaElement], leaves: list[ColumnDescriptor]) -> list[LNode]:
     """The logical trees of the top-level fields of a file schema."""
     return [_interpret(sn, 0, 0) for sn in _snodes(elements, leaves)]
 

@@ -20,8 +20,7 @@ from typing import TYPE_CHECKING
 from ..api import ParquetFile
 from ..datasets import discover, partition_types, partition_value
 from ..errors import UnsupportedError
-from ..format import T
-from ..schema import Field, NestedField, build_tree
+from ..schema import Field, NestedField, PhysicalType
 from .common import flag, name_list, open_file, option
 
 if TYPE_CHECKING:
@@ -107,7 +106,7 @@ def spark_arrow_type(t: pa.DataType, f: Field | None, *, nanos_as_long: bool, co
     if isinstance(t, pa.BaseExtensionType):
         return spark_arrow_type(t.storage_type, f, nanos_as_long=nanos_as_long, column=column)
     if pa.types.is_timestamp(t):
-        if f is not None and f.physical_type == T.Type.INT96:
+        if f is not None and f.physical_type == PhysicalType.INT96:
             return pa.timestamp("us", tz="UTC")  # INT96 is an instant, as Spark writes and reads it
         lt = f.logical_type if f is not None else None
         # the file's own type decides (an ARROW:schema hint may say ns where the file holds micros)
@@ -141,8 +140,7 @@ def spark_arrow_type(t: pa.DataType, f: Field | None, *, nanos_as_long: bool, co
 def stored_fields(pf: ParquetFile) -> dict[str, Field]:
     """The file's top-level fields as stored, by name: ``table_schema`` shows INT96 leaves as the local
     timestamps the data source reads them as, where Spark takes them as instants."""
-    fields = [n.to_field() for n in build_tree(pf.thrift_metadata.schema, pf.columns)]
-    return {f.name: f for f in fields}
+    return {f.name: f for f in pf.stored_fields}
 
 
 def file_arrow_schema(pf: ParquetFile, columns: Sequence[str] | None, *, nanos_as_long: bool = False) -> pa.Schema:

@@ -13,7 +13,7 @@ BYTE_ARRAY :class:`~pqbloom.arrays.BinaryArray`.
 
 from .compute import binary_argminmax, compute_statistics, truncate_max_value, truncate_min_value
 from .order import SortOrder, compare, sort_order_for
-from .page_index import build_column_index, build_offset_index, column_index_bounds, column_index_is_usable
+from .page_index import build_column_index, column_index_bounds, column_index_is_usable
 from .read import ChunkStats, column_order_kind, decode_stat_value, legacy_stats_trusted, parse_created_by
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
     "legacy_stats_trusted",
     "parse_created_by",
     "build_column_index",
-    "build_offset_index",
     "column_index_bounds",
     "column_index_is_usable",
 ]

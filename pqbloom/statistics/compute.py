@@ -40,7 +40,7 @@ import numpy as np
 
 from .. import kernels
 from ..arrays import BinaryArray
-from ..format import T, numpy_dtype
+from ..format import StatisticsFields, numpy_dtype
 from ..format.enums import PhysicalType
 from .order import BINARY_TYPES, UTF8_KINDS, SortOrder, is_float16, is_floating
 
@@ -201,20 +201,19 @@ def compute_statistics(
     type_length: int | None = None,
     max_binary_length: int = 64,
     raw_bounds: list[bytes] | None = None,
-) -> T.Statistics:
+) -> StatisticsFields:
     """Statistics of one chunk or page from its dense non-null values.
 
     ``raw_bounds``: for BYTE_ARRAY and FIXED_LEN_BYTE_ARRAY values with an order, the min and max
     value, before any truncation, are appended to it (nothing when there are no values). A chunk's
     statistics are then those of its pages' raw bounds: the same min and max, without a second pass
     over the values."""
-    stats = T.Statistics(null_count=int(null_count))
+    nulls = int(null_count)
     floating = is_floating(ptype, logical_kind)
-    if floating:
-        stats.nan_count = 0
+    nan_count = 0 if floating else None
     n = len(values)
     if n == 0 or sort_order is SortOrder.UNDEFINED or ptype == PhysicalType.INT96:
-        return stats
+        return StatisticsFields(nulls, nan_count)
 
     exact_min = exact_max = True
     if ptype == PhysicalType.BOOLEAN:
@@ -240,9 +239,8 @@ def compute_statistics(
         else:
             arr = np.asarray(values, dtype=numpy_dtype(ptype))
         lo, hi, nan_count = _float_minmax(arr)
-        stats.nan_count = nan_count
         if lo is None:
-            return stats
+            return StatisticsFields(nulls, nan_count)
         le = arr.dtype.newbyteorder("<")
         mn = np.asarray(lo, dtype=arr.dtype).astype(le).tobytes()
         mx = np.asarray(hi, dtype=arr.dtype).astype(le).tobytes()
@@ -273,8 +271,6 @@ def compute_statistics(
     else:
         raise ValueError(f"unknown physical type {ptype}")
 
-    stats.min_value, stats.max_value = mn, mx
-    stats.is_min_value_exact, stats.is_max_value_exact = exact_min, exact_max
-    if sort_order is SortOrder.SIGNED and ptype not in BINARY_TYPES:
-        stats.min, stats.max = mn, mx
-    return stats
+    legacy = sort_order is SortOrder.SIGNED and ptype not in BINARY_TYPES
+    return StatisticsFields(nulls, nan_count, None, mn, mx, exact_min, exact_max, mn if legacy else None,
+                            mx if legacy else None)

@@ -1,6 +1,7 @@
-"""Page indexes: building the ColumnIndex and OffsetIndex of a chunk (write side), and the rules a reader
-applies before a ColumnIndex drives pruning (read side): consistency checks and decoded page bounds, with
-the same trust rules as chunk statistics (:mod:`pqbloom.statistics.read`).
+"""Page indexes: what the ColumnIndex of a chunk holds (write side: its boundary order, counts and
+histograms; the OffsetIndex is only page locations, built by :func:`pqbloom.format.offset_index`), and the
+rules a reader applies before a ColumnIndex drives pruning (read side): consistency checks and decoded page
+bounds, with the same trust rules as chunk statistics (:mod:`pqbloom.statistics.read`).
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParquetError
-from ..format import T
+from ..format import ColumnIndexFields, StatisticsFields
 from ..format.enums import BoundaryOrder, PhysicalType
 from .order import BINARY_TYPES, SortOrder, compare, is_floating
 from .read import STAT_VALUE_SIZES, column_order_kind, decode_bound, decode_stat_value, fix_zero_bounds
 
-__all__ = ["build_column_index", "build_offset_index", "column_index_is_usable", "column_index_bounds"]
+__all__ = ["build_column_index", "column_index_is_usable", "column_index_bounds"]
 
 
 # ---------------------------------------------------------------------------
@@ -40,7 +40,7 @@ def _boundary_order(bounds: list[tuple[Any, Any]], ptype: int, sort_order: SortO
 
 
 def build_column_index(
-    page_stats: list[T.Statistics],
+    page_stats: list[StatisticsFields | None],
     null_page_flags: list[bool],
     ptype: int,
     sort_order: SortOrder,
@@ -49,8 +49,9 @@ def build_column_index(
     type_length: int | None = None,
     repetition_level_histograms: Sequence[Sequence[int] | np.ndarray] | None = None,
     definition_level_histograms: Sequence[Sequence[int] | np.ndarray] | None = None,
-) -> T.ColumnIndex | None:
-    """A ColumnIndex from per-page statistics, or None when the rules forbid one.
+) -> ColumnIndexFields | None:
+    """What a chunk's ColumnIndex holds, from per-page statistics, or None when the rules forbid one
+    (the file layer encodes it: :func:`pqbloom.format.encode_column_index`).
 
     None for INT96, an undefined order, or any non-null page without min/max
     (e.g. a float page holding only NaN under TYPE_ORDER). ``null_counts`` and
@@ -85,22 +86,24 @@ def build_column_index(
                            decode_stat_value(st.max_value, ptype, type_length, kind)))
         else:
             bounds.append((None, None))
-    ci = T.ColumnIndex(
+    null_counts = nan_counts = None
+    if all(st is not None and st.null_count is not None for st in page_stats):
+        null_counts = [int(st.null_count) for st in page_stats]  # type: ignore[union-attr, arg-type]
+    if is_floating(ptype, logical_kind):
+        if all(st is not None and st.nan_count is not None for st in page_stats):
+            nan_counts = [int(st.nan_count) for st in page_stats]  # type: ignore[union-attr, arg-type]
+    return ColumnIndexFields(
         null_pages=[bool(f) for f in null_page_flags],
         min_values=mins,
         max_values=maxs,
         boundary_order=_boundary_order(bounds, ptype, sort_order, kind),
+        null_counts=null_counts,
+        nan_counts=nan_counts,
+        repetition_level_histograms=None if repetition_level_histograms is None
+        else _flat_ints(repetition_level_histograms),
+        definition_level_histograms=None if definition_level_histograms is None
+        else _flat_ints(definition_level_histograms),
     )
-    if all(st is not None and st.null_count is not None for st in page_stats):
-        ci.null_counts = [int(st.null_count) for st in page_stats]
-    if is_floating(ptype, logical_kind):
-        if all(st is not None and st.nan_count is not None for st in page_stats):
-            ci.nan_counts = [int(st.nan_count) for st in page_stats]
-    if repetition_level_histograms is not None:
-        ci.repetition_level_histograms = _flat_ints(repetition_level_histograms)
-    if definition_level_histograms is not None:
-        ci.definition_level_histograms = _flat_ints(definition_level_histograms)
-    return ci
 
 
 def _flat_ints(per_page: Sequence[Sequence[int] | np.ndarray]) -> list[int]:
@@ -111,28 +114,6 @@ def _flat_ints(per_page: Sequence[Sequence[int] | np.ndarray]) -> list[int]:
     return out
 
 
-def build_offset_index(
-    page_locations: Sequence[tuple[int, int, int]],
-    unencoded_byte_array_data_bytes: Sequence[int] | None = None,
-) -> T.OffsetIndex:
-    """An OffsetIndex from (file offset, compressed size incl. header, first row index) per data page."""
-    locs = []
-    prev_row = -1
-    for offset, size, first_row in page_locations:
-        if first_row <= prev_row or (prev_row < 0 and first_row != 0):
-            raise ParquetError(f"page first_row_index {first_row} must start at 0 and increase strictly")
-        if offset < 0 or size <= 0:
-            raise ParquetError(f"invalid page location (offset {offset}, size {size})")
-        prev_row = first_row
-        locs.append(T.PageLocation(offset=int(offset), compressed_page_size=int(size), first_row_index=int(first_row)))
-    oi = T.OffsetIndex(page_locations=locs)
-    if unencoded_byte_array_data_bytes is not None:
-        if len(unencoded_byte_array_data_bytes) != len(locs):
-            raise ParquetError("unencoded_byte_array_data_bytes needs one entry per page")
-        oi.unencoded_byte_array_data_bytes = [int(v) for v in unencoded_byte_array_data_bytes]
-    return oi
-
-
 def column_index_is_usable(
     ci: Any,
     *,
@@ -140,7 +121,7 @@ def column_index_is_usable(
     page_row_counts: Sequence[int] | None = None,
     ptype: int | None = None,
 ) -> bool:
-    """False when a ColumnIndex (the Thrift struct, or :class:`pqbloom.file.PageStatistics`) is internally
+    """False when a ColumnIndex (:class:`pqbloom.file.PageStatistics`, or anything with its fields) is internally
     inconsistent and must not drive pruning.
 
     Checks: list lengths agree (with ``num_pages`` / the OffsetIndex too);
@@ -190,7 +171,7 @@ def column_index_bounds(
     ptype: int,
     sort_order: SortOrder,
     *,
-    column_order: Any = "TYPE_ORDER",
+    column_order: str | None = "TYPE_ORDER",
     type_length: int | None = None,
     logical_kind: str | None = None,
 ) -> list[tuple[Any, Any]]:

@@ -1,6 +1,6 @@
 """Column statistics, read side: which statistics a reader may trust, and their decoded values.
 
-Read-side rules (``ChunkStats.from_thrift``)
+Read-side rules (``ChunkStats.from_fields``)
 --------------------------------------------
 * Column order UNKNOWN (a ColumnOrder union member we do not know) -> no
   min/max at all (spec: ignore them).
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import CorruptFileError
+from ..format import StatisticsFields
 from ..format.enums import PhysicalType
 from .order import BINARY_TYPES, SortOrder, is_floating
 
@@ -106,17 +107,13 @@ def parse_created_by(created_by: str | None) -> tuple[str, tuple[int, int, int]]
     return app, (ver[0], ver[1], ver[2])
 
 
-def column_order_kind(column_order: Any) -> str | None:
-    """Normalize a ``T.ColumnOrder`` (or a name) to "TYPE_ORDER", "IEEE_754_TOTAL_ORDER",
-    "INT96_TIMESTAMP_ORDER", "UNKNOWN", or None when the file has no column orders."""
-    if column_order is None:
-        return None
-    if isinstance(column_order, str):
-        return column_order
-    for name in ("TYPE_ORDER", "IEEE_754_TOTAL_ORDER", "INT96_TIMESTAMP_ORDER"):
-        if getattr(column_order, name, None) is not None:
-            return name
-    return "UNKNOWN"
+def column_order_kind(column_order: str | None) -> str | None:
+    """A column order's name: "TYPE_ORDER", "IEEE_754_TOTAL_ORDER", "INT96_TIMESTAMP_ORDER", "UNKNOWN" (a
+    member of the union this reader does not know: bounds unusable), or None when the file has no column
+    orders (the file layer names a footer's ``ColumnOrder``: :func:`pqbloom.format.column_order_name`)."""
+    if column_order is not None and not isinstance(column_order, str):
+        raise TypeError(f"a column order is given by its name, not {type(column_order).__name__}")
+    return column_order
 
 
 def legacy_stats_trusted(
@@ -198,19 +195,19 @@ class ChunkStats:
     source: str = "none"  # "min_value", "legacy" or "none"
 
     @classmethod
-    def from_thrift(
+    def from_fields(
         cls,
-        stats: Any,
+        stats: StatisticsFields | None,
         ptype: int,
         sort_order: SortOrder,
         *,
-        column_order: Any = None,
+        column_order: str | None = None,
         created_by: str | None = None,
         type_length: int | None = None,
         logical_kind: str | None = None,
     ) -> ChunkStats:
-        """From a ``Statistics`` struct (or anything with its fields: :class:`pqbloom.file.FooterStats`'
-        ``statistics``); None gives no statistics."""
+        """From a chunk's stored statistics (:class:`pqbloom.format.StatisticsFields`, as the file layer
+        hands them out: :class:`pqbloom.file.FooterStats`' ``statistics``); None gives no statistics."""
         if stats is None:
             return cls()
 

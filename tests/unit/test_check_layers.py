@@ -1,6 +1,7 @@
 """scripts/check_layers.py can fail: on a copy of the package with planted defects (an upward import, an
-upward load by name, a cycle between packages, a module in no layer, an unknown ``cimport``) it reports
-each; on the real tree it reports nothing; and the README's layout list is its table.
+upward load by name, a cycle between packages, a module in no layer, an unknown ``cimport``, Thrift structs
+named outside the format or read outside the file layer) it reports each; on the real tree it reports
+nothing; and the README's layout list is its table.
 
 The checker runs in this process (``check(root)``) on one copy made per module: no subprocess per case.
 """
@@ -57,6 +58,16 @@ PLANTS: dict[str, str] = {
     ),
     # (e) cimports in a .pyx of modules that exist nowhere (in the package, and outside it)
     "pqbloom/_kernels/pool.pyx": "\nfrom pqbloom._kernels._planted_absent cimport planted\ncimport planted_nowhere\n",
+    # (f) Thrift outside the format: the file layer names the generated classes (it may only hold structs)
+    "pqbloom/file/planted_names_t.py": "from ..format import T\n\nHEADER = T.PageHeader(type=0)\n",
+    # (g) decoded structs outside the file layer: a decoder imported by statistics/ (its records are fine), a
+    # struct module imported whole by scan/, a footer read through the reader's struct door by cli/
+    "pqbloom/statistics/planted_decoder.py": "from ..format import StatisticsFields, decode_prefix\n",
+    "pqbloom/scan/planted_codec.py": "import pqbloom.format.codec\nfrom ..format import metadata, enums\n",
+    "pqbloom/cli/planted_footer.py": "def first(pf):\n    return pf.thrift_metadata.row_groups[0].columns[0].meta_data\n",
+    # (h) what the file layer may do: import a decoder and read struct fields (not reported)
+    "pqbloom/file/planted_allowed.py": ("from ..format import decode_page_header\n\n"
+                                        "def first(pf):\n    return pf.thrift_metadata.row_groups[0].columns[0].meta_data\n"),
 }
 
 
@@ -109,6 +120,30 @@ def test_loads_by_name_followed(planted: list[str]) -> None:
 def test_unknown_cimports_reported(planted: list[str]) -> None:
     assert "pqbloom._kernels.pool:160 cimports unknown module pqbloom._kernels._planted_absent" in planted
     assert "pqbloom._kernels.pool:161 cimports unknown module planted_nowhere" in planted
+
+
+def test_thrift_named_outside_the_format_reported(planted: list[str]) -> None:
+    assert ("pqbloom.file.planted_names_t:1 imports T (the generated Thrift classes) from pqbloom.format: only "
+            "pqbloom.format names them") in planted
+    assert ("pqbloom.file.planted_names_t:3 names T.PageHeader: only pqbloom.format builds Thrift structs or names "
+            "the generated classes") in planted
+
+
+def test_decoded_structs_outside_the_file_layer_reported(planted: list[str]) -> None:
+    holders = "only pqbloom.format and pqbloom.file hold them"
+    assert (f"pqbloom.statistics.planted_decoder:1 imports 'decode_prefix' from pqbloom.format, which gives or "
+            f"takes Thrift structs ({holders}; see PLAIN_FORMAT_NAMES)") in planted
+    assert not any(p.startswith("pqbloom.statistics.planted_decoder") and "StatisticsFields" in p for p in planted)
+    assert (f"pqbloom.scan.planted_codec:1 imports module pqbloom.format.codec, which gives or takes Thrift structs "
+            f"({holders})") in planted
+    assert (f"pqbloom.scan.planted_codec:2 imports module pqbloom.format.metadata, which gives or takes Thrift "
+            f"structs ({holders}; see PLAIN_FORMAT_NAMES)") in planted
+    assert not any(p.startswith("pqbloom.scan.planted_codec") and "enums" in p for p in planted)
+    read = ("a field of a decoded Thrift struct (or the file layer's door to one): only pqbloom.format and "
+            "pqbloom.file read them; use pqbloom's own metadata objects")
+    assert f"pqbloom.cli.planted_footer:2 reads .thrift_metadata, {read}" in planted
+    assert f"pqbloom.cli.planted_footer:2 reads .meta_data, {read}" in planted
+    assert not any(p.startswith("pqbloom.file.planted_allowed") for p in planted)
 
 
 def test_nothing_else_reported(planted: list[str]) -> None:

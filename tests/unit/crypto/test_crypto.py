@@ -42,7 +42,6 @@ from pqbloom.crypto import (
     encrypt_key_locally,
     key_material_path,
     module_aad,
-    read_footer,
     read_module_length,
     sign_footer,
     verify_footer_signature,
@@ -57,7 +56,9 @@ from pqbloom.errors import (
     KeyNotFoundError,
     ParquetError,
 )
-from pqbloom.format import T, decode, decode_prefix, encode
+from pqbloom.file.encryption import decode_footer_region as read_footer
+from pqbloom.file.encryption import decrypted_column_metadata, finalize_column_chunk, footer_tail
+from pqbloom.format import T, algorithm_params, column_crypto, decode, decode_prefix, encode, encryption_algorithm
 from pqbloom.io import AtomicFileSink
 from tests.conftest import K16, K32, MASTER, fixture_file, key_retriever, run_pyarrow, split_tail
 
@@ -313,7 +314,7 @@ def test_file_aad_prefix_rules():
     unique = b"12345678"
 
     def alg(**kw):
-        return T.EncryptionAlgorithm(AES_GCM_V1=T.AesGcmV1(aad_file_unique=unique, **kw))
+        return algorithm_params(T.EncryptionAlgorithm(AES_GCM_V1=T.AesGcmV1(aad_file_unique=unique, **kw)))
 
     assert FileDecryptionProperties().file_aad_from(alg()) == unique
     assert FileDecryptionProperties().file_aad_from(alg(aad_prefix=b"tester")) == b"tester" + unique
@@ -326,7 +327,7 @@ def test_file_aad_prefix_rules():
         FileDecryptionProperties().file_aad_from(supplied)
     with pytest.raises(DecryptionError, match="AAD prefix mismatch"):
         FileDecryptionProperties(aad_prefix=b"tester").file_aad_from(alg())
-    ctr = T.EncryptionAlgorithm(AES_GCM_CTR_V1=T.AesGcmCtrV1(aad_prefix=b"p", aad_file_unique=unique))
+    ctr = algorithm_params(T.EncryptionAlgorithm(AES_GCM_CTR_V1=T.AesGcmCtrV1(aad_prefix=b"p", aad_file_unique=unique)))
     assert FileDecryptionProperties().new_file_context(ctr).cipher.algorithm == AES_GCM_CTR_V1
 
 
@@ -335,30 +336,32 @@ def test_encryption_context_algorithm_struct():
     a, b = props.new_file_context(), props.new_file_context()
     assert a.aad_file_unique != b.aad_file_unique and len(a.aad_file_unique) == 8
     assert a.file_aad == b"tester" + a.aad_file_unique
-    member = a.algorithm.AES_GCM_CTR_V1
-    assert a.algorithm.AES_GCM_V1 is None
+    member = a.algorithm
+    assert member.name == "AES_GCM_CTR_V1"
     assert member.aad_prefix is None and member.supply_aad_prefix is True
     assert member.aad_file_unique == a.aad_file_unique
-    stored = FileEncryptionProperties(KEY, aad_prefix=b"tester").new_file_context().algorithm.AES_GCM_V1
-    assert stored.aad_prefix == b"tester" and not stored.supply_aad_prefix
+    stored = FileEncryptionProperties(KEY, aad_prefix=b"tester").new_file_context().algorithm
+    assert stored.name == "AES_GCM_V1" and stored.aad_prefix == b"tester" and not stored.supply_aad_prefix
     # what the writer stores round-trips through Thrift and gives the reader the same file AAD
-    alg = decode(T.EncryptionAlgorithm, encode(a.algorithm))
+    struct_ = decode(T.EncryptionAlgorithm, encode(encryption_algorithm(a.algorithm)))
+    assert struct_.AES_GCM_V1 is None and struct_.AES_GCM_CTR_V1.supply_aad_prefix is True
+    alg = algorithm_params(struct_)
     assert FileDecryptionProperties(aad_prefix=b"tester").file_aad_from(alg) == a.file_aad
 
 
 def test_column_setup_uniform_and_per_column():
     uniform = FileEncryptionProperties(KEY).new_file_context()
     key, crypto = uniform.column_setup("a.b")
-    assert key == KEY and crypto.ENCRYPTION_WITH_FOOTER_KEY is not None and crypto.ENCRYPTION_WITH_COLUMN_KEY is None
+    assert key == KEY and crypto.kind == "footer_key"
     k1, k2 = os.urandom(16), os.urandom(32)
     props = FileEncryptionProperties(KEY, {"a.b": k1, ("c",): k2}, column_key_metadata={"a.b": b"kc1"})
     ctx = props.new_file_context()
     key, crypto = ctx.column_setup("a.b")
     assert key == k1
-    assert crypto.ENCRYPTION_WITH_COLUMN_KEY.path_in_schema == ["a", "b"]
-    assert crypto.ENCRYPTION_WITH_COLUMN_KEY.key_metadata == b"kc1"
+    assert crypto.kind == "column_key" and crypto.path_in_schema == ("a", "b")
+    assert crypto.key_metadata == b"kc1"
     key, crypto = ctx.column_setup(["c"])
-    assert key == k2 and crypto.ENCRYPTION_WITH_COLUMN_KEY.key_metadata is None
+    assert key == k2 and crypto.key_metadata is None
     assert ctx.column_setup("d") == (None, None)
     assert ctx.is_encrypted(("a", "b")) and not ctx.is_encrypted("d")
     ctx.check_columns(["a.b", "c", "d"])
@@ -382,11 +385,11 @@ def _file_with_footer(ctx, columns: list[list[str]]) -> tuple[bytes, T.FileMetaD
     chunks = []
     for i, path in enumerate(columns):
         chunk = _chunk(path)
-        ctx.finalize_column_chunk(chunk, path, 0, i)
+        finalize_column_chunk(ctx, chunk, path, 0, i)
         chunks.append(chunk)
     fmd = T.FileMetaData(version=2, schema=[T.SchemaElement(name="schema", num_children=0)], num_rows=10,
                          row_groups=[T.RowGroup(columns=chunks, total_byte_size=0, num_rows=10, ordinal=0)])
-    return ctx.magic + ctx.footer_tail(fmd), fmd
+    return ctx.magic + footer_tail(ctx, fmd), fmd
 
 
 def _commit(path: Path, data: bytes, props: FileEncryptionProperties) -> None:
@@ -419,17 +422,17 @@ def test_footer_tail_roundtrip(plaintext_footer, uniform):
         assert a.encrypted_column_metadata is not None
     else:
         assert a.meta_data is None and a.encrypted_column_metadata is not None
-    full = dctx.column_meta_data(a, 0, 0)
+    full = decrypted_column_metadata(dctx, a, 0, 0)
     assert full.statistics.max_value == b"\x09" and full.bloom_filter_offset == 100
     if uniform:
         assert b.crypto_metadata.ENCRYPTION_WITH_FOOTER_KEY is not None
     else:
         assert b.crypto_metadata is None and b.meta_data.statistics is not None
-        assert dctx.column_key("b", b.crypto_metadata) is None
+        assert dctx.column_key("b", column_crypto(b.crypto_metadata)) is None
     # the encrypted ColumnMetaData is bound to its ordinals
     if a.encrypted_column_metadata is not None:
         with pytest.raises(AuthenticationError):
-            dctx.column_meta_data(a, 0, 1)
+            decrypted_column_metadata(dctx, a, 0, 1)
     if plaintext_footer:
         # legacy reading: no properties, no verification, plaintext columns usable
         legacy, none = read_footer(region, magic, None)
@@ -479,7 +482,7 @@ def test_repr_hides_keys():
         FileEncryptionProperties(KEY).new_file_context(),
         FileDecryptionProperties(footer_key=KEY, column_keys={"a": col_key}),
         FileDecryptionProperties(footer_key=KEY).new_file_context(
-            T.EncryptionAlgorithm(AES_GCM_V1=T.AesGcmV1(aad_file_unique=b"u"))),
+            algorithm_params(T.EncryptionAlgorithm(AES_GCM_V1=T.AesGcmV1(aad_file_unique=b"u")))),
         InMemoryKms({"kf": KEY, "kc1": col_key}),
         KmsConnectionConfig(key_access_token=secret_token),
         ModuleCipher("AES_GCM_V1", b""),
@@ -511,9 +514,9 @@ class Walk:
     def chunks(self):
         for rg_i, rg in enumerate(self.fmd.row_groups):
             for col_i, chunk in enumerate(rg.columns):
-                md = self.ctx.column_meta_data(chunk, rg_i, col_i)
+                md = decrypted_column_metadata(self.ctx, chunk, rg_i, col_i)
                 path = ".".join(md.path_in_schema)
-                yield rg_i, col_i, path, chunk, md, self.ctx.column_key(path, chunk.crypto_metadata)
+                yield rg_i, col_i, path, chunk, md, self.ctx.column_key(path, column_crypto(chunk.crypto_metadata))
 
     def column(self, path: str):
         for item in self.chunks():
@@ -652,7 +655,7 @@ def test_fixture_columns_and_footer_128():
     walk2 = Walk("encrypt_columns_and_footer.parquet.encrypted", FileDecryptionProperties(footer_key=K16["kf"]))
     chunk = walk2.fmd.row_groups[0].columns[4]
     with pytest.raises(KeyNotFoundError, match="float_field"):
-        walk2.ctx.column_meta_data(chunk, 0, 4, path="float_field")
+        decrypted_column_metadata(walk2.ctx, chunk, 0, 4, path="float_field")
     # swapping the two column keys fails authentication
     swapped = {"kf": K16["kf"], "kc1": K16["kc2"], "kc2": K16["kc1"]}
     walk3 = Walk("encrypt_columns_and_footer.parquet.encrypted", FileDecryptionProperties(key_retriever=key_retriever(swapped)))
@@ -663,7 +666,7 @@ def test_fixture_columns_and_footer_128():
 def test_fixture_stored_aad_prefix():
     walk = Walk("encrypt_columns_and_footer_aad.parquet.encrypted",
                 FileDecryptionProperties(key_retriever=key_retriever(K16)))
-    assert walk.ctx.algorithm.AES_GCM_V1.aad_prefix == b"tester"
+    assert walk.ctx.algorithm.name == "AES_GCM_V1" and walk.ctx.algorithm.aad_prefix == b"tester"
     assert walk.ctx.file_aad.startswith(b"tester")
     _walk_all_encrypted(walk, {"float_field", "double_field"})
     Walk("encrypt_columns_and_footer_aad.parquet.encrypted",
@@ -678,8 +681,8 @@ def test_fixture_stored_aad_prefix():
 ])
 def test_fixture_supplied_aad_prefix(name, keys):
     walk = Walk(name, FileDecryptionProperties(key_retriever=key_retriever(keys), aad_prefix=b"tester"))
-    member = walk.ctx.algorithm.AES_GCM_V1
-    assert member.aad_prefix is None and member.supply_aad_prefix
+    member = walk.ctx.algorithm
+    assert member.name == "AES_GCM_V1" and member.aad_prefix is None and member.supply_aad_prefix
     _walk_all_encrypted(walk, None)
     with pytest.raises(KeyNotFoundError, match="AAD prefix"):
         Walk(name, FileDecryptionProperties(key_retriever=key_retriever(keys)))
@@ -854,7 +857,7 @@ def test_external_key_material_java_fixture():
     fcm, used = decode_prefix(T.FileCryptoMetaData, region)
     assert json.loads(fcm.key_metadata) == {"keyMaterialType": "PKMT1", "internalStorage": False,
                                             "keyReference": "footerKey"}
-    file_aad = FileDecryptionProperties().file_aad_from(fcm.encryption_algorithm)
+    file_aad = FileDecryptionProperties().file_aad_from(algorithm_params(fcm.encryption_algorithm))
     fmd = decode(T.FileMetaData, decrypt_gcm(footer_dek, region[used:], module_aad(file_aad, ModuleType.FOOTER)))
     assert fmd.num_rows == 100
     # through the CryptoFactory: external material found next to the file
@@ -947,7 +950,7 @@ def test_crypto_factory_roundtrip(tmp_path, double_wrapping, internal):
 
     # end to end through the module layer
     fmd, dctx = read_footer(*split_tail(data), dprops)
-    assert dctx.column_meta_data(fmd.row_groups[0].columns[2], 0, 2).statistics.max_value == b"\x09"
+    assert decrypted_column_metadata(dctx, fmd.row_groups[0].columns[2], 0, 2).statistics.max_value == b"\x09"
 
 
 def test_crypto_factory_uniform_and_validation(tmp_path):
@@ -1040,9 +1043,9 @@ def test_pyarrow_written_keys_unwrap_with_ours(pyarrow_files, case):
     assert material["internalStorage"] is PYARROW_CASES[case]["internal_key_material"]
     walk_chunks = {}
     for col_i, chunk in enumerate(fmd.row_groups[0].columns):
-        md = ctx.column_meta_data(chunk, 0, col_i)
+        md = decrypted_column_metadata(ctx, chunk, 0, col_i)
         path_name = ".".join(md.path_in_schema)
-        key = ctx.column_key(path_name, chunk.crypto_metadata)
+        key = ctx.column_key(path_name, column_crypto(chunk.crypto_metadata))
         walk_chunks[path_name] = (col_i, chunk, md, key)
     assert walk_chunks["b"][3] is None  # plaintext column
     col_i, chunk, md, key = walk_chunks["a"]

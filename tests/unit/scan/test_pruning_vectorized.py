@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import pqbloom
 from pqbloom.file import FooterStats
-from pqbloom.format import RowGroupList, T
+from pqbloom.format import RowGroupList, T, column_order_name, schema_elements
 from pqbloom.scan import Explain, field
 from pqbloom.scan.bind import BoundColumn, BoundFilter, bind, bound_leaves
 from pqbloom.scan.prune import (
@@ -33,8 +33,7 @@ from pqbloom.scan.prune import (
     statistics_verdicts,
 )
 from pqbloom.scan.prune_row_group import RowGroupPruner
-from pqbloom.schema import leaves_from_thrift
-from pqbloom.statistics import column_order_kind
+from pqbloom.schema import leaves_from_elements
 
 PT = T.Type
 CT = T.ConvertedType
@@ -108,8 +107,8 @@ def _bcol(kind: str, repeated: bool, order) -> BoundColumn:
                T.SchemaElement(name="list", repetition_type=REP, num_children=1), leaf]
     else:
         els = [T.SchemaElement(name="root", num_children=1), leaf]
-    desc = leaves_from_thrift(els)[0][0]
-    return BoundColumn(desc, column_order_kind(order))
+    desc = leaves_from_elements(schema_elements(els))[0][0]
+    return BoundColumn(desc, column_order_name(order))
 
 
 @st.composite

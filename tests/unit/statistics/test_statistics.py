@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 
 from pqbloom.arrays import BinaryArray
 from pqbloom.errors import CorruptFileError, ParquetError
-from pqbloom.format import T, decode_prefix
+from pqbloom.format import StatisticsFields, T, column_order_name, decode_prefix, statistics_fields
+from pqbloom.format import offset_index as build_offset_index
 from pqbloom.statistics import (
     ChunkStats,
     SortOrder,
     binary_argminmax,
     build_column_index,
-    build_offset_index,
     column_index_bounds,
     column_index_is_usable,
     compare,
@@ -507,7 +507,7 @@ def test_decoded_bounds_bracket_every_value(data):
     limit = data.draw(st.integers(1, 10))
     stats = compute_statistics(vals, ptype, null_count=0, sort_order=order, logical_kind=kind,
                                type_length=2 if kind == "FLOAT16" else None, max_binary_length=limit)
-    cs = ChunkStats.from_thrift(stats, ptype, order, column_order="TYPE_ORDER", logical_kind=kind)
+    cs = ChunkStats.from_fields(stats, ptype, order, column_order="TYPE_ORDER", logical_kind=kind)
     real = [v for v in items if not (isinstance(v, float) and v != v)]
     if not real:
         assert cs.min is None and cs.max is None
@@ -537,9 +537,10 @@ def chunk_stats_of(data: bytes, col: int = 0, rg: int = 0) -> tuple[ChunkStats, 
     el = leaf_schema(fm)[col]
     kind = logical_kind_of(el)
     order = sort_order_for(el.type, kind, el.converted_type)
-    co = fm.column_orders[col] if fm.column_orders else None
+    co = column_order_name(fm.column_orders[col]) if fm.column_orders else None
     md = fm.row_groups[rg].columns[col].meta_data
-    cs = ChunkStats.from_thrift(md.statistics, el.type, order, column_order=co, created_by=fm.created_by,
+    stored = None if md.statistics is None else statistics_fields(md.statistics)
+    cs = ChunkStats.from_fields(stored, el.type, order, column_order=co, created_by=fm.created_by,
                                 type_length=el.type_length, logical_kind=kind)
     return cs, fm
 
@@ -596,31 +597,31 @@ def test_single_nan_fixture_has_no_bounds():
 
 def test_chunk_stats_rules():
     i32 = lambda v: struct.pack("<i", v)  # noqa: E731
-    st_ = T.Statistics(min=i32(-5), max=i32(7), null_count=-1)
+    st_ = StatisticsFields(min=i32(-5), max=i32(7), null_count=-1)
     # legacy signed int stats are fine without column orders
-    cs = ChunkStats.from_thrift(st_, PT.INT32, S, column_order=None, created_by="parquet-mr version 1.6.0")
+    cs = ChunkStats.from_fields(st_, PT.INT32, S, column_order=None, created_by="parquet-mr version 1.6.0")
     assert (cs.min, cs.max, cs.null_count, cs.source) == (-5, 7, None, "legacy")
     # ...but not for an unsigned column
-    assert ChunkStats.from_thrift(st_, PT.INT32, U, column_order=None).min is None
+    assert ChunkStats.from_fields(st_, PT.INT32, U, column_order=None).min is None
     # min_value without column orders is undefined -> ignored
-    st_ = T.Statistics(min_value=i32(-1), max_value=i32(3), null_count=0)
-    assert ChunkStats.from_thrift(st_, PT.INT32, S, column_order=None).min is None
-    cs = ChunkStats.from_thrift(st_, PT.INT32, U, column_order="TYPE_ORDER")
+    st_ = StatisticsFields(min_value=i32(-1), max_value=i32(3), null_count=0)
+    assert ChunkStats.from_fields(st_, PT.INT32, S, column_order=None).min is None
+    cs = ChunkStats.from_fields(st_, PT.INT32, U, column_order="TYPE_ORDER")
     assert (cs.min, cs.max) == (2**32 - 1, 3)
     # an unknown column order (a union member we do not know) -> ignore
-    assert ChunkStats.from_thrift(st_, PT.INT32, S, column_order=T.ColumnOrder()).min is None
+    assert ChunkStats.from_fields(st_, PT.INT32, S, column_order=column_order_name(T.ColumnOrder())).min is None
     # float zeros under TYPE_ORDER: +0 min may hide -0, -0 max may hide +0
-    st_ = T.Statistics(min_value=struct.pack("<d", 0.0), max_value=struct.pack("<d", -0.0))
-    cs = ChunkStats.from_thrift(st_, PT.DOUBLE, S, column_order="TYPE_ORDER")
+    st_ = StatisticsFields(min_value=struct.pack("<d", 0.0), max_value=struct.pack("<d", -0.0))
+    cs = ChunkStats.from_fields(st_, PT.DOUBLE, S, column_order="TYPE_ORDER")
     assert math.copysign(1, cs.min) < 0 and math.copysign(1, cs.max) > 0
     # NaN min under IEEE 754 total order is dropped as well
-    st_ = T.Statistics(min_value=struct.pack("<d", math.nan), max_value=struct.pack("<d", 1.0), nan_count=3)
-    cs = ChunkStats.from_thrift(st_, PT.DOUBLE, S, column_order="IEEE_754_TOTAL_ORDER")
+    st_ = StatisticsFields(min_value=struct.pack("<d", math.nan), max_value=struct.pack("<d", 1.0), nan_count=3)
+    cs = ChunkStats.from_fields(st_, PT.DOUBLE, S, column_order="IEEE_754_TOTAL_ORDER")
     assert (cs.min, cs.max, cs.nan_count) == (None, 1.0, 3)
     # undefined order -> never bounds
-    assert ChunkStats.from_thrift(T.Statistics(min_value=b"x" * 12, max_value=b"y" * 12), PT.INT96, X,
+    assert ChunkStats.from_fields(StatisticsFields(min_value=b"x" * 12, max_value=b"y" * 12), PT.INT96, X,
                                   column_order="TYPE_ORDER").min is None
-    assert ChunkStats.from_thrift(None, PT.INT32, S) == ChunkStats()
+    assert ChunkStats.from_fields(None, PT.INT32, S) == ChunkStats()
 
 
 def test_legacy_binary_rules():
@@ -818,7 +819,7 @@ def test_int32_with_null_pages_fixture():
     fm = footer(data)
     ci, rows, firsts = _fixture_pages(data, fm, 0)
     assert column_index_is_usable(ci, num_pages=len(rows), page_row_counts=rows, ptype=PT.INT32)
-    bounds = column_index_bounds(ci, PT.INT32, S, column_order=fm.column_orders[0])
+    bounds = column_index_bounds(ci, PT.INT32, S, column_order=column_order_name(fm.column_orders[0]))
     values = pq.read_table(FIXTURES / "int32_with_null_pages.parquet").column(0).to_pylist()
     assert any(ci.null_pages)
     for i, (lo, hi) in enumerate(bounds):
@@ -881,7 +882,7 @@ def test_alltypes_tiny_pages_boundary_orders_match_parquet_mr():
             assert order is X  # INT96 timestamp_col
             continue
         assert column_index_is_usable(ci, ptype=el.type)
-        pst = [T.Statistics(min_value=lo, max_value=hi, null_count=nc)
+        pst = [StatisticsFields(min_value=lo, max_value=hi, null_count=nc)
                for lo, hi, nc in zip(ci.min_values, ci.max_values, ci.null_counts)]
         ours = build_column_index(pst, list(ci.null_pages), el.type, order, logical_kind=kind)
         assert ours.boundary_order == ci.boundary_order, el.name
@@ -994,7 +995,7 @@ def test_level_histograms_of_data_page_v2_and_dictionary_pages(tmp_path):
 
 
 def test_build_column_index_level_histograms():
-    st_ = [T.Statistics(min_value=b"\x01\x00\x00\x00", max_value=b"\x02\x00\x00\x00", null_count=1)] * 2
+    st_ = [StatisticsFields(min_value=b"\x01\x00\x00\x00", max_value=b"\x02\x00\x00\x00", null_count=1)] * 2
     ci = build_column_index(st_, [False, False], PT.INT32, SortOrder.SIGNED,
                             repetition_level_histograms=[[3, 1], [2, 0]],
                             definition_level_histograms=[np.array([1, 0, 3]), np.array([0, 1, 1])])
