@@ -52,20 +52,20 @@ __all__ = [
 ]
 
 
-#: the compiled modules of pqbloom/_kernels (``pool``: the buffer pool of :mod:`pqbloom.buffers`)
-MODULES: tuple[str, ...] = ("binary", "decimals", "delta", "hybrid", "levels", "pageheader", "pool")
+#: the compiled modules of pqbloom/_kernels (``pool``: the buffer pool of :mod:`pqbloom.buffers`; ``arrow_c`` and
+#: ``arrow_c_import``: the Arrow C interfaces of :mod:`pqbloom.arrow_c`)
+MODULES: tuple[str, ...] = ("binary", "decimals", "delta", "hybrid", "levels", "pageheader", "pool", "arrow_c",
+                           "arrow_c_import")
 
 
-def _load(name: str) -> Any:
-    """The compiled module ``name``, or None: each is built on its own (setup.py), so a module that
-    failed to compile leaves the others in use, and its kernels run the numpy reference."""
+# each compiled module or None: each is built on its own (setup.py), so a module that failed to
+# compile leaves the others in use, and its kernels run the numpy reference
+_modules: dict[str, Any] = {}
+for _name in MODULES:
     try:
-        return importlib.import_module(f"pqbloom._kernels.{name}")
+        _modules[_name] = importlib.import_module(f"pqbloom._kernels.{_name}")
     except ImportError:  # not built (no C compiler at install time, a failed compile, a source checkout)
-        return None
-
-
-_modules = {name: _load(name) for name in MODULES}
+        _modules[_name] = None
 # the compiled modules (no stubs: Any), None where not built
 _binary, _decimals, _delta, _hybrid, _levels, _pageheader = (
     _modules[name] for name in ("binary", "decimals", "delta", "hybrid", "levels", "pageheader"))

@@ -182,8 +182,6 @@ GENERATED = ("pqbloom._thrift",)
 DYNAMIC_LOADS: dict[str, str] = {
     "pqbloom": "the lazy face (__getattr__) loads the modules of its _LAZY table, the same ones its "
                "TYPE_CHECKING block imports (read here as imports), or a submodule named by the caller",
-    "pqbloom.kernels": "loads each compiled module of MODULES from pqbloom._kernels by name (each is optional); "
-                       "the .pyx modules are placed in the bottom layer",
 }
 #: a cycle between packages tolerated for now (exactly these packages) -> why, and what breaks it; reported as a
 #: note; a problem when another package joins it, and once it is gone (so that the entry goes too)
