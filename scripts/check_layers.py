@@ -2,8 +2,8 @@
 no module over the line limit.
 
     python scripts/check_layers.py [--max-lines 600]      # exit 1 on any problem
-    python scripts/check_layers.py --print-layers         # the README's layout list, from LAYERS
-    python scripts/check_layers.py --update-readme        # rewrite that list in README.md
+    python scripts/check_layers.py --print-layers         # the layout list of docs/layout.md, from LAYERS
+    python scripts/check_layers.py --update-docs          # rewrite that list in docs/layout.md
 
 The layers are listed below, top first; a module may import modules of its own layer or of layers below it,
 never above. Every module of the package is placed: by the longest entry of :data:`LAYERS` that is its name
@@ -51,7 +51,7 @@ SOURCES = (".py", ".pyx", ".pxd")
 
 @dataclass(frozen=True)
 class Layer:
-    """One layer: its title and its entries (a module or a package -> what it holds, markdown for the README)."""
+    """One layer: its title and its entries (a module or a package -> what it holds, markdown for docs/layout.md)."""
 
     title: str
     entries: dict[str, str]
@@ -227,8 +227,10 @@ STRUCT_ATTRIBUTES = frozenset({
 #: C namespaces Cython ships (``cimport`` of these is not of the package)
 CYTHON_NAMESPACES = frozenset({"libc", "libcpp", "cpython", "posix", "cython", "numpy", "openmp"})
 
-README_BEGIN = "<!-- layers: generated from scripts/check_layers.py (python scripts/check_layers.py --update-readme) -->"
-README_END = "<!-- /layers -->"
+#: the page holding the layout list, between these markers
+LAYOUT_DOC = Path("docs") / "layout.md"
+LAYOUT_BEGIN = "<!-- layers: generated from scripts/check_layers.py (python scripts/check_layers.py --update-docs) -->"
+LAYOUT_END = "<!-- /layers -->"
 
 
 @dataclass(frozen=True)
@@ -680,7 +682,7 @@ def check(root: Path = ROOT, max_lines: int = 600) -> list[str]:
     return analyse(root, max_lines).problems
 
 
-# -- the README's layout list ---------------------------------------------------------------------------------
+# -- the layout list of docs/layout.md -----------------------------------------------------------------------------
 
 def display_name(root: Path, prefix: str) -> str:
     if prefix == PACKAGE:
@@ -692,11 +694,11 @@ def display_name(root: Path, prefix: str) -> str:
 
 
 def layers_markdown(root: Path = ROOT) -> str:
-    """The README's layout list: one numbered item per layer, top first, one bullet per entry."""
+    """The layout list of docs/layout.md: one numbered item per layer, top first, one bullet per entry."""
     out: list[str] = []
     for i, layer in enumerate(LAYERS):
         number = f"{i + 1}. "
-        pad = " " * len(number)  # bullets start under the item's text, so that "10." still nests them
+        pad = " " * 4  # four spaces nest the bullets under the item in Python-Markdown (MkDocs) as on GitHub
         out.append(f"{number}{layer.title[0].upper() + layer.title[1:]}:")
         for prefix, doc in layer.entries.items():
             out.append(textwrap.fill(f"`{display_name(root, prefix)}`: {doc}.", width=110, initial_indent=pad + "- ",
@@ -704,9 +706,9 @@ def layers_markdown(root: Path = ROOT) -> str:
     return "\n".join(out) + "\n"
 
 
-def readme_with_layers(text: str, root: Path = ROOT) -> str:
-    """``text`` (the README) with the part between its layer markers replaced by :func:`layers_markdown`."""
-    begin, end = text.index(README_BEGIN) + len(README_BEGIN), text.index(README_END)
+def doc_with_layers(text: str, root: Path = ROOT) -> str:
+    """``text`` (docs/layout.md) with the part between its layer markers replaced by :func:`layers_markdown`."""
+    begin, end = text.index(LAYOUT_BEGIN) + len(LAYOUT_BEGIN), text.index(LAYOUT_END)
     return text[:begin] + "\n" + layers_markdown(root) + text[end:]
 
 
@@ -714,15 +716,16 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--max-lines", type=int, default=600)
     ap.add_argument("--root", type=Path, default=ROOT, help="the repository root (default: this script's)")
-    ap.add_argument("--print-layers", action="store_true", help="print the README's layout list and exit")
-    ap.add_argument("--update-readme", action="store_true", help="rewrite the layout list in README.md")
+    ap.add_argument("--print-layers", action="store_true", help="print the layout list of docs/layout.md and exit")
+    ap.add_argument("--update-docs", "--update-readme", action="store_true", dest="update_docs",
+                    help="rewrite the layout list in docs/layout.md (--update-readme: its old name)")
     args = ap.parse_args(argv)
     if args.print_layers:
         print(layers_markdown(args.root), end="")
         return 0
-    if args.update_readme:
-        readme = args.root / "README.md"
-        readme.write_text(readme_with_layers(readme.read_text(), args.root))
+    if args.update_docs:
+        page = args.root / LAYOUT_DOC
+        page.write_text(doc_with_layers(page.read_text(), args.root))
         return 0
     report = analyse(args.root, args.max_lines)
     for p in report.notes + report.problems:

@@ -270,9 +270,9 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     ``writer_options`` go to :class:`pqbloom.ParquetWriter` (``compression``, ``bloom_filter_options``,
     ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``: None
     shows tqdm's or rich's progress bar on stderr when it is a terminal and one of them is installed;
-    True shows a bar anyway; False none. ``on_progress(rows, bytes_read, total_bytes)`` is called after
-    each chunk with the rows converted so far and the input bytes they came from (``total_bytes`` None for
-    standard input); on the pyarrow path, whose reader reads ahead, those bytes are measured on the text of
+    True shows a bar anyway; False none. ``on_progress(rows, input_bytes, input_size)`` is called after
+    each chunk with the rows converted so far, the input bytes they came from and the input's size (None
+    for standard input); on the pyarrow path, whose reader reads ahead, those bytes are measured on the text of
     the rows converted (:func:`pqbloom.cli.fastcsv.text_bytes`), not on what has been read.
 
     ``engine`` parses CSV files: ``"auto"`` (pyarrow's CSV reader when pyarrow is installed, see

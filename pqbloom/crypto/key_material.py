@@ -38,7 +38,7 @@ from ..io import AtomicFileSink
 
 try:
     import fcntl
-except ImportError:  # pragma: no cover - Windows: no inter-process lock (see README)
+except ImportError:  # pragma: no cover - Windows: no inter-process lock (see docs/guide/encryption.md)
     fcntl = None  # type: ignore[assignment]
 
 __all__ = [

@@ -87,22 +87,19 @@ def _opt_bytes(value: bytes | bytearray | memoryview | str | None, what: str) ->
 class FileEncryptionProperties:
     """Keys and options for writing encrypted files.
 
-    Parameters
-    ----------
-    footer_key:
-        Key of the footer (and of every column under uniform encryption).
-    column_keys:
-        ``{"a.b.c": key}``. Only these columns are encrypted, each with its own key. ``None``
-        or empty: uniform encryption with the footer key.
-    algorithm:
-        ``"AES_GCM_V1"`` or ``"AES_GCM_CTR_V1"``.
-    plaintext_footer:
-        Keep the footer readable (``PAR1``) and sign it with the footer key.
-    aad_prefix, store_aad_prefix:
-        Optional AAD prefix binding the file to an identity; stored in the file unless
-        ``store_aad_prefix`` is false, in which case readers must supply it.
-    footer_key_metadata, column_key_metadata:
-        Opaque bytes stored next to the keys so readers can find them.
+    Args:
+        footer_key: Key of the footer (and of every column under uniform encryption).
+        column_keys: ``{"a.b.c": key}``. Only these columns are encrypted, each with its own key.
+            ``None`` or empty: uniform encryption with the footer key.
+        algorithm: ``"AES_GCM_V1"`` or ``"AES_GCM_CTR_V1"``.
+        plaintext_footer: Keep the footer readable (``PAR1``) and sign it with the footer key.
+        aad_prefix: Optional AAD prefix binding the file to an identity; stored in the file unless
+            ``store_aad_prefix`` is false.
+        store_aad_prefix: False: the AAD prefix is not stored, and readers must supply it.
+        footer_key_metadata: Opaque bytes stored next to the footer key so readers can find it.
+        column_key_metadata: ``{"a.b.c": bytes}``, stored next to each column key.
+        invocation_limit: How many AES-GCM encryptions one key may do (2**32, NIST SP 800-38D's bound
+            for random nonces); past it the write raises EncryptionError.
     """
 
     def __init__(
@@ -279,18 +276,12 @@ _FOOTER_KEYED = ColumnCrypto("footer_key")
 class FileDecryptionProperties:
     """Where a reader gets keys: explicit keys first, then ``key_retriever(key_metadata)``.
 
-    Parameters
-    ----------
-    footer_key:
-        Explicit footer key (used whatever the file's footer key metadata says).
-    column_keys:
-        ``{"a.b.c": key}`` explicit column keys.
-    key_retriever:
-        ``callable(key_metadata: bytes) -> key`` for keys not given explicitly.
-    aad_prefix:
-        AAD prefix to supply (required for files that do not store theirs).
-    check_footer_integrity:
-        Verify the signature of plaintext footers (default True).
+    Args:
+        footer_key: Explicit footer key (used whatever the file's footer key metadata says).
+        column_keys: ``{"a.b.c": key}`` explicit column keys.
+        key_retriever: ``callable(key_metadata: bytes) -> key`` for keys not given explicitly.
+        aad_prefix: AAD prefix to supply (required for files that do not store theirs).
+        check_footer_integrity: Verify the signature of plaintext footers (default True).
     """
 
     def __init__(

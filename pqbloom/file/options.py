@@ -78,7 +78,8 @@ class WriterOptions:
       (pqbloom's LZ4 compressor has no levels) or none, is a ValueError.
     * ``version``: the Parquet format version whose types the file uses, as in pyarrow: ``"2.6"``
       (nanosecond timestamps, UINT_32), ``"2.4"`` (nanosecond timestamps written as microseconds: an
-      exact conversion, else ValueError) or ``"1.0"`` (also uint32 written as plain INT64). None, the
+      exact conversion, else :class:`~pqbloom.errors.SchemaError`, a ValueError, as pyarrow raises its
+      ``ArrowInvalid``) or ``"1.0"`` (also uint32 written as plain INT64). None, the
       default, writes the types of ``"2.6"`` with footer version 1, as pqbloom always has; ``"2.4"``
       and ``"2.6"`` write footer version 2, as pyarrow does.
     * ``sorting_columns``: the order the rows are in, stored in every row group's footer entry (pyarrow's

@@ -22,7 +22,7 @@ the ``filter`` option (pqbloom's grammar and semantics, as ``pqbloom.read_table(
 and ``pqbloom query --filter``: ``"id = 42"``, ``"email in ('a', 'b') and amount >= 1"``,
 ``"x is null"``; where Spark SQL differs: NaN follows IEEE 754, ``in (..., null)`` matches
 null rows and ``not in`` keeps them, a timestamp literal without an offset is UTC; see the
-README). The DataFrame then holds only the matching rows,
+guide's Spark page, ``docs/guide/spark.md``). The DataFrame then holds only the matching rows,
 for every query on it. Planning (``partitions()``, on Spark's planning Python worker)
 evaluates it against partition values, row-group statistics and Bloom filters and yields one
 input partition per surviving (file, row group): an absent-key lookup plans zero partitions;

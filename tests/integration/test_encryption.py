@@ -962,7 +962,7 @@ def test_pyarrow_to_pqbloom_column_keys(pyarrow_written, alg, pf):
 
 
 def test_public_names(tmp_path):
-    """The user-facing names, as the README shows them."""
+    """The user-facing names, as the README and docs/guide/encryption.md show them."""
     path = tmp_path / "t.parquet"
     pqbloom.write_table({"email": ["a@x", "b@x"]}, path, bloom_filter_options={"email": True},
                         encryption_properties=pqbloom.FileEncryptionProperties(KEY, {"email": COL_KEY}))

@@ -1,78 +1,73 @@
-"""The README's code blocks run as written.
+"""What the README promises beyond its blocks running (``test_docs.py`` runs every block of it):
 
-Python blocks run in order, in one namespace, in a scratch directory (the tour writes
-``events.parquet``, later blocks read it; the Spark block gets the shared session as ``spark``).
-Shell blocks: the demo command of the setup block runs; the test command of the setup block is the
-one CI runs; every command of the command-line block runs against a CSV made here.
+* it is short, and its first code block writes a file with a Bloom filter (checked by DuckDB) and looks a
+  value up;
+* its two setup commands are the ones CI runs: the demo runs, and the test command is ``.ci/run``'s (and
+  the one the contributor guide gives);
+* examples/README.md's Python blocks run in the Spark session.
 """
 
 from __future__ import annotations
 
-import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.docs_blocks import commands, parse
 from tests.paths import ROOT
 
-README = (ROOT / "README.md").read_text()
+README = parse(ROOT / "README.md")
 EXAMPLES_README = ROOT / "examples" / "README.md"
-BLOCK = re.compile(r"```(\w+)\n(.*?)```", re.S)
 
 
-def blocks(lang: str, text: str = README) -> list[str]:
-    return [body for kind, body in BLOCK.findall(text) if kind == lang]
+def sh_block(page_blocks, text: str) -> list[str]:
+    """The commands of the one ``sh`` block holding ``text``."""
+    found = [b for b in page_blocks if b.lang == "sh" and text in b.code]
+    assert len(found) == 1, f"expected one sh block with {text!r}, found {len(found)}"
+    return commands(found[0].code)
 
 
-def run_python_blocks(path: Path, ns: dict[str, object]) -> dict[str, object]:
-    """Run every Python block of ``path`` in order in the namespace ``ns`` (a block builds on the earlier ones)."""
-    py = blocks("python", path.read_text())
-    assert py, f"{path.name} has no Python block"
-    for i, code in enumerate(py):
-        try:
-            exec(compile(code, f"{path.name} python block {i + 1}", "exec"), ns)
-        except Exception as exc:  # say which block, with its first line
-            raise AssertionError(f"{path.name} python block {i + 1} ({code.splitlines()[0]!r}) failed: {exc!r}") from exc
-    return ns
+def test_readme_is_short():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines: user material belongs in docs/guide/"
 
 
-def commands(block: str) -> list[str]:
-    """Shell commands of a block: continuation lines joined, comments dropped."""
-    text = block.replace("\\\n", " ")
-    out = []
-    for line in text.splitlines():
-        line = re.sub(r"\s+#.*$", "", line).strip()
-        if line and not line.startswith("#"):
-            out.append(line)
-    return out
+def test_first_block_writes_a_bloom_filter_and_looks_up(tmp_path, monkeypatch):
+    duckdb = pytest.importorskip("duckdb")
+    first = README.blocks[0]
+    assert first.lang == "python" and not first.skip, "the README's first code block is the tour's"
+    monkeypatch.chdir(tmp_path)
+    exec(compile(first.code, first.where(), "exec"), {"__name__": "readme"})
+    written = sorted(tmp_path.glob("*.parquet"))
+    assert written, "the first block writes no file"
+    for path in written:
+        rows = duckdb.sql(f"select path_in_schema, bloom_filter_offset from parquet_metadata('{path}')").fetchall()
+        with_filter = {name for name, offset in rows if offset is not None}
+        assert with_filter, f"{path.name}: DuckDB sees no Bloom filter"
+        # and DuckDB's own probe of the value the block looks up finds it possible in some row group
+        probe = duckdb.sql(f"select bool_or(not bloom_filter_excludes) from "
+                           f"parquet_bloom_probe('{path}', 'email', 'user7@example.com')").fetchall()
+        assert probe == [(True,)]
+    assert "bloom_filter_might_contain" in first.code or "might_contain" in first.code
 
 
-def pqbloom_exe() -> str:
+def test_setup_blocks_are_the_commands_ci_runs(tmp_path):
+    demo = sh_block(README.blocks, "pqbloom demo")
+    tests = sh_block(README.blocks, "python -m pytest -q")
+    assert demo == ["pip install -e . && pqbloom demo"]
+    assert len(tests) == 1 and tests[0].startswith("pip install -e ") and tests[0].endswith("python -m pytest -q")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "python -m pytest -q" in ci and "pip install -q -e" in ci
+    # the contributor guide gives the same command
+    assert sh_block(parse(ROOT / "docs" / "contributing.md").blocks, "python -m pytest -q\n") == tests
+    # the demo runs (the install half is what CI does first)
     exe = Path(sys.executable).parent / "pqbloom"
     assert exe.exists(), f"the pqbloom console script is not installed next to {sys.executable}"
-    return str(exe)
-
-
-def run_cli(line: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    argv = shlex.split(line)
-    assert argv[0] == "pqbloom", line
-    return subprocess.run([pqbloom_exe(), *argv[1:]], cwd=cwd, capture_output=True, text=True, timeout=300)
-
-
-@pytest.mark.spark
-def test_python_blocks_run_in_order(tmp_path, monkeypatch, spark):
-    assert len(blocks("python")) >= 5, "the README lost its examples"
-    monkeypatch.chdir(tmp_path)
-    ns = run_python_blocks(ROOT / "README.md", {"__name__": "readme", "spark": spark})
-    # what the tour promises
-    import pqbloom
-
-    assert ns["bf"].might_contain("user7@example.com")  # type: ignore[attr-defined]
-    assert pqbloom.read_table(tmp_path / "events.parquet").num_rows == len(ns["ids"])  # type: ignore[arg-type]
-    assert (tmp_path / "events_by_bucket" / "_SUCCESS").exists()
+    out = subprocess.run([str(exe), "demo"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "Bloom" in out.stdout
 
 
 @pytest.mark.spark
@@ -84,7 +79,10 @@ def test_examples_readme_python_blocks_run(tmp_path, monkeypatch, spark):
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the block's mkdtemp() lands in tmp_path
-    ns = run_python_blocks(EXAMPLES_README, {"__name__": "examples_readme", "spark": spark})
+    ns: dict[str, object] = {"__name__": "examples_readme", "spark": spark}
+    for block in parse(EXAMPLES_README).blocks:
+        if block.lang == "python":
+            exec(compile(block.code, block.where(), "exec"), ns)
     path = str(ns["path"])
     assert path.startswith(str(tmp_path))
     assert pqbloom.read_table(path).num_rows == 1000
@@ -94,31 +92,3 @@ def test_examples_readme_python_blocks_run(tmp_path, monkeypatch, spark):
     assert parts == ["bucket=0", "bucket=1", "bucket=2"]
     back = pqbloom.read_table(path + "_by_bucket", filters="bucket == 1")
     assert back.num_rows == 333 and set(back.column("bucket").to_pylist()) == {1}
-
-
-def test_setup_blocks_are_the_commands_ci_runs(tmp_path):
-    setup = [commands(b) for b in blocks("sh")[:2]]
-    demo, tests = setup[0][0], setup[1][0]
-    assert demo == "pip install -e . && pqbloom demo"
-    assert tests.startswith("pip install -e ") and tests.endswith("python -m pytest -q")
-    ci = (ROOT / ".ci" / "run").read_text()
-    assert "python -m pytest -q" in ci and "pip install -q -e" in ci
-    # the demo runs (the install half is what CI does first)
-    out = run_cli(demo.split("&&")[1].strip(), tmp_path)
-    assert out.returncode == 0, out.stderr
-    assert "Bloom" in out.stdout
-
-
-def test_command_line_block_runs(tmp_path):
-    cli = [b for b in blocks("sh") if "pqbloom convert" in b]
-    assert len(cli) == 1
-    rows = ["id,ts,email"] + [f"{i},2024-01-01T00:00:{i % 60:02d}Z,user{i}@example.com" for i in range(1000)]
-    (tmp_path / "events.csv").write_text("\n".join(rows) + "\n")
-    for line in commands(cli[0]):
-        out = run_cli(line, tmp_path)
-        assert out.returncode == 0, f"{line}: {out.stderr}"
-        if line.startswith("pqbloom probe"):
-            assert "present" in out.stdout.lower() or "maybe" in out.stdout.lower(), out.stdout
-        if line.startswith("pqbloom query"):
-            assert "42" in out.stdout
-    assert (tmp_path / "layout.svg").read_text().startswith("<")

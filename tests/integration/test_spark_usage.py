@@ -377,7 +377,7 @@ SAME_ROWS = [
     ("f64 in (nan)", "f64 IN (double('NaN'))"),
     ("f64 != 2.5", "f64 != 2.5"),
 ]
-#: (pqbloom filter, its rows, Spark SQL, Spark's rows): the differences the README documents
+#: (pqbloom filter, its rows, Spark SQL, Spark's rows): the differences docs/guide/spark.md documents
 DIFFERENT = [
     # pqbloom's isin is never null (pyarrow's is_in): a null row matches a listed null and NOT IN
     # keeps null rows; in SQL both are null for a null row, which is not selected

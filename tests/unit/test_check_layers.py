@@ -1,7 +1,7 @@
 """scripts/check_layers.py can fail: on a copy of the package with planted defects (an upward import, an
 upward load by name, a cycle between packages, a module in no layer, an unknown ``cimport``, Thrift structs
 named outside the format or read outside the file layer) it reports each; on the real tree it reports
-nothing; and the README's layout list is its table.
+nothing; and docs/layout.md's layout list is its table.
 
 The checker runs in this process (``check(root)``) on one copy made per module: no subprocess per case.
 """
@@ -276,17 +276,28 @@ def test_exit_code(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixtur
     assert "a problem" in capsys.readouterr().out
 
 
-# -- the README ---------------------------------------------------------------------------------------------
+# -- docs/layout.md ----------------------------------------------------------------------------------------
 
-def test_readme_layout_is_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    """The README's layout list is what ``--print-layers`` prints (``--update-readme`` writes it)."""
-    readme = (ROOT / "README.md").read_text()
-    assert cl.README_BEGIN in readme and cl.README_END in readme
-    section = readme[readme.index(cl.README_BEGIN) + len(cl.README_BEGIN): readme.index(cl.README_END)]
+def test_layout_page_is_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/layout.md's layout list is what ``--print-layers`` prints (``--update-docs`` writes it)."""
+    page = (ROOT / cl.LAYOUT_DOC).read_text()
+    assert cl.LAYOUT_BEGIN in page and cl.LAYOUT_END in page
+    section = page[page.index(cl.LAYOUT_BEGIN) + len(cl.LAYOUT_BEGIN): page.index(cl.LAYOUT_END)]
     assert cl.main(["--print-layers"]) == 0
     assert section.strip("\n") == capsys.readouterr().out.strip("\n")
-    assert cl.readme_with_layers(readme) == readme
+    assert cl.doc_with_layers(page) == page
     for i, layer in enumerate(cl.LAYERS):
         assert f"\n{i + 1}. {layer.title[0].upper()}" in section
         for prefix in layer.entries:
             assert f"   - `{cl.display_name(ROOT, prefix)}`: " in section
+
+
+def test_update_docs_rewrites_the_list(tmp_path: Path) -> None:
+    """``--update-docs`` (and its old name ``--update-readme``) rewrites only the part between the markers."""
+    page = tmp_path / cl.LAYOUT_DOC
+    page.parent.mkdir(parents=True)
+    for flag in ("--update-docs", "--update-readme"):
+        page.write_text(f"# Layout\n\nbefore\n{cl.LAYOUT_BEGIN}\nstale\n{cl.LAYOUT_END}\nafter\n")
+        assert cl.main(["--root", str(tmp_path), flag]) == 0
+        text = page.read_text()
+        assert "stale" not in text and text.startswith("# Layout\n\nbefore\n") and text.endswith("after\n")
