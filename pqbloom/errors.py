@@ -108,6 +108,14 @@ class SchemaError(ParquetError, ValueError):
     """Input data does not match the schema, or a schema is invalid."""
 
 
+class ColumnNotFoundError(SchemaError, KeyError):
+    """A column named by a read, a filter, a lookup or a table access is not there. Also a ``KeyError``
+    (what a missing column raised before, and what a ``dict`` of columns raises)."""
+
+    def __str__(self) -> str:  # the message as given (KeyError's own quotes it as a key)
+        return Exception.__str__(self)
+
+
 class LiteralTypeError(ParquetError, TypeError):
     """A value of a filter or a Bloom probe cannot be compared with its column's type (a string for an
     integer column, a date for a decimal...): the caller's mistake, not the file's."""

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..arrays import BinaryArray
-from ..errors import ParquetError, SchemaError
+from ..errors import ColumnNotFoundError, ParquetError, SchemaError
 from ..file.footer import FOOTER_TAIL_READ
 from ..file.reader import FileReader
 from ..format import PhysicalType
@@ -266,7 +266,7 @@ def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = No
     for (fr, _, _), (t, sub, types) in zip(todo, results):
         if t is None:  # the check passed, so no file has this column
             missing = [c for c in columns or () if c not in pfields and _top(c, types) not in types]
-            raise KeyError(f"no column {missing[0]!r} in {fr.path}; columns are {list(types)}")
+            raise ColumnNotFoundError(f"no column {missing[0]!r} in {fr.path}; columns are {list(types)}")
         read.append((t, sub))
     if columns is None and read:  # same columns, maybe in another order: use the first file's
         order = read[0][0].column_names

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..crypto import FileDecryptionProperties
-from ..errors import CorruptFileError, ParquetError, SchemaError
+from ..errors import ColumnNotFoundError, CorruptFileError, ParquetError, SchemaError
 from ..format import PhysicalType, RowGroupList, SchemaElement, schema_elements
 from ..io import IOStats, RangeReader
 from ..io.sources import open_source
@@ -490,7 +490,7 @@ class FileReader(RowAccess):
             return self._leaves[column]
         d = self._leaf_by_path(column)
         if d is None:
-            raise KeyError(f"no column {column!r}; columns are {list(self._by_name)}")
+            raise ColumnNotFoundError(f"no column {column!r}; columns are {list(self._by_name)}")
         return d
 
     def _leaf_by_path(self, path: str) -> ColumnDescriptor | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ..errors import SchemaError
+from ..errors import ColumnNotFoundError, SchemaError
 from ..schema import ColumnDescriptor, LNode
 from .column_reader import NestedSelection
 
@@ -49,7 +49,7 @@ def select_columns(tree: list[LNode], leaf_by_path: Callable[[str], ColumnDescri
             index = _path_index(tree)
         found = index.get(name)
         if found is None:
-            raise KeyError(f"no column {name!r}; columns are {[n.name for n in tree]} "
+            raise ColumnNotFoundError(f"no column {name!r}; columns are {[n.name for n in tree]} "
                            f"(leaves: {leaf_names})")
         node, ancestors = found
         if all(a.kind == "struct" for a in ancestors):

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import arrow_c
 from ..arrays import BinaryArray
-from ..errors import SchemaError
+from ..errors import ColumnNotFoundError, SchemaError
 from ..schema import Schema, make_field
 from .arrow import apply_arrow_type, arrow_column, hinted_pylist
 from .arrow_c_import import is_arrow_c, read_arrow_c
@@ -171,7 +171,7 @@ class Table:
         for c in self.columns:
             if c.field.name == name:
                 return c
-        raise KeyError(f"no column {name!r}; columns are {self.column_names}")
+        raise ColumnNotFoundError(f"no column {name!r}; columns are {self.column_names}")
 
     def __getitem__(self, name: str) -> Column:
         return self.column(name)
