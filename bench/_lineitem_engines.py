@@ -243,7 +243,7 @@ def duckdb_filter(path: str, column: str, value: str) -> Callable[[], Any]:
 
     con = duckdb.connect()
     query = f"SELECT * FROM read_parquet('{path}') WHERE {column} = $v"
-    return lambda: con.execute(query, {"v": value}).to_arrow_table()
+    return lambda: con.sql(query, params={"v": value}).to_arrow_table()
 
 
 # -- checks -------------------------------------------------------------------------------------------
