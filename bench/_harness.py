@@ -6,7 +6,8 @@ What is measured, and how:
   connections, builds its native input), so no import or setup runs inside a timer. Each contender
   is then called once to warm up (and to check it returns the expected number of rows; in a read
   case pyarrow's contenders warm up first and every pqbloom result must equal the first one's
-  table, or the contender is reported as failed), then the
+  table, or the contender is reported as failed; a case with its own ``check`` hands it every
+  contender's warm-up result, whatever the library, with the same consequence), then the
   contenders run in interleaved rounds, ``repeat`` of them (at least 5), so a burst of load on a
   shared machine hits all of them alike; each round starts one contender later (A B C, B C A,
   C A B, ...) so that none always runs right after the same one (whose freed memory, caches and
@@ -132,6 +133,9 @@ class Case:
     result_bytes: int | None = None  # Arrow size of the result (reads) or of the input (writes)
     note: str = ""
     pairs: list[tuple[str, str]] = field(default_factory=list)  # (numerator, denominator) labels
+    # called with every contender's warm-up result, whatever its library; raises AssertionError when
+    # the result is not the expected one (the contender is then reported as failed, and not timed)
+    check: Callable[[Any], None] | None = None
 
 
 @dataclass
@@ -228,6 +232,8 @@ def run_case(case: Case, repeat: int, memory: bool, out: Any = sys.stdout) -> Ca
                 reference = res
             elif check and c.family == "pqbloom" and reference is not None and not _as_arrow(res).equals(reference):
                 raise AssertionError("the result differs from pyarrow's")
+            if case.check is not None:
+                case.check(res)
             del res
             calls[i] = fn
         except Exception as e:  # a peer or pqbloom that cannot do this case: say so, measure the rest
@@ -417,9 +423,10 @@ def evaluate(t: Target, results: Sequence[CaseResult]) -> dict[str, Any]:
             "met": met, "values": vals}
 
 
-def print_targets(targets: Sequence[Target], results: Sequence[CaseResult], out: Any = sys.stdout) -> list[dict]:
+def print_targets(targets: Sequence[Target], results: Sequence[CaseResult], out: Any = sys.stdout,
+                  title: str = "Targets (issue #17)") -> list[dict]:
     """One line per target: met / within limit / not met, how many comparisons, the worst."""
-    print("\nTargets (issue #17):", file=out)
+    print(f"\n{title}:", file=out)
     evals = []
     for t in targets:
         e = evaluate(t, results)
@@ -460,8 +467,10 @@ def environment(extra: dict[str, Any] | None = None) -> dict[str, Any]:
     return info
 
 
-def save_json(path: str, env: dict[str, Any], results: Sequence[CaseResult], targets: list[dict] | None = None) -> None:
-    doc = {"environment": env, "cases": [asdict(r) for r in results], "targets": targets or []}
+def save_json(path: str, env: dict[str, Any], results: Sequence[CaseResult], targets: list[dict] | None = None,
+              extra: dict[str, Any] | None = None) -> None:
+    """The run as JSON: environment, cases, targets, and the script's own ``extra`` entries."""
+    doc = {"environment": env, "cases": [asdict(r) for r in results], "targets": targets or [], **(extra or {})}
     with open(path, "w") as f:
         json.dump(doc, f, indent=1, default=str)
 

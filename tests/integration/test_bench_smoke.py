@@ -62,3 +62,22 @@ def test_bench_realworld_quick(tmp_path):
     for case in doc["cases"]:
         if case["tags"] == ["read"]:
             assert "pq 1t/pa 1core" in case["ratios"] and "pq 1t/pa 1core" in case["cpu_ratios"], case["name"]
+
+
+def test_bench_lineitem_quick(tmp_path):
+    """Every case of issue #32's benchmark runs, and every contender passes its result check (a failed
+    check would leave the contender with an error and no times)."""
+    stdout, doc = run_bench("bench_lineitem.py", "--no-memory", tmp_path=tmp_path)
+    names = [c["name"] for c in doc["cases"]]
+    assert [n.split(":")[0].split(",")[0] for n in names] == (
+        ["write lineitem"] * 3 + ["to_pandas"] * 2 + ["filter"] + ["full read"] * 2 + ["to_arrow"] * 2
+        + ["full read lineitem / pyarrow's file", "full read lineitem / duckdb's file",
+           "full read lineitem / polars's file", "full read lineitem / pqbloom's file"]), names
+    families = {c["name"]: {o["family"] for o in c["outcomes"]} for c in doc["cases"]}
+    assert families["write lineitem"] == {"pqbloom", "pyarrow", "duckdb", "polars"}
+    assert all(f >= {"pqbloom", "pyarrow", "duckdb", "polars"} for n, f in families.items() if n.startswith("full read"))
+    assert "pq+to_arrow/pq" in doc["cases"][8]["ratios"]
+    assert len(doc["peer_reads"]["files"]) == 4 and doc["peer_reads"]["geomean_fastest_peer"] > 0
+    assert doc["bytes_read"] and all(e["1t"]["ratio"] >= 1.0 for e in doc["bytes_read"])  # the footer is read too
+    assert len(doc["targets"]) == 6
+    assert "Targets (issue #32)" in stdout and "geomean vs the fastest peer" in stdout
