@@ -24,17 +24,18 @@ class Block(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Block())
 import numpy as np
 import pqbloom.kernels as k
-from pqbloom import kernels_reference as ref
+from pqbloom.kernels import binary, hybrid
+from pqbloom.kernels.reference import binary as binary_ref, hybrid as hybrid_ref
 from pqbloom.arrays import BinaryArray
 # a kernel of the missing module and one of another module, through the dispatch, against the reference
 buf = bytes([0b00000011, 0xAA, 0xAA])  # one bit-packed group of 8 values of width 2 (levels)
 out = np.zeros(8, np.int16); want = np.zeros(8, np.int16)
-used = k.decode_hybrid(buf, 2, 8, out); ref.decode_hybrid(buf, 2, 8, want)
+used = hybrid.decode_hybrid(buf, 2, 8, out); hybrid_ref.decode_hybrid(buf, 2, 8, want)
 values = BinaryArray.from_pylist([b"ab", b"", b"xyz"])
 print(json.dumps({"built": list(k.BUILT), "missing": list(k.MISSING), "compiled": k.COMPILED,
                   "extension_built": k.EXTENSION_BUILT, "hybrid_same": out.tolist() == want.tolist(), "used": used,
-                  "binary_compiled": k._use(k._binary), "hybrid_compiled": k._use(k._hybrid),
-                  "encode_same": k.encode_plain_byte_array(values) == ref.encode_plain_byte_array(values)}))
+                  "binary_compiled": k.compiled("binary") is not None, "hybrid_compiled": k.compiled("hybrid") is not None,
+                  "encode_same": binary.encode_plain_byte_array(values) == binary_ref.encode_plain_byte_array(values)}))
 """
 
 
