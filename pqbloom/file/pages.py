@@ -312,17 +312,24 @@ def iter_pages(buf: ChunkBytes, base: int, meta: T.ColumnMetaData, rg: int, desc
                                       decode_plain(values_buf, phys, n_present, type_length, copy=not views)[0])
         else:
             kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
-        handed = ((defs, reps) if levels else page_present, None if views else values)
-        yield kind, values, handed[0], dictionary
+        flags = (defs, reps) if levels else page_present
+        yield kind, values, flags, dictionary
         # the caller asked for the next page: this page's buffers go back for it, unless what was handed
-        # on may view them (with ``views`` the caller has copied the values out)
+        # on may view them. The levels and presence flags are arrays made here (never views of a page);
+        # with ``views`` the caller has copied the values out by now, else they may be views of the page
+        # (or of the window, an uncompressed page) and are checked
         raw = rest = b""
         values_buf = _NO_BYTES
+        handed = None if views else (values, flags)
         values = None
-        if page_lease is not None:
-            page_lease.release_unless_viewed(handed)
-        if window is not None:
-            window.keep_if_viewed(handed)
+        if handed is None:
+            if page_lease is not None:
+                page_lease.release()
+        else:
+            if page_lease is not None:
+                page_lease.release_unless_viewed(handed)
+            if window is not None:
+                window.keep_if_viewed(handed)
     if seen != total_values:
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
     if window is not None:

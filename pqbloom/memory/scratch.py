@@ -51,15 +51,19 @@ def may_view(buf: np.ndarray, obj: Any) -> bool:
     """Whether ``obj`` may view memory of ``buf``: a numpy array (bounds overlap), a BinaryArray (its
     offsets or data), a tuple or list of them; None, bytes, str and numbers never do. Any other
     object is taken to view it (a holder then keeps the buffer out of reuse: slower, never wrong)."""
-    if obj is None or isinstance(obj, (bytes, str, int, float)):
+    # (called for every page: the common types first, no generators)
+    if obj is None:
         return False
     if isinstance(obj, np.ndarray):
         return obj.nbytes > 0 and bool(np.may_share_memory(obj, buf))
+    if isinstance(obj, (tuple, list)):
+        for o in obj:
+            if o is not None and may_view(buf, o):
+                return True
+        return False
     if isinstance(obj, BinaryArray):
         return may_view(buf, obj.offsets) or may_view(buf, obj.data)
-    if isinstance(obj, (tuple, list)):
-        return any(may_view(buf, o) for o in obj)
-    return True
+    return not isinstance(obj, (bytes, str, int, float))
 
 
 class Lease:
@@ -96,8 +100,12 @@ class Lease:
         self._view = _NO_VIEW
         if POISON:
             buf.fill(POISON_BYTE)
-        if self._scratch is not None:
-            self._scratch.give_back(buf)
+        scratch = self._scratch
+        if scratch is not None:  # into the releasing thread's free list, of which the `keep` largest stay
+            free = scratch.free
+            free.append(buf)
+            if len(free) > scratch.keep:
+                del free[min(range(len(free)), key=lambda i: len(free[i]))]
 
     def detach(self) -> None:
         """Leave the buffer to whatever views it: never handed out again, freed with its last view."""
@@ -114,7 +122,7 @@ class Lease:
     def release_unless_viewed(self, *outputs: Any) -> bool:
         """Release the lease unless one of ``outputs`` may view its buffer, in which case it is
         detached (the outputs keep the buffer); True when released."""
-        if may_view(self._buf, outputs):
+        if self._state == _HELD and may_view(self._buf, outputs):
             self.detach()
             return False
         self.release()
@@ -148,19 +156,29 @@ class Scratch(threading.local):
         self.free: list[np.ndarray] = []
 
     def take(self, size: int) -> Lease:
-        """A lease of ``size`` writable, uninitialized bytes no other lease holds."""
+        """A lease of ``size`` writable, uninitialized bytes no other lease holds. A released buffer
+        joins :attr:`free`, of which the ``keep`` largest stay."""
         if size > self.largest:
-            return Lease(None, np.empty(size, np.uint8), size)
+            return Lease(None, _aligned(size), size)
         free = self.free
         for i in range(len(free)):
             if len(free[i]) >= size:
                 return Lease(self, free.pop(i), size)
         room = max(self.smallest, 1 << max(size - 1, 0).bit_length())
-        return Lease(self, np.empty(min(room, max(size, self.largest)), np.uint8), size)
+        return Lease(self, _aligned(min(room, max(size, self.largest))), size)
 
-    def give_back(self, buf: np.ndarray) -> None:
-        """Keep a released buffer (:meth:`Lease.release` calls this): the ``keep`` largest stay."""
-        free = self.free
-        free.append(buf)
-        if len(free) > self.keep:
-            del free[min(range(len(free)), key=lambda i: len(free[i]))]
+
+#: scratch buffers start on a page boundary
+ALIGN = 4096
+
+
+def _aligned(size: int) -> np.ndarray:
+    """``size`` uninitialized bytes starting on an :data:`ALIGN` boundary. Where a buffer starts is
+    otherwise up to malloc (a heap block after glibc raised its mmap threshold), and a page
+    decompressed from a window into a buffer whose start trails the source's by a few bytes modulo
+    4096 is copied several times slower (the CPU takes each load for one of a recent store: "4K
+    aliasing")."""
+    raw = np.empty(size + ALIGN, np.uint8)
+    start = -int(raw.ctypes.data) % ALIGN
+    return raw[start:start + size]
+
