@@ -63,3 +63,21 @@ def test_the_modules_listed_are_the_ones_setup_builds() -> None:
     sources = sorted(f[:-4] for f in os.listdir(ROOT / "pqbloom" / "_kernels") if f.endswith(".pyx"))
     assert sorted(kernels.MODULES) == sources
     assert sorted(kernels.BUILT + kernels.MISSING) == sources
+
+
+def test_setup_builds_the_one_list() -> None:
+    """setup.py has no list of its own: it reads ``pqbloom.kernels.MODULES`` from the package's source
+    (its ``_modules()``, run here without running ``setup()``)."""
+    import ast
+
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    assigned = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets
+                if isinstance(t, ast.Name)}
+    assert "MODULES" in assigned  # MODULES = _modules(): not a literal
+    literal = [node for node in ast.walk(tree) if isinstance(node, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "MODULES" for t in node.targets)]
+    assert all(not isinstance(node.value, (ast.List, ast.Tuple)) for node in literal)
+    func = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "_modules")
+    scope: dict[str, object] = {"HERE": str(ROOT)}
+    exec("import ast, os\n" + ast.get_source_segment((ROOT / "setup.py").read_text(), func), scope)
+    assert scope["_modules"]() == list(kernels.MODULES)  # type: ignore[operator]
