@@ -29,7 +29,7 @@ from .chunk_window import ChunkBytes, ChunkWindow
 from .column_builder import place_pages, placed_type
 from .column_reader import DECODE_FAILURES, ChunkParts, NestedSelection, collect_chunk, located_error
 from .encryption import ReaderDecryption
-from .footer import FooterLocation
+from .footer import FooterLocation, check_column_metadata
 from .levels import LeafLevels
 from .pages import CHUNK_SIZE_SHORTFALL, chunk_size_undercounted, iter_pages, v2_flag_ignored
 
@@ -93,10 +93,13 @@ class ChunkAccess:
                                    row_group=rg_index)
         cc = chunks[desc.index]
         if self.decryption is not None:
-            return self.decryption.column_metadata(cc, rg_index, desc)
-        if cc.meta_data is None:
+            meta = self.decryption.column_metadata(cc, rg_index, desc)
+        elif cc.meta_data is None:
             raise CorruptFileError("column chunk has no metadata", row_group=rg_index, column=desc.dotted_path)
-        return cc.meta_data
+        else:
+            meta = cc.meta_data
+        check_column_metadata(meta, rg_index, desc.dotted_path)
+        return meta
 
     def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
                     page: int = -1) -> bytes:

@@ -103,6 +103,11 @@ def check_metadata(md: Any, offset: int) -> None:
     """Raise :class:`~pqbloom.errors.CorruptFileError` when the footer lacks what every read relies on."""
     if md.schema is None or md.row_groups is None:
         raise CorruptFileError("file metadata lacks a schema or row groups", offset=offset)
+    # required Thrift fields pqbloom could do without; every peer's Thrift decoder refuses a footer that
+    # lacks them, so a file that no other reader opens does not come back as data here either
+    for name in ("version", "num_rows"):
+        if getattr(md, name) is None:
+            raise CorruptFileError(f"file metadata lacks its required field {name!r}", offset=offset)
     rgs = md.row_groups
     if isinstance(rgs, RowGroupList):
         # row groups decode on access (and check their column chunks then); the row counts are known now
@@ -116,3 +121,20 @@ def check_metadata(md: Any, offset: int) -> None:
             raise CorruptFileError("row group lacks its row count or column chunks", row_group=i, offset=offset)
 
 
+
+
+# ColumnMetaData's required Thrift fields (parquet.thrift); the checks above do the same for the footer
+_COLUMN_METADATA_REQUIRED = ("type", "encodings", "path_in_schema", "codec", "num_values",
+                             "total_uncompressed_size", "total_compressed_size", "data_page_offset")
+
+
+def check_column_metadata(meta: Any, row_group: int, column: str) -> None:
+    """Raise :class:`~pqbloom.errors.CorruptFileError` when a ``ColumnMetaData`` lacks a required field.
+
+    pqbloom could read some such chunks (the type is in the schema, the path is implied), but parquet-cpp,
+    parquet-java and DuckDB all refuse them: a chunk no peer reads is not returned as data.
+    """
+    for name in _COLUMN_METADATA_REQUIRED:
+        if getattr(meta, name) is None:
+            raise CorruptFileError(f"column chunk metadata lacks its required field {name!r}",
+                                   row_group=row_group, column=column)
