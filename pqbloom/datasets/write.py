@@ -291,12 +291,14 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
         groups = [(root, t)]
     file_schema = None if schema is None or keys else schema
     written: list[str] = []
+    counters: dict[str, int] = {}  # {i} numbers a directory's files (two groups may share one: null and "")
     try:
         for directory, part in groups:
             fs.makedirs(directory)
             step = max_rows_per_file or max(part.num_rows, 1)
-            for i, start in enumerate(range(0, max(part.num_rows, 1), step)):
+            for start in range(0, max(part.num_rows, 1), step):
                 rows = part.slice(start, step)
+                i = counters[directory] = counters.get(directory, -1) + 1
                 path = fs.join(directory, template.format(i=i))
                 with ParquetWriter.with_options(cast(Any, fs.destination(path)), file_schema or rows.schema,
                                                 options) as w:

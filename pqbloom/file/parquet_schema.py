@@ -18,6 +18,7 @@ from ..schema import ColumnDescriptor, Field, LogicalType, Schema
 
 __all__ = ["ParquetLogicalType", "ColumnSchema", "ParquetSchema", "converted_type_name"]
 
+_CONVERTED_VALUES = frozenset(m.value for m in ConvertedType)
 _TIME_UNITS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}
 #: LogicalType.kind -> (pyarrow's ``ParquetLogicalType.type``, its text) for the annotations without parameters
 _PLAIN = {"STRING": ("STRING", "String"), "ENUM": ("ENUM", "Enum"), "JSON": ("JSON", "JSON"),
@@ -35,17 +36,25 @@ class ParquetLogicalType:
     """A column's logical type as pyarrow's ``ParquetLogicalType``: ``type`` (``"STRING"``, ``"INT"``,
     ``"TIMESTAMP"``, ``"NONE"``...), ``str()`` (``"Int(bitWidth=8, isSigned=true)"``) and ``to_json()``."""
 
-    __slots__ = ("_lt",)
+    __slots__ = ("_lt", "_undefined")
 
-    def __init__(self, lt: LogicalType | None) -> None:
+    def __init__(self, lt: LogicalType | None, undefined: bool = False) -> None:
         self._lt = lt
+        #: the footer's annotation is a LogicalType member newer than pqbloom (pyarrow: "Undefined")
+        self._undefined = undefined and lt is None
+
+    @classmethod
+    def of(cls, desc: ColumnDescriptor) -> ParquetLogicalType:
+        """The logical type of leaf ``desc``."""
+        stored = desc.element.logical_type
+        return cls(desc.logical_type, stored is not None and stored.kind is None)
 
     @property
     def type(self) -> str:
         """The annotation's kind, as pyarrow names it."""
         lt = self._lt
         if lt is None:
-            return "NONE"
+            return "UNDEFINED" if self._undefined else "NONE"
         if lt.kind == "INTEGER":
             return "INT"
         return _PLAIN[lt.kind][0] if lt.kind in _PLAIN else lt.kind
@@ -53,7 +62,7 @@ class ParquetLogicalType:
     def _parts(self) -> tuple[str, list[tuple[str, Any]]]:
         lt = self._lt
         if lt is None:
-            return "None", []
+            return ("Undefined" if self._undefined else "None"), []
         k = lt.kind
         if k == "INTEGER":
             return "Int", [("bitWidth", lt.bit_width), ("isSigned", lt.signed)]
@@ -88,13 +97,32 @@ class ParquetLogicalType:
         return hash(str(self))
 
 
+def _implied_converted(lt: LogicalType) -> str:
+    """The ConvertedType a LogicalType implies, as parquet-cpp derives it (``LogicalType::ToConvertedType``):
+    none for times and timestamps not adjusted to UTC, nanoseconds, UUID, FLOAT16 and the newer types."""
+    k = lt.kind
+    if k == "INTEGER":
+        return f"{'' if lt.signed else 'U'}INT_{lt.bit_width}"
+    if k in ("TIME", "TIMESTAMP"):
+        unit = {"ms": "MILLIS", "us": "MICROS"}.get(lt.unit or "")
+        return f"{k}_{unit}" if lt.utc and unit else "NONE"
+    return {"STRING": "UTF8", "ENUM": "ENUM", "DECIMAL": "DECIMAL", "DATE": "DATE", "JSON": "JSON",
+            "BSON": "BSON", "INTERVAL": "INTERVAL"}.get(k, "NONE")
+
+
 def converted_type_name(desc: ColumnDescriptor) -> str:
-    """The leaf's legacy ``ConvertedType`` as pyarrow names it (``"NONE"`` when it has none): the stored
-    one, else the one its logical type implies (as the writer would store it)."""
+    """The leaf's legacy ``ConvertedType`` as pyarrow names it (``"NONE"`` when it has none): the one its
+    LogicalType implies when the footer gives one (as parquet-cpp reads it, whatever is stored beside it),
+    else the stored one."""
+    lt = desc.logical_type
+    if lt is not None and not lt.legacy:
+        return _implied_converted(lt)
+    if lt is None and desc.element.logical_type is not None and desc.element.logical_type.kind is None:
+        return "UNKNOWN"  # a LogicalType member newer than pqbloom, as parquet-cpp names what it implies
     ct = desc.element.converted_type
-    if ct is None and desc.logical_type is not None:
-        ct = desc.logical_type.to_annotation()[1]
-    return "NONE" if ct is None else (name_of(ConvertedType, ct) or "NONE")
+    if ct is None:
+        return "NONE"
+    return ConvertedType(ct).name if ct in _CONVERTED_VALUES else "UNKNOWN"  # NA (24), or newer than pqbloom
 
 
 class ColumnSchema:
@@ -130,7 +158,7 @@ class ColumnSchema:
 
     @property
     def logical_type(self) -> ParquetLogicalType:
-        return ParquetLogicalType(self._desc.logical_type)
+        return ParquetLogicalType.of(self._desc)
 
     @property
     def converted_type(self) -> str:

@@ -159,4 +159,4 @@ def chunk_statistics(raw: Any, desc: ColumnDescriptor, chunk_values: int, column
     num_values = max(chunk_values - (nulls or 0), 0)
     return ColumnStatistics(lo, hi, nulls, cs.distinct_count, cs.nan_count, cs.min_exact, cs.max_exact,
                             _logical(desc, lo), _logical(desc, hi), num_values, name_of(PhysicalType, desc.physical_type),
-                            ParquetLogicalType(desc.logical_type), converted_type_name(desc))
+                            ParquetLogicalType.of(desc), converted_type_name(desc))
