@@ -88,7 +88,7 @@ def main() -> None:
         show("schema.to_arrow_schema().metadata", lambda: schema.to_arrow_schema().metadata)
         for i in range(7):
             show(f"schema.column({i})", lambda i=i: schema.column(i))
-        col = keep("schema.column(3)", lambda: schema.column(3))
+        col = keep("col = schema.column(3)", lambda: schema.column(3))
         show("column(3).name", lambda: col.name)
         show("column(3).physical_type", lambda: col.physical_type)
         show("column(3).logical_type", lambda: col.logical_type)
@@ -110,7 +110,7 @@ def main() -> None:
                  lambda c=c: (c.path_in_schema, c.physical_type, c.compression))
             show(f"chunk {j} num_values, stats set", lambda c=c: (c.num_values, c.is_stats_set))
             show(f"chunk {j} statistics min/max", lambda c=c: (str(c.statistics.min), str(c.statistics.max)))
-        chunk = keep("row_group(1).column(2)", lambda: rg.column(2))
+        chunk = keep("chunk = row_group(1).column(2)", lambda: rg.column(2))
         show("chunk.to_dict() keys", lambda: sorted(chunk.to_dict()))
         show("chunk.to_dict()['statistics']", lambda: chunk.to_dict()["statistics"])
         show("chunk.has_dictionary_page", lambda: chunk.has_dictionary_page)

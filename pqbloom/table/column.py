@@ -154,6 +154,16 @@ class Column:
     def __repr__(self) -> str:
         return f"Column({self.field}, len={len(self)}, nulls={self.null_count})"
 
+    def __str__(self) -> str:
+        """pyarrow's text of the column (a one-chunk ``ChunkedArray``) when pyarrow is installed, else
+        :func:`repr`."""
+        try:
+            import pyarrow as pa
+
+            return str(pa.chunked_array([self.to_arrow()]))
+        except Exception:  # noqa: BLE001 - no pyarrow, or a value it cannot hold: pqbloom's own text
+            return repr(self)
+
     @staticmethod
     def concat(parts: Sequence[Column]) -> Column:
         if type(parts[0]) is not Column:  # nested columns concatenate their own way

@@ -369,6 +369,14 @@ class Table:
     def __repr__(self) -> str:
         return f"Table({self.num_rows} rows, {self.schema!r})"
 
+    def __str__(self) -> str:
+        """pyarrow's text of the table when pyarrow is installed (``print(table)`` prints what it prints
+        with pyarrow, a file's row groups aside: pqbloom's columns are one chunk each), else :func:`repr`."""
+        try:
+            return str(self.to_arrow())
+        except Exception:  # noqa: BLE001 - no pyarrow, or a value it cannot hold: pqbloom's own text
+            return repr(self)
+
     def equals(self, other: Any, check_metadata: bool = False) -> bool:
         """Whether both tables have the same schema and the same values, compared as :meth:`to_pydict` gives
         them; ``other`` may be a pyarrow table, then compared as pyarrow's ``Table.equals`` compares
