@@ -244,8 +244,17 @@ def _fragments(source: Any, partitioning: str | None, filesystem: Any = None
 
 
 def read_source(source: Any, columns: Sequence[str] | None = None, *, filters: FilterLike = None,
-                explain: Explain | None = None, **options: Any) -> Table:
-    """Read a source of many files (:func:`is_dataset_source`) as one table (``options``: each file's
-    reader options, FileReader's keyword arguments)."""
+                explain: Explain | None = None, decryption_properties: Any = None, verify_checksums: bool | None = None,
+                memory_limit: int | None = None, coerce_int96_timestamp_unit: str | None = None,
+                thrift_string_size_limit: int | None = None, thrift_container_size_limit: int | None = None,
+                read_dictionary: Sequence[str] | None = None) -> Table:
+    """Read a source of many files (:func:`is_dataset_source`) as one table; the reader options
+    (``decryption_properties`` to ``read_dictionary``, as :class:`Dataset`'s) go to each file's reader. An
+    option left None is the Dataset's own when ``source`` is a Dataset, else the default."""
     ds = source if isinstance(source, Dataset) else Dataset(source)
-    return ds.read_with(columns, filters, explain, {**ds.read_kwargs, **options})
+    given = {"decryption_properties": decryption_properties, "verify_checksums": verify_checksums,
+             "memory_limit": memory_limit, "coerce_int96_timestamp_unit": coerce_int96_timestamp_unit,
+             "thrift_string_size_limit": thrift_string_size_limit,
+             "thrift_container_size_limit": thrift_container_size_limit, "read_dictionary": read_dictionary}
+    return ds.read_with(columns, filters, explain,
+                        {**ds.read_kwargs, **{k: v for k, v in given.items() if v is not None}})
