@@ -1,5 +1,5 @@
 """Public functions take their options as explicit keyword arguments (issue 33): no ``**kwargs`` on what
-``pqbloom`` and ``pqbloom.datasets`` export, so an IDE and mypy see every option, and a misspelt option is
+``pqbloom``, ``pqbloom.datasets`` and ``pqbloom.cli.convert`` export, so an IDE and mypy see every option, and a misspelt option is
 a TypeError naming the function the user called."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from typing import Any
 import pytest
 
 import pqbloom
+import pqbloom.cli.convert
 import pqbloom.datasets
 
 
 def _callables() -> Iterator[tuple[str, Any]]:
-    for mod in (pqbloom, pqbloom.datasets):
+    for mod in (pqbloom, pqbloom.datasets, pqbloom.cli.convert):
         for name in mod.__all__:
             obj = getattr(mod, name)
             if inspect.isclass(obj):
@@ -57,3 +58,26 @@ def test_read_source_keeps_a_datasets_own_options_unless_given(tmp_path):
     with pytest.raises(pqbloom.errors.MemoryLimitError):
         pqbloom.datasets.read_source(ds)
     assert pqbloom.datasets.read_source(ds, memory_limit=1 << 30).to_pydict() == {"a": [1, 2, 3]}
+
+
+def test_converts_writer_options_are_parquet_writers_with_its_defaults():
+    writer = inspect.signature(pqbloom.ParquetWriter).parameters
+    conv = inspect.signature(pqbloom.cli.convert.convert).parameters
+    shared = set(pqbloom.cli.convert.WRITER_OPTIONS)
+    assert shared == set(writer) - {"where", "schema", "filesystem", "row_group_size"}
+    assert {n: (conv[n].annotation, conv[n].default) for n in shared} == \
+        {n: (writer[n].annotation, writer[n].default) for n in shared}
+
+
+def test_convert_passes_its_writer_options_on_and_refuses_a_misspelt_one(tmp_path):
+    src = tmp_path / "in.csv"
+    src.write_text("a,b\n1,x\n2,y\n")
+    out = tmp_path / "out.parquet"
+    pqbloom.cli.convert.convert(str(src), str(out), compression="zstd", bloom_filter_options={"b": True},
+                                engine="python", progress=False)
+    import pyarrow.parquet as papq
+
+    chunk = papq.ParquetFile(out).metadata.row_group(0).column(1)
+    assert chunk.compression == "ZSTD" and chunk.bloom_filter_offset is not None
+    with pytest.raises(TypeError, match=r"^convert\(\) got an unexpected keyword argument 'compresion'"):
+        pqbloom.cli.convert.convert(str(src), str(tmp_path / "x.parquet"), compresion="zstd")  # type: ignore[call-arg]
