@@ -22,6 +22,7 @@ from ..format.enums import CompressionCodec, Encoding, PhysicalType, name_of
 from ..io.sources import open_sink
 from ..schema import ColumnDescriptor, Schema
 from .metadata_dict import chunk_dict, file_dict, row_group_dict
+from .object_text import object_text
 from .sorting import SortingColumn, sorting_columns_from_thrift
 from .statistics_view import ColumnStatistics, SizeStatistics, chunk_statistics
 
@@ -30,6 +31,12 @@ __all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnSta
 
 #: (row group, leaf) -> the chunk's ColumnMetaData, decrypted when it is encrypted
 ChunkMetadataSource = Callable[[int, ColumnDescriptor], Any]
+#: the members pyarrow's text of a ``ColumnChunkMetaData`` shows, in its order
+CHUNK_TEXT = ("file_offset", "file_path", "physical_type", "num_values", "path_in_schema", "is_stats_set",
+              "statistics", "geo_statistics", "compression", "encodings", "has_dictionary_page",
+              "dictionary_page_offset", "data_page_offset", "total_compressed_size", "total_uncompressed_size",
+              "bloom_filter_offset", "bloom_filter_length")
+
 
 class ColumnChunkMetadata:
     """One column chunk of one row group: where its pages, indexes and Bloom filter are, how it is
@@ -56,8 +63,13 @@ class ColumnChunkMetadata:
         return self._meta
 
     def __repr__(self) -> str:
-        return (f"ColumnChunkMetadata(path_in_schema={self.path_in_schema!r}, row_group={self._row_group}, "
-                f"encrypted={self.is_encrypted})")
+        """pyarrow's text of a ``ColumnChunkMetaData`` (:func:`object_text`); an encrypted chunk whose
+        key is not given shows its path only."""
+        try:
+            members = [(k, getattr(self, k)) for k in CHUNK_TEXT]
+        except Exception:  # noqa: BLE001 - an encrypted chunk without its key: a repr never raises
+            members = [("path_in_schema", self.path_in_schema), ("is_encrypted", True)]
+        return object_text(self, "ColumnChunkMetaData", members)
 
     @property
     def path_in_schema(self) -> str:
@@ -247,7 +259,9 @@ class RowGroupMetadata:
         self._column_orders = column_orders
 
     def __repr__(self) -> str:
-        return f"RowGroupMetadata(index={self._index}, num_rows={self.num_rows}, num_columns={self.num_columns})"
+        """pyarrow's text of a ``RowGroupMetaData`` (:func:`object_text`)."""
+        return object_text(self, "RowGroupMetaData", [(k, getattr(self, k)) for k in (
+            "num_columns", "num_rows", "total_byte_size", "sorting_columns")])
 
     @property
     def num_rows(self) -> int:
@@ -322,8 +336,9 @@ class FileMetadata:
         self._source = source
 
     def __repr__(self) -> str:
-        return (f"FileMetadata(num_rows={self.num_rows}, num_row_groups={self.num_row_groups}, "
-                f"num_columns={self.num_columns}, created_by={self.created_by!r})")
+        """pyarrow's text of a ``FileMetaData`` (:func:`object_text`)."""
+        return object_text(self, "FileMetaData", [(k, getattr(self, k)) for k in (
+            "created_by", "num_columns", "num_rows", "num_row_groups", "format_version", "serialized_size")])
 
     @property
     def num_rows(self) -> int:

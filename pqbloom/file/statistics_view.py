@@ -23,6 +23,7 @@ from ..schema import ColumnDescriptor
 from ..statistics import ChunkStats, sort_order_for
 from ..table import Column
 from .metadata_dict import statistics_dict
+from .object_text import object_text
 from .parquet_schema import ParquetLogicalType, converted_type_name
 
 __all__ = ["ColumnStatistics", "SizeStatistics", "chunk_statistics"]
@@ -68,6 +69,14 @@ class ColumnStatistics:
     logical_type: ParquetLogicalType = ParquetLogicalType(None)
     #: the column's legacy converted type's name (``"UTF8"``, ``"NONE"``...)
     converted_type: str = "NONE"
+
+    def __repr__(self) -> str:
+        """pyarrow's text of a ``Statistics`` (:func:`~pqbloom.file.object_text.object_text`)."""
+        return object_text(self, "Statistics", [
+            ("has_min_max", self.has_min_max), ("min", self.min), ("max", self.max), ("null_count", self.null_count),
+            ("distinct_count", self.distinct_count), ("num_values", self.num_values),
+            ("physical_type", self.physical_type), ("logical_type", self.logical_type),
+            ("converted_type (legacy)", self.converted_type)])
 
     @property
     def has_min_max(self) -> bool:

@@ -100,6 +100,13 @@ class ArrowSchemaFace:
         theirs = other.to_arrow() if isinstance(other, ArrowSchemaFace) else other
         return bool(self.to_arrow().equals(theirs, check_metadata=check_metadata))
 
+    def to_string(self, truncate_metadata: bool = True, show_field_metadata: bool = True,
+                  show_schema_metadata: bool = True) -> str:
+        """pyarrow's ``Schema.to_string`` of this schema (needs pyarrow)."""
+        return str(self.to_arrow().to_string(truncate_metadata=truncate_metadata,
+                                             show_field_metadata=show_field_metadata,
+                                             show_schema_metadata=show_schema_metadata))
+
     def __str__(self) -> str:
         """pyarrow's text of the schema when pyarrow is installed (``print(table.schema)`` prints what
         it prints with pyarrow), else :func:`repr`."""

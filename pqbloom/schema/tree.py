@@ -98,7 +98,11 @@ class Schema(ArrowSchemaFace):
         return iter(self.fields)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Schema) and self.fields == other.fields
+        if isinstance(other, Schema):
+            return self.fields == other.fields
+        if type(other).__module__.startswith("pyarrow") and type(other).__name__ == "Schema":
+            return self.equals(other)  # ``table.schema == pa_schema``, as pyarrow compares schemas
+        return False
 
     def __repr__(self) -> str:
         return "Schema(\n" + "".join(f"  {f}\n" for f in self.fields) + ")"
