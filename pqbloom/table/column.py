@@ -122,6 +122,11 @@ class Column:
         """The column's Arrow type (a ``pyarrow.DataType``: needs pyarrow), as :attr:`pqbloom.Field.type`."""
         return self.field.type
 
+    @property
+    def num_chunks(self) -> int:
+        """1, as pyarrow's ``ChunkedArray.num_chunks`` counts them: a pqbloom column is one chunk."""
+        return 1
+
     # -- output ---------------------------------------------------------------
     def to_numpy(self) -> np.ndarray:
         """Values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""

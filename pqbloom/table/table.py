@@ -244,6 +244,72 @@ class Table:
         return Table([c.renamed(n) if n != c.field.name else c for c, n in zip(self.columns, new)],
                      self.metadata, None, num_rows=self._num_rows)
 
+    # -- pyarrow's column edits: a new table each time ----------------------------------
+    def _with_columns(self, columns: list[Column], name: str, values: Any) -> Table:
+        """A table of ``columns`` in which the one named ``name`` is made of ``values``; its Arrow type is
+        what ``values`` carry (a pyarrow array's, or none), not a stored one of the same name."""
+        if isinstance(values, Column):
+            extra = Table([values.renamed(name) if values.field.name != name else values])
+        elif type(values).__module__.startswith("pyarrow"):
+            import pyarrow as pa
+
+            extra = Table.from_arrow(pa.table({name: values}))
+        else:
+            extra = Table.from_pydict({name: values})
+        columns = [extra.columns[0] if c is None else c for c in columns]
+        old = self.arrow_schema.fields if self.arrow_schema is not None else ()
+        new = extra.arrow_schema.fields if extra.arrow_schema is not None else ()
+        hints = tuple(f for f in old if f.name != name) + tuple(new)
+        meta = self.arrow_schema.metadata if self.arrow_schema is not None else ()
+        return Table(columns, self.metadata, ArrowSchema(hints, meta) if hints or meta else None,
+                     num_rows=self._num_rows)
+
+    def add_column(self, i: int, field_: str | Any, column: Any) -> Table:
+        """The table with ``column`` (a pqbloom column, a pyarrow array, a list or numpy array) inserted
+        at position ``i``, named ``field_`` (a name or a pyarrow field), as pyarrow's."""
+        name = field_ if isinstance(field_, str) else field_.name
+        cols: list[Any] = list(self.columns)
+        cols.insert(i, None)
+        return self._with_columns(cols, name, column)
+
+    def append_column(self, field_: str | Any, column: Any) -> Table:
+        """The table with ``column`` added last (see :meth:`add_column`), as pyarrow's."""
+        return self.add_column(self.num_columns, field_, column)
+
+    def set_column(self, i: int, field_: str | Any, column: Any) -> Table:
+        """The table with the column at position ``i`` replaced by ``column`` named ``field_`` (see
+        :meth:`add_column`), as pyarrow's."""
+        if not 0 <= i < self.num_columns:
+            raise IndexError(f"column index {i} out of range for {self.num_columns} columns")
+        name = field_ if isinstance(field_, str) else field_.name
+        cols: list[Any] = list(self.columns)
+        cols[i] = None
+        return self._with_columns(cols, name, column)
+
+    def remove_column(self, i: int) -> Table:
+        """The table without the column at position ``i``, as pyarrow's."""
+        if not 0 <= i < self.num_columns:
+            raise IndexError(f"column index {i} out of range for {self.num_columns} columns")
+        return self._like(self.columns[:i] + self.columns[i + 1:], num_rows=self._num_rows)
+
+    def replace_schema_metadata(self, metadata: Mapping[Any, Any] | None = None) -> Table:
+        """The table with its schema metadata replaced by ``metadata`` (str or bytes keys and values;
+        None: none), as pyarrow's; pandas' metadata goes with the rest."""
+        def text(v: Any) -> str:
+            return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+        md = {text(k): text(v) for k, v in (metadata or {}).items()}
+        hints = ArrowSchema(self.arrow_schema.fields) if self.arrow_schema is not None else None
+        return Table(self.columns, md, hints, num_rows=self._num_rows)
+
+    def drop_null(self) -> Table:
+        """The rows with no null in any column, as pyarrow's."""
+        keep = np.ones(self._num_rows, dtype=bool)
+        for c in self.columns:
+            if c.mask is not None:
+                keep &= ~np.asarray(c.mask, dtype=bool)
+        return self if bool(keep.all()) else self.take(np.flatnonzero(keep))
+
     def sort_by(self, sorting: str | Sequence[Any], null_placement: str = "at_end") -> Table:
         """The rows sorted by ``sorting`` (a column name, or a list of names and ``(name, "ascending" |
         "descending")`` pairs), as pyarrow's: stable, nulls last (``null_placement="at_start"``: first)."""
