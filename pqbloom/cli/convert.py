@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from ..api import ParquetWriter
+from ..crypto import FileEncryptionProperties
 from ..errors import SchemaError
+from ..file.options import BloomFilterSpec
 from ..schema import Field, Schema, make_field
 from ..table import Table
 from .errors import ConvertError
@@ -260,15 +262,44 @@ def _detect_format(path: str, fmt: str | None) -> str:
     raise ConvertError(f"cannot tell the format of {path!r} from its name; give --format csv or --format jsonl")
 
 
+#: convert's options that are :class:`pqbloom.ParquetWriter`'s (passed on to it as they are)
+WRITER_OPTIONS = frozenset((
+    "flavor", "version", "use_dictionary", "compression", "write_statistics", "use_deprecated_int96_timestamps",
+    "compression_level", "use_byte_stream_split", "column_encoding", "writer_engine_version", "data_page_version",
+    "use_compliant_nested_type", "encryption_properties", "write_batch_size", "dictionary_pagesize_limit",
+    "store_schema", "write_page_index", "write_page_checksum", "sorting_columns", "store_decimal_as_integer",
+    "write_time_adjusted_to_utc", "max_rows_per_page", "bloom_filter_options", "use_content_defined_chunking",
+    "coerce_timestamps", "allow_truncated_timestamps", "max_row_group_bytes", "data_page_size",
+    "bloom_filter_position", "bloom_filter_skip_dictionary", "key_value_metadata", "statistics_truncate_length",
+    "fsync", "use_threads",
+))
+
+
 def convert(input_path: str, output_path: str, *, format: str | None = None, schema: str | list[Field] | None = None,
             chunk_rows: int = DEFAULT_CHUNK_ROWS, row_group_size: int = 1_000_000, delimiter: str | None = None,
             header: bool = True, null_values: Sequence[str] = ("",), progress: bool | None = None,
             encoding: str = "utf-8", on_progress: ProgressCallback | None = None, engine: str = "auto",
-            **writer_options: Any) -> ConvertResult:
+            flavor: str | None = None, version: str | None = "2.6", use_dictionary: bool | list[str] = True,
+            compression: str | dict[str, str] | None = "snappy", write_statistics: bool | list[str] = True,
+            use_deprecated_int96_timestamps: bool | None = None,
+            compression_level: int | dict[str, int] | None = None, use_byte_stream_split: bool | list[str] = False,
+            column_encoding: dict[str, str] | None = None, writer_engine_version: str | None = None,
+            data_page_version: str = "1.0", use_compliant_nested_type: bool = True,
+            encryption_properties: FileEncryptionProperties | None = None, write_batch_size: int | None = None,
+            dictionary_pagesize_limit: int | None = None, store_schema: bool = True, write_page_index: bool = True,
+            write_page_checksum: bool = False, sorting_columns: Any = None,
+            store_decimal_as_integer: bool | None = None, write_time_adjusted_to_utc: bool = False,
+            max_rows_per_page: int | None = None, bloom_filter_options: dict[str, BloomFilterSpec] | None = None,
+            use_content_defined_chunking: bool = False, coerce_timestamps: str | None = None,
+            allow_truncated_timestamps: bool = False, max_row_group_bytes: int | None = None,
+            data_page_size: int | None = None, bloom_filter_position: str = "after_row_group",
+            bloom_filter_skip_dictionary: bool = False, key_value_metadata: dict[str, str] | None = None,
+            statistics_truncate_length: int = 64, fsync: bool = False, use_threads: bool = True) -> ConvertResult:
     """Convert a CSV / TSV / JSON Lines file (``.gz`` too; ``-`` is standard input) to Parquet.
 
-    ``writer_options`` go to :class:`pqbloom.ParquetWriter` (``compression``, ``bloom_filter_options``,
-    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...). ``progress``: None
+    The writer's options (``flavor`` to ``use_threads``: ``compression``, ``bloom_filter_options``,
+    ``bloom_filter_position``, ``write_page_index``, ``encryption_properties``...) are
+    :class:`pqbloom.ParquetWriter`'s, with its defaults. ``progress``: None
     shows tqdm's or rich's progress bar on stderr when it is a terminal and one of them is installed;
     True shows a bar anyway; False none. ``on_progress(rows, input_bytes, input_size)`` is called after
     each chunk with the rows converted so far, the input bytes they came from and the input's size (None
@@ -280,6 +311,7 @@ def convert(input_path: str, output_path: str, *, format: str | None = None, sch
     (an error without pyarrow) or ``"python"``. Both give the same types and values; an input the fast
     path cannot convert exactly as the ``csv`` module path would is redone on that path.
     """
+    writer_options = {k: v for k, v in locals().items() if k in WRITER_OPTIONS}
     if chunk_rows <= 0 or row_group_size <= 0:
         raise ConvertError("--chunk-rows and --row-group-size must be positive")
     if engine not in ("auto", "pyarrow", "python"):

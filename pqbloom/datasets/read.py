@@ -31,8 +31,10 @@ from typing import Any
 import numpy as np
 
 from ..arrays import BinaryArray
+from ..crypto import FileDecryptionProperties
 from ..errors import ColumnNotFoundError, ParquetError, SchemaError
 from ..file.footer import FOOTER_TAIL_READ
+from ..file.read_options import reader_options
 from ..file.reader import FileReader
 from ..format import PhysicalType
 from ..io.remote import MAX_CONCURRENCY, RemoteRangeReader, open_readers, prefetch_many
@@ -184,8 +186,12 @@ def prune_fragments(frags: Sequence[Fragment], expr: Expr | None
 
 def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequence[str] | None = None, *,
                  filters: FilterLike = None, explain: Explain | None = None, max_workers: int = 8,
-                 **kwargs: Any) -> Table:
-    """Read a directory of Parquet files (see the module doc); ``kwargs`` go to each file's reader.
+                 decryption_properties: FileDecryptionProperties | None = None, verify_checksums: bool = True,
+                 memory_limit: int | None = None, coerce_int96_timestamp_unit: str | None = None,
+                 thrift_string_size_limit: int | None = None, thrift_container_size_limit: int | None = None,
+                 read_dictionary: Sequence[str] | None = None) -> Table:
+    """Read a directory of Parquet files (see the module doc); the reader options (``decryption_properties``
+    to ``read_dictionary``) go to each file's reader, as :class:`pqbloom.ParquetFile`'s.
     A remote directory (``root`` a :class:`~pqbloom.io.sources.RemoteLocation`) is listed once and its
     files opened together (:func:`_open_remote`), then read by up to 64 workers."""
     remote = root if isinstance(root, RemoteLocation) else None
@@ -193,15 +199,25 @@ def read_dataset(root: str | os.PathLike[str] | RemoteLocation, columns: Sequenc
     if not frags:
         raise FileNotFoundError(f"no data files under {root.name if isinstance(root, RemoteLocation) else os.fspath(root)!r}")
     return read_fragments(frags, columns, filters=filters, explain=explain, max_workers=max_workers, remote=remote,
-                          **kwargs)
+                          **reader_options(
+                          decryption_properties=decryption_properties, verify_checksums=verify_checksums, memory_limit=memory_limit,
+                          coerce_int96_timestamp_unit=coerce_int96_timestamp_unit, thrift_string_size_limit=thrift_string_size_limit,
+                          thrift_container_size_limit=thrift_container_size_limit, read_dictionary=read_dictionary))
 
 
 def read_fragments(frags: Sequence[Fragment], columns: Sequence[str] | None = None, *, filters: FilterLike = None,
                    explain: Explain | None = None, max_workers: int = 8, remote: RemoteLocation | None = None,
-                   **kwargs: Any) -> Table:
+                   decryption_properties: FileDecryptionProperties | None = None, verify_checksums: bool = True,
+                   memory_limit: int | None = None, coerce_int96_timestamp_unit: str | None = None,
+                   thrift_string_size_limit: int | None = None, thrift_container_size_limit: int | None = None,
+                   read_dictionary: Sequence[str] | None = None) -> Table:
     """Read the data files ``frags`` (at least one) as one table, their partition values as columns (see
-    the module doc); ``kwargs`` go to each file's reader. With ``remote`` the fragments are files of that
-    remote directory, opened in waves (:func:`_open_remote`)."""
+    the module doc); the reader options go to each file's reader, as in :func:`read_dataset`. With
+    ``remote`` the fragments are files of that remote directory, opened in waves (:func:`_open_remote`)."""
+    kwargs = reader_options(
+        decryption_properties=decryption_properties, verify_checksums=verify_checksums, memory_limit=memory_limit,
+        coerce_int96_timestamp_unit=coerce_int96_timestamp_unit, thrift_string_size_limit=thrift_string_size_limit,
+        thrift_container_size_limit=thrift_container_size_limit, read_dictionary=read_dictionary)
     expr = to_expression(filters)
     pfields, todo, pruned = prune_fragments(frags, expr)
     ex = Explain(filter=str(expr) if expr is not None else "")

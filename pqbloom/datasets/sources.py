@@ -30,6 +30,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ..errors import NotARegularFileError
+from ..file.read_options import reader_options
 from ..file.reader import FileReader
 from ..io.sources import RemoteLocation, is_url, local_source, locate
 from ..scan import Explain, FilePlan, FilterLike, plan_file, to_expression
@@ -71,15 +72,28 @@ class Dataset:
     """
 
     def __init__(self, source: Any, partitioning: str | None = "hive", *, filesystem: Any = None,
-                 **read_kwargs: Any) -> None:
+                 ignore_prefixes: Sequence[str] | None = None, decryption_properties: Any = None,
+                 verify_checksums: bool = True, memory_limit: int | None = None,
+                 coerce_int96_timestamp_unit: str | None = None, thrift_string_size_limit: int | None = None,
+                 thrift_container_size_limit: int | None = None,
+                 read_dictionary: Sequence[str] | None = None) -> None:
         if partitioning not in ("hive", None):
             raise ValueError(f"partitioning must be 'hive' or None, got {partitioning!r}")
         self.partitioning = partitioning
-        self.read_kwargs = read_kwargs
+        #: each file's reader options (:class:`~pqbloom.file.reader.FileReader`'s keyword arguments)
+        self.read_kwargs = reader_options(
+            decryption_properties=decryption_properties, verify_checksums=verify_checksums,
+            memory_limit=memory_limit, coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
+            thrift_string_size_limit=thrift_string_size_limit, thrift_container_size_limit=thrift_container_size_limit,
+            read_dictionary=read_dictionary)
         #: the remote directory (or file) the fragments are on; None for local files (and lists)
         self.remote: RemoteLocation | None = None
         self.fragments: list[Fragment]
         self.fragments, self.remote = _fragments(source, partitioning, filesystem)
+        if ignore_prefixes:
+            self.fragments = _without_prefixes(self.fragments, source, tuple(ignore_prefixes))
+            if not self.fragments:
+                raise FileNotFoundError(f"no data files in {source!r} (ignore_prefixes={list(ignore_prefixes)})")
 
     @property
     def files(self) -> list[str]:
@@ -97,18 +111,36 @@ class Dataset:
     @property
     def schema(self) -> Schema:
         """The first file's top-level fields, then the partition columns (as they are read: int64 when
-        every value is an integer, else string)."""
+        every value is an integer, else string), with the first file's metadata and Arrow types (its
+        ``str()``, ``metadata``, ``field(name).type`` answer as pyarrow's ``Schema``)."""
         pfields = prune_fragments(self.fragments, None)[0]
         with FileReader(open_fragment(self.fragments[0], self.remote), **self.read_kwargs) as pf:
-            fields = [f for f in pf.table_schema if f.name not in pfields]
-        return Schema(fields + list(pfields.values()))
+            first = pf.arrow_table_schema
+        fields = [f for f in first.fields if f.name not in pfields]
+        return Schema(fields + list(pfields.values()), first.key_value_metadata, arrow_hints=first.arrow_hints)
+
+    def key_value_metadata(self) -> dict[str, str | None]:
+        """The first file's footer key-value metadata (pandas' metadata, for instance)."""
+        with FileReader(open_fragment(self.fragments[0], self.remote), **self.read_kwargs) as pf:
+            return pf.key_value_metadata
 
     def to_table(self, columns: Sequence[str] | None = None, *, filters: FilterLike = None,
-                 explain: Explain | None = None, **kwargs: Any) -> Table:
+                 explain: Explain | None = None, use_threads: bool = True, memory_limit: int | None = None) -> Table:
         """Read the files as one table (``columns``, ``filters``, ``explain`` as in
-        :func:`pqbloom.read_table`; files ruled out by their partition values are never opened)."""
+        :func:`pqbloom.read_table`; files ruled out by their partition values are never opened).
+        ``memory_limit`` replaces the dataset's own for this read; ``use_threads`` is accepted for
+        pyarrow's signature (the files are read by a small pool of workers)."""
+        del use_threads
+        options = dict(self.read_kwargs)
+        if memory_limit is not None:
+            options["memory_limit"] = memory_limit
+        return self.read_with(columns, filters, explain, options)
+
+    def read_with(self, columns: Sequence[str] | None, filters: FilterLike, explain: Explain | None,
+                  options: dict[str, Any]) -> Table:
+        """:meth:`to_table` with each file's reader options ``options`` (FileReader's keyword arguments)."""
         return read_fragments(self.fragments, columns, filters=filters, explain=explain, remote=self.remote,
-                              **{**self.read_kwargs, **kwargs})
+                              **options)
 
     read = to_table
 
@@ -129,10 +161,30 @@ class Dataset:
 
 
 def dataset(source: Any, partitioning: str | None = "hive", *, filesystem: Any = None,
-            **read_kwargs: Any) -> Dataset:
+            ignore_prefixes: Sequence[str] | None = None, decryption_properties: Any = None,
+            verify_checksums: bool = True, memory_limit: int | None = None,
+            coerce_int96_timestamp_unit: str | None = None, thrift_string_size_limit: int | None = None,
+            thrift_container_size_limit: int | None = None, read_dictionary: Sequence[str] | None = None) -> Dataset:
     """A :class:`Dataset` over ``source`` (a directory, a list of files, a glob pattern; a directory or
-    file may be a URL or a path on ``filesystem``), as ``pyarrow.dataset.dataset`` names it."""
-    return Dataset(source, partitioning, filesystem=filesystem, **read_kwargs)
+    file may be a URL or a path on ``filesystem``), as ``pyarrow.dataset.dataset`` names it. The options
+    are :class:`Dataset`'s."""
+    return Dataset(source, partitioning, filesystem=filesystem, ignore_prefixes=ignore_prefixes,
+                   decryption_properties=decryption_properties, verify_checksums=verify_checksums,
+                   memory_limit=memory_limit, coerce_int96_timestamp_unit=coerce_int96_timestamp_unit,
+                   thrift_string_size_limit=thrift_string_size_limit,
+                   thrift_container_size_limit=thrift_container_size_limit, read_dictionary=read_dictionary)
+
+
+def _without_prefixes(frags: list[Fragment], source: Any, prefixes: tuple[str, ...]) -> list[Fragment]:
+    """``frags`` without the files whose name, or a directory's under the dataset's root, starts with one
+    of ``prefixes`` (pyarrow's ``ignore_prefixes``)."""
+    root = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+
+    def parts(path: str) -> list[str]:
+        rel = path[len(root):] if root is not None and path.startswith(root) else os.path.basename(path)
+        return [p for p in rel.replace(os.sep, "/").split("/") if p]
+
+    return [fr for fr in frags if not any(p.startswith(prefixes) for p in parts(fr.path))]
 
 
 def _local_file(path: str, where: str) -> Fragment:
@@ -192,7 +244,17 @@ def _fragments(source: Any, partitioning: str | None, filesystem: Any = None
 
 
 def read_source(source: Any, columns: Sequence[str] | None = None, *, filters: FilterLike = None,
-                explain: Explain | None = None, **kwargs: Any) -> Table:
-    """Read a source of many files (:func:`is_dataset_source`) as one table."""
+                explain: Explain | None = None, decryption_properties: Any = None, verify_checksums: bool | None = None,
+                memory_limit: int | None = None, coerce_int96_timestamp_unit: str | None = None,
+                thrift_string_size_limit: int | None = None, thrift_container_size_limit: int | None = None,
+                read_dictionary: Sequence[str] | None = None) -> Table:
+    """Read a source of many files (:func:`is_dataset_source`) as one table; the reader options
+    (``decryption_properties`` to ``read_dictionary``, as :class:`Dataset`'s) go to each file's reader. An
+    option left None is the Dataset's own when ``source`` is a Dataset, else the default."""
     ds = source if isinstance(source, Dataset) else Dataset(source)
-    return ds.to_table(columns, filters=filters, explain=explain, **kwargs)
+    given = {"decryption_properties": decryption_properties, "verify_checksums": verify_checksums,
+             "memory_limit": memory_limit, "coerce_int96_timestamp_unit": coerce_int96_timestamp_unit,
+             "thrift_string_size_limit": thrift_string_size_limit,
+             "thrift_container_size_limit": thrift_container_size_limit, "read_dictionary": read_dictionary}
+    return ds.read_with(columns, filters, explain,
+                        {**ds.read_kwargs, **{k: v for k, v in given.items() if v is not None}})

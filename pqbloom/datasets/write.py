@@ -18,22 +18,23 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, cast
 
 import numpy as np
 
 from ..encodings.dictionary import build_dictionary
-from ..errors import SchemaError
-from ..file.writer import ParquetWriter
+from ..errors import SchemaError, UnsupportedError
+from ..file.writer import ParquetWriter, options_from
 from ..io.remote import RemoteSink
 from ..io.sources import RemoteLocation, local_source, split_remote
 from ..table import NestedColumn, Table
 from .discover import HIVE_NULL, discover, discover_remote
 
-__all__ = ["LocalTarget", "EXISTING_DATA_BEHAVIORS", "escape_path_name", "partition_dir", "partition_text",
-           "split_by_keys", "write_to_dataset"]
+__all__ = ["LocalTarget", "EXISTING_DATA_BEHAVIORS", "WrittenFile", "escape_path_name", "partition_dir",
+           "partition_text", "split_by_keys", "write_to_dataset"]
 
 #: what ``existing_data_behavior`` may be (pyarrow's names)
 EXISTING_DATA_BEHAVIORS = ("overwrite_or_ignore", "error", "delete_matching")
@@ -136,6 +137,10 @@ class LocalTarget:
         """What :class:`~pqbloom.file.writer.ParquetWriter` writes to for ``path`` (atomically)."""
         return path
 
+    def size(self, path: str) -> int | None:
+        """The size of a written file."""
+        return os.path.getsize(path)
+
 
 class RemoteTarget:
     """A dataset's root on an fsspec filesystem (a URL, or ``filesystem=``): files are written as
@@ -169,28 +174,90 @@ class RemoteTarget:
         """What :class:`~pqbloom.file.writer.ParquetWriter` writes to for ``path``."""
         return RemoteSink(self.fs, path)
 
+    def size(self, path: str) -> int | None:
+        """The size of a written file (None when the filesystem does not say)."""
+        try:
+            return int(self.fs.size(path))
+        except (OSError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """One file :func:`write_to_dataset` wrote, as pyarrow's ``file_visitor`` gets it: its ``path``, its
+    footer (``metadata``, a :class:`~pqbloom.file.metadata.FileMetadata`) and its ``size`` in bytes."""
+
+    path: str
+    metadata: Any
+    size: int | None
+
 
 def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_cols: Sequence[str] | None = None, *,
-                     basename_template: str | None = None, existing_data_behavior: str = "overwrite_or_ignore",
-                     filesystem: Any = None, **write_options: Any) -> list[str]:
+                     filesystem: Any = None, schema: Any = None, partitioning: Any = None,
+                     basename_template: str | None = None, use_threads: bool | None = None,
+                     file_visitor: Callable[[WrittenFile], None] | None = None,
+                     existing_data_behavior: str | None = None, metadata_collector: list[Any] | None = None,
+                     max_partitions: int = 1024, max_rows_per_file: int = 0, max_rows_per_group: int | None = None,
+                     min_rows_per_group: int = 0, max_open_files: int = 1024, create_dir: bool = True,
+                     version: str | None = "2.6", use_dictionary: bool | list[str] = True,
+                     compression: str | dict[str, str] | None = "snappy", write_statistics: bool | list[str] = True,
+                     use_deprecated_int96_timestamps: bool | None = None, coerce_timestamps: str | None = None,
+                     allow_truncated_timestamps: bool = False, data_page_size: int | None = None,
+                     flavor: str | None = None, compression_level: int | dict[str, int] | None = None,
+                     use_byte_stream_split: bool | list[str] = False, column_encoding: dict[str, str] | None = None,
+                     data_page_version: str = "1.0", use_compliant_nested_type: bool = True,
+                     encryption_properties: Any = None, write_batch_size: int | None = None,
+                     dictionary_pagesize_limit: int | None = None, store_schema: bool = True,
+                     write_page_index: bool = True, write_page_checksum: bool = False, sorting_columns: Any = None,
+                     store_decimal_as_integer: bool | None = None, write_time_adjusted_to_utc: bool = False,
+                     max_rows_per_page: int | None = None, bloom_filter_options: dict[str, Any] | None = None,
+                     row_group_size: int | None = None, max_row_group_bytes: int | None = None,
+                     bloom_filter_position: str = "after_row_group", bloom_filter_skip_dictionary: bool = False,
+                     key_value_metadata: dict[str, str] | None = None, statistics_truncate_length: int = 64,
+                     fsync: bool = False) -> None:
     """Write ``table`` (anything :func:`pqbloom.write_table` accepts) as a Hive-partitioned dataset under
-    ``root_path``; returns the paths of the files written.
+    ``root_path``, as pyarrow's ``write_to_dataset`` (which returns None: ``file_visitor`` or
+    ``metadata_collector`` tell the files written).
 
     ``partition_cols`` name the primitive columns whose values become ``key=value`` directories (in that
     order); they are left out of the files. Without them one file is written in ``root_path``.
-    ``basename_template`` names each file (``{i}`` is the file's number; default
+    ``partitioning``: None, or the same list of names as ``partition_cols`` (pyarrow's directory
+    partitioning without ``key=`` and its ``Partitioning`` objects are not supported).
+    ``basename_template`` names each file (``{i}`` numbers the files of a directory from 0; default
     ``part-<uuid>-{i}.parquet``, a new uuid per call, so earlier files are never overwritten).
-    ``existing_data_behavior`` as in pyarrow: ``"overwrite_or_ignore"`` (the default) keeps what is
-    there, ``"error"`` refuses to write when ``root_path`` holds data files, ``"delete_matching"``
+    ``existing_data_behavior`` as in pyarrow: ``"overwrite_or_ignore"`` (the default; None means it) keeps
+    what is there, ``"error"`` refuses to write when ``root_path`` holds data files, ``"delete_matching"``
     deletes the data files already in the partition directories this call writes to (after the new files
-    are in place). Every other keyword is a :func:`pqbloom.write_table` option (``compression``,
-    ``row_group_size``, ``bloom_filter_options``...), applied to each file. If a file fails, the files this
-    call already wrote are removed. ``root_path`` may be a URL or a path on ``filesystem`` (fsspec): the
-    files are then written as :func:`pqbloom.write_table` writes to such a destination.
+    are in place). ``max_rows_per_file`` (0: no limit) splits a partition's rows over several files,
+    ``max_rows_per_group`` caps the row groups (as ``row_group_size``), ``max_partitions`` (default 1024, as
+    pyarrow) refuses to write more partition directories. ``file_visitor(written)`` is called for each file
+    (a :class:`WrittenFile`: ``path``, ``metadata``, ``size``); ``metadata_collector`` (a list) gets each
+    file's :class:`~pqbloom.file.metadata.FileMetadata`, its ``file_path`` relative to ``root_path``, as
+    pyarrow's (for :func:`pqbloom.write_metadata`). ``use_threads``, ``min_rows_per_group``,
+    ``max_open_files`` and ``create_dir`` are accepted without effect.
+
+    Every other keyword is a :func:`pqbloom.write_table` option (``compression``, ``row_group_size``,
+    ``bloom_filter_options``...), applied to each file. If a file fails, the files this call already wrote
+    are removed. ``root_path`` may be a URL or a path on ``filesystem`` (fsspec): the files are then
+    written as :func:`pqbloom.write_table` writes to such a destination.
     """
+    del use_threads, min_rows_per_group, max_open_files, create_dir  # hints without an effect here
+    options = options_from(locals())
+    if max_rows_per_group is not None:
+        options.row_group_size = min(max_rows_per_group, options.row_group_rows)
+    existing_data_behavior = existing_data_behavior or "overwrite_or_ignore"
     if existing_data_behavior not in EXISTING_DATA_BEHAVIORS:
         raise ValueError(f"existing_data_behavior must be one of {EXISTING_DATA_BEHAVIORS}, "
                          f"got {existing_data_behavior!r}")
+    if partitioning is not None and (not isinstance(partitioning, (list, tuple)) or
+                                     list(partitioning) != list(partition_cols or partitioning)):
+        raise UnsupportedError("partitioning: pqbloom writes Hive directories (key=value) of partition_cols; "
+                               "pass the partition columns as partition_cols")
+    if partitioning is not None and not partition_cols:
+        raise UnsupportedError("partitioning without partition_cols names directories by values only "
+                               "(pyarrow's DirectoryPartitioning), which pqbloom does not write; use partition_cols")
+    if max_rows_per_file < 0:
+        raise ValueError("max_rows_per_file must be 0 (no limit) or positive")
     template = basename_template or f"part-{uuid.uuid4().hex}-{{i}}.parquet"
     if "{i}" not in template:
         raise ValueError("basename_template must contain '{i}'")
@@ -198,7 +265,6 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
     fs: LocalTarget | RemoteTarget = LocalTarget() if remote is None else RemoteTarget(remote[0])
     root = local_source(os.fspath(root_path), filesystem) if remote is None else remote[1].rstrip("/")
     keys = list(partition_cols or [])
-    schema = write_options.pop("schema", None)
     t = Table.coerce(table, schema)
     missing = [k for k in keys if k not in t.column_names]
     if missing:
@@ -219,17 +285,32 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
         groups: list[tuple[str, Table]] = [
             (fs.join(root, partition_dir(keys, values)), part.select(data_cols))
             for values, part in split_by_keys(t, keys)]
+        if len(groups) > max_partitions:
+            raise ValueError(f"the data has {len(groups)} partitions, more than max_partitions={max_partitions}")
     else:
         groups = [(root, t)]
     file_schema = None if schema is None or keys else schema
     written: list[str] = []
+    counters: dict[str, int] = {}  # {i} numbers a directory's files (two groups may share one: null and "")
     try:
-        for i, (directory, part) in enumerate(groups):
+        for directory, part in groups:
             fs.makedirs(directory)
-            path = fs.join(directory, template.format(i=i))
-            with ParquetWriter(cast(Any, fs.destination(path)), file_schema or part.schema, **write_options) as w:
-                w.write_table(part)
-            written.append(path)
+            step = max_rows_per_file or max(part.num_rows, 1)
+            for start in range(0, max(part.num_rows, 1), step):
+                rows = part.slice(start, step)
+                i = counters[directory] = counters.get(directory, -1) + 1
+                path = fs.join(directory, template.format(i=i))
+                with ParquetWriter.with_options(cast(Any, fs.destination(path)), file_schema or rows.schema,
+                                                options) as w:
+                    w.write_table(rows)
+                written.append(path)
+                if metadata_collector is not None or file_visitor is not None:
+                    md = w.metadata
+                    md.set_file_path(_relative(path, root, remote is None))
+                    if metadata_collector is not None:
+                        metadata_collector.append(md)
+                    if file_visitor is not None:
+                        file_visitor(WrittenFile(path, md, fs.size(path)))
     except BaseException:
         for path in written:  # all or nothing: no part of a failed dataset write stays behind
             try:
@@ -243,4 +324,10 @@ def write_to_dataset(table: Any, root_path: str | os.PathLike[str], partition_co
             for old in fs.data_files(directory):
                 if old not in new and (os.path.dirname(old) if remote is None else old.rsplit("/", 1)[0]) == directory:
                     fs.remove(old)
-    return written
+
+
+def _relative(path: str, root: str, local: bool) -> str:
+    """``path`` relative to the dataset's ``root``, with ``/`` (a ``_metadata`` file's ``file_path``)."""
+    if local:
+        return os.path.relpath(path, root).replace(os.sep, "/")
+    return path[len(root):].lstrip("/")

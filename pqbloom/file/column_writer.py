@@ -126,10 +126,17 @@ class ColumnPlan:
                 self.codec.name not in compression_mod.LEVELS:
             self.level = None  # one level for all, codecs per column: it applies where the codec has levels
         compression_mod.check_level(self.codec, self.level)
-        enc_name = opt(opts.column_encoding)
+        enc_name = opt(opts.encodings_by_column)
         self.encoding = ENCODINGS_BY_NAME[enc_name.upper()] if enc_name else None
         if self.encoding is not None:
             check_encoding(f, self.encoding)
+        bss = opts.use_byte_stream_split
+        #: the encoding of pages written without a dictionary when ``column_encoding`` names none
+        self.fallback_encoding: Encoding | None = None
+        if (f.name in bss or top in bss) if isinstance(bss, (list, tuple, set)) else bool(bss):
+            # as pyarrow: where the type has it, and only when the pages are not dictionary-encoded
+            if f.physical_type in BYTE_STREAM_SPLIT_TYPES:
+                self.fallback_encoding = Encoding.BYTE_STREAM_SPLIT
         ud = opts.use_dictionary
         self.dictionary = ((f.name in ud or top in ud) if isinstance(ud, (list, tuple, set)) else bool(ud)) \
             and self.encoding is None
@@ -139,9 +146,9 @@ class ColumnPlan:
         self.statistics = (f.name in ws or top in ws) if isinstance(ws, (list, tuple, set)) else bool(ws)
         self.logical_kind = _logical_kind(f)
         self.sort_order = sort_order_for(f.physical_type, self.logical_kind, _converted_type(f.logical_type))
-        self.bloom = BloomFilterOptions.from_user(opt(opts.bloom_filter_options))
+        self.bloom = BloomFilterOptions.from_user(opt(opts.bloom_filters))
         if self.bloom is not None and f.physical_type == PhysicalType.BOOLEAN:
-            if f.name in opts.bloom_filter_options or desc is None:
+            if f.name in opts.bloom_filters or desc is None:
                 raise SchemaError(f"column {f.name!r}: Bloom filters are not defined for BOOLEAN columns")
             self.bloom = None  # a whole nested field asked for filters: skip its boolean leaves
         if desc is None:
@@ -164,6 +171,11 @@ class LeafData:
     num_values: int
     all_defined: bool = False  # a flat column without nulls: every definition level is the maximum
     dictionary: Any = None  # values the dictionary page must hold, in order (a categorical's categories)
+
+
+#: the physical types BYTE_STREAM_SPLIT is defined for
+BYTE_STREAM_SPLIT_TYPES = frozenset((PhysicalType.FLOAT, PhysicalType.DOUBLE, PhysicalType.INT32, PhysicalType.INT64,
+                                     PhysicalType.FIXED_LEN_BYTE_ARRAY))
 
 
 def check_encoding(f: Field, enc: Encoding) -> None:
@@ -194,10 +206,12 @@ def bytes_per_value(values: Any, f: Field) -> float:
     return 8.0
 
 
-def page_bounds(num_rows: int, bytes_per_row: float, page_size: int) -> list[tuple[int, int]]:
-    """(first row, end row) of each page: pages of about ``page_size`` bytes (at least one, maybe empty)."""
+def page_bounds(num_rows: int, bytes_per_row: float, page_size: int,
+                max_rows: int | None = None) -> list[tuple[int, int]]:
+    """(first row, end row) of each page: pages of about ``page_size`` bytes and at most ``max_rows``
+    rows (at least one page, maybe empty)."""
     rows_per_page = max(1, int(page_size // max(bytes_per_row, 1e-9)))
-    rows_per_page = min(rows_per_page, 20_000_000)
+    rows_per_page = min(rows_per_page, 20_000_000, max_rows or 20_000_000)
     return [(s, min(s + rows_per_page, num_rows)) for s in range(0, num_rows, rows_per_page)] or [(0, 0)]
 
 
@@ -254,20 +268,25 @@ class ColumnChunkWriter:
         if plan.dictionary and (n_dense > 0 or data.dictionary is not None and len(data.dictionary) > 0):
             built = None
             if data.dictionary is not None:
-                built = encode_with_dictionary(data.dictionary, dense, f.physical_type, opts.dictionary_pagesize_limit)
+                built = encode_with_dictionary(data.dictionary, dense, f.physical_type, opts.dictionary_limit)
             mostly_distinct = built is None and estimate_distinct_fraction(dense) > 0.5
             if built is None and not mostly_distinct:
-                built = build_dictionary(dense, f.physical_type, opts.dictionary_pagesize_limit)
+                built = build_dictionary(dense, f.physical_type, opts.dictionary_limit)
             if built is not None:
                 dict_values, indices = built
             elif log.isEnabledFor(level := logging.DEBUG if mostly_distinct else logging.INFO):
                 # mostly distinct values: the expected choice (DEBUG); a dictionary over its size limit: a
                 # fallback the user may want to tune (INFO)
                 why = ("more than half of the values are distinct" if mostly_distinct else
-                       f"the dictionary would exceed dictionary_pagesize_limit ({opts.dictionary_pagesize_limit:,} B)")
+                       f"the dictionary would exceed dictionary_pagesize_limit ({opts.dictionary_limit:,} B)")
                 log.log(level, "column %s, row group %d: dictionary encoding not used (%s); %s pages", f.name, rg, why,
-                        Encoding(plan.encoding or Encoding.PLAIN).name)
-        value_encoding = Encoding.RLE_DICTIONARY if dict_values is not None else (plan.encoding or Encoding.PLAIN)
+                        Encoding(plan.encoding or plan.fallback_encoding or Encoding.PLAIN).name)
+        # format version 1.0 names dictionary pages and dictionary-coded data pages PLAIN_DICTIONARY (the
+        # same bytes), as pyarrow writes them; later versions PLAIN and RLE_DICTIONARY
+        legacy_dictionary = opts.version == "1.0"
+        dict_page_encoding = Encoding.PLAIN_DICTIONARY if legacy_dictionary else Encoding.PLAIN
+        value_encoding = (Encoding.PLAIN_DICTIONARY if legacy_dictionary else Encoding.RLE_DICTIONARY) \
+            if dict_values is not None else (plan.encoding or plan.fallback_encoding or Encoding.PLAIN)
 
         # -- Bloom filter over the dense values
         bloom = None
@@ -293,7 +312,8 @@ class ColumnChunkWriter:
         data_start = self.sink.tell()
         dictionary_offset = None
         total_uncompressed = 0
-        encodings = set()
+        # in pyarrow's order: the dictionary page's encoding, RLE (levels), then the data pages' encodings
+        encodings: list[int] = []
         encoding_stats: dict[tuple[int, int], int] = {}
         if dict_values is not None:
             dict_bytes = encode_plain(dict_values, f.physical_type, f.type_length)
@@ -301,17 +321,18 @@ class ColumnChunkWriter:
             body = encrypt_module(self.encryption, ModuleType.DICTIONARY_PAGE, body, rg, col)
             header = encode_dictionary_page_header(
                 uncompressed_page_size=len(dict_bytes), compressed_page_size=len(body), num_values=len(dict_values),
-                encoding=Encoding.PLAIN, crc=_crc(body) if opts.write_page_checksum else None)
+                encoding=dict_page_encoding, crc=_crc(body) if opts.write_page_checksum else None)
             hbytes = encrypt_module(self.encryption, ModuleType.DICTIONARY_PAGE_HEADER, header, rg, col)
             dictionary_offset = self.sink.tell()
             write_pair(self.sink, hbytes, body)
             total_uncompressed += len(hbytes) + len(dict_bytes)
-            encodings.add(Encoding.PLAIN)
-            encoding_stats[(PageType.DICTIONARY_PAGE, Encoding.PLAIN)] = 1
+            encodings.append(dict_page_encoding)
+            encoding_stats[(PageType.DICTIONARY_PAGE, dict_page_encoding)] = 1
             per_row = bit_width_of(max(len(dict_values) - 1, 0)) / 8 + 0.01
         else:
             per_row = bytes_per_value(dense, f)
-        bounds = page_bounds(num_rows, max(per_row * n_dense / max(num_rows, 1), 0.01), opts.data_page_size)
+        bounds = page_bounds(num_rows, max(per_row * n_dense / max(num_rows, 1), 0.01), opts.page_size,
+                             opts.max_rows_per_page)
         data_page_offset = self.sink.tell()
         pi_stats, pi_null_pages, pi_locations, pi_unencoded = [], [], [], []
         # level histograms (SizeStatistics) per page, for every column whose max level is > 0
@@ -403,7 +424,6 @@ class ColumnChunkWriter:
                 offset = self.sink.tell()
                 write_pair(self.sink, hbytes, body)
                 total_uncompressed += len(hbytes) + page.uncompressed_size
-                encodings.add(value_encoding)
                 encoding_stats[(ptype, value_encoding)] = encoding_stats.get((ptype, value_encoding), 0) + 1
                 pi_locations.append((offset, len(hbytes) + len(body), page.r0))
                 pi_stats.append(page.stats)
@@ -417,8 +437,9 @@ class ColumnChunkWriter:
                     pi_def_hist.append(level_histogram(
                         def_levels[page.e0:page.e1] if def_levels is not None else None,
                         plan.max_def, plan.max_def, num_values - page.num_nulls))
-        if def_levels is not None or rep_levels is not None or v2:
-            encodings.add(Encoding.RLE)
+        encodings.append(Encoding.RLE)  # levels (pyarrow lists it for columns without levels too)
+        if value_encoding not in encodings and encoding_stats.keys() - {(PageType.DICTIONARY_PAGE, dict_page_encoding)}:
+            encodings.append(value_encoding)
         if plan.statistics and len(bounds) == 1 and pi_stats[0] is not None:
             chunk_stats = pi_stats[0]  # one page: its statistics are the chunk's (same values, same nulls)
         elif plan.statistics:
@@ -435,7 +456,7 @@ class ColumnChunkWriter:
         # size statistics for byte arrays and levels; histograms are omitted where the max level is 0, as the
         # spec allows and pyarrow does
         meta = column_metadata(
-            physical_type=f.physical_type, encodings=sorted(encodings), path_in_schema=plan.path,
+            physical_type=f.physical_type, encodings=encodings, path_in_schema=plan.path,
             codec=codec.thrift_id, num_values=n, total_uncompressed_size=total_uncompressed,
             total_compressed_size=total_compressed, data_page_offset=data_page_offset,
             dictionary_page_offset=dictionary_offset, statistics=chunk_stats, encoding_stats=encoding_stats,

@@ -6,138 +6,36 @@ pyarrow has one, so code moves between the two libraries easily. The objects are
 decoded footer: nothing is decoded twice, and a row group of a large lazy footer is decoded only when
 asked for. The raw Thrift structs stay inside :mod:`pqbloom.format` and the file layer.
 
-Statistics are given the way a reader may rely on them (:class:`pqbloom.statistics.ChunkStats`):
-``min``/``max`` are None when the column's sort order is unknown or the writer is known to have
-written wrong bounds (old parquet-mr on binary columns), even when the footer holds bytes there.
-That differs from pyarrow, which shows such bounds; a pruning decision made on them would be wrong.
+Statistics: :mod:`pqbloom.file.statistics_view`; ``to_dict()``: :mod:`pqbloom.file.metadata_dict`; the
+Parquet schema (``FileMetadata.schema``): :mod:`pqbloom.file.parquet_schema`.
 """
 
 from __future__ import annotations
 
-import decimal
+import copy
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from ..arrays import BinaryArray
-from ..format import column_order_name, statistics_fields
-from ..format.enums import NUMERIC_DTYPES, CompressionCodec, Encoding, PhysicalType, name_of
+from ..errors import SchemaError, UnsupportedError
+from ..format import encode
+from ..format.enums import CompressionCodec, Encoding, PhysicalType, name_of
+from ..io.sources import open_sink
 from ..schema import ColumnDescriptor, Schema
-from ..statistics import ChunkStats, sort_order_for
-from ..table import Column
+from .metadata_dict import chunk_dict, file_dict, row_group_dict
+from .object_text import object_text
 from .sorting import SortingColumn, sorting_columns_from_thrift
+from .statistics_view import ColumnStatistics, SizeStatistics, chunk_statistics
 
 __all__ = ["FileMetadata", "RowGroupMetadata", "ColumnChunkMetadata", "ColumnStatistics", "SizeStatistics",
            "SortingColumn"]
 
 #: (row group, leaf) -> the chunk's ColumnMetaData, decrypted when it is encrypted
 ChunkMetadataSource = Callable[[int, ColumnDescriptor], Any]
-
-_TEXT_KINDS = frozenset(("STRING", "ENUM", "JSON"))
-
-
-def _stat_kind(desc: ColumnDescriptor) -> str | None:
-    lt = desc.logical_type
-    if lt is None:
-        return None
-    if lt.kind == "INTEGER":
-        return "INTEGER_SIGNED" if lt.signed else "INTEGER_UNSIGNED"
-    return lt.kind
-
-
-@dataclass(frozen=True)
-class ColumnStatistics:
-    """A column chunk's statistics, as far as they can be trusted.
-
-    ``min`` and ``max`` are Python values of the column's logical type, as pyarrow's ``Statistics``
-    gives them: ``datetime`` (aware for UTC-adjusted timestamps; pandas ``Timestamp`` for nanoseconds,
-    as pyarrow), ``date``, ``time``, ``Decimal``, ``str`` for text (bytes when a truncated bound is not
-    valid UTF-8), ``uuid.UUID``, non-negative ints for unsigned columns; FLOAT16 gives a float (pyarrow:
-    the two raw bytes) and UUID a ``uuid.UUID`` (pyarrow: the 16 bytes). ``min_raw``/``max_raw`` are the same bounds in the physical domain (int, float,
-    bool, bytes; unscaled decimals; unsigned ints non-negative). ``num_values``: the chunk's values
-    less its nulls (its values when the null count is unknown), as pyarrow counts them. ``is_min_value_exact``/``is_max_value_exact`` are None when
-    the writer did not say (a truncated bound is not exact).
-    """
-
-    min_raw: Any
-    max_raw: Any
-    null_count: int | None
-    distinct_count: int | None
-    nan_count: int | None
-    is_min_value_exact: bool | None
-    is_max_value_exact: bool | None
-    min: Any = None
-    max: Any = None
-    num_values: int = 0
-    physical_type: str | None = None
-
-    @property
-    def has_min_max(self) -> bool:
-        """Whether both bounds are known and trusted."""
-        return self.min_raw is not None and self.max_raw is not None
-
-    @property
-    def has_null_count(self) -> bool:
-        """Whether the writer recorded how many nulls the chunk holds."""
-        return self.null_count is not None
-
-    @property
-    def has_distinct_count(self) -> bool:
-        """Whether the writer recorded how many distinct values the chunk holds."""
-        return self.distinct_count is not None
-
-
-@dataclass(frozen=True)
-class SizeStatistics:
-    """A column chunk's ``SizeStatistics``: the bytes of its byte-array values before encoding, and its
-    repetition and definition level histograms (a count per level), each None when the writer gave none."""
-
-    unencoded_byte_array_data_bytes: int | None
-    repetition_level_histogram: list[int] | None
-    definition_level_histogram: list[int] | None
-
-
-def _logical(desc: ColumnDescriptor, v: Any) -> Any:
-    """A physical bound as the Python value of the column's logical type (what reading a column
-    holding it gives: the same conversion as :meth:`pqbloom.Table.to_pylist`)."""
-    if v is None:
-        return None
-    p = desc.physical_type
-    lt = desc.logical_type
-    if lt is not None and lt.kind == "DECIMAL" and isinstance(v, int) and p not in (PhysicalType.INT32,
-                                                                                      PhysicalType.INT64):
-        return decimal.Decimal(f"{v}E-{lt.scale or 0}")  # exact (binary decimals come unscaled from ChunkStats)
-    if lt is not None and lt.kind in _TEXT_KINDS:
-        return _text(v)  # bytes when a (truncated) bound is not valid UTF-8
-    vals: Any
-    if p in (PhysicalType.INT32, PhysicalType.INT64) and isinstance(v, int):
-        bits = 32 if p == PhysicalType.INT32 else 64
-        vals = np.array([v & ((1 << bits) - 1)], np.uint64 if bits == 64 else np.uint32).view(NUMERIC_DTYPES[p])
-    elif p == PhysicalType.BOOLEAN:
-        return bool(v)
-    elif p in (PhysicalType.FLOAT, PhysicalType.DOUBLE):
-        vals = np.array([v], NUMERIC_DTYPES[p])
-    elif p == PhysicalType.FIXED_LEN_BYTE_ARRAY and isinstance(v, bytes) and len(v) == desc.type_length:
-        vals = np.frombuffer(v, np.uint8).reshape(1, len(v))
-    elif p == PhysicalType.BYTE_ARRAY and isinstance(v, (bytes, str)):
-        vals = BinaryArray.from_pylist([v])
-    else:
-        return v
-    try:
-        return Column(desc.field, vals, None).to_pylist()[0]
-    except (ValueError, TypeError, ArithmeticError, OverflowError):
-        return v
-
-
-def _text(v: Any) -> Any:
-    if isinstance(v, bytes):
-        try:
-            return v.decode("utf-8")
-        except UnicodeDecodeError:
-            return v
-    return v
+#: the members pyarrow's text of a ``ColumnChunkMetaData`` shows, in its order
+CHUNK_TEXT = ("file_offset", "file_path", "physical_type", "num_values", "path_in_schema", "is_stats_set",
+              "statistics", "geo_statistics", "compression", "encodings", "has_dictionary_page",
+              "dictionary_page_offset", "data_page_offset", "total_compressed_size", "total_uncompressed_size",
+              "bloom_filter_offset", "bloom_filter_length")
 
 
 class ColumnChunkMetadata:
@@ -165,8 +63,13 @@ class ColumnChunkMetadata:
         return self._meta
 
     def __repr__(self) -> str:
-        return (f"ColumnChunkMetadata(path_in_schema={self.path_in_schema!r}, row_group={self._row_group}, "
-                f"encrypted={self.is_encrypted})")
+        """pyarrow's text of a ``ColumnChunkMetaData`` (:func:`object_text`); an encrypted chunk whose
+        key is not given shows its path only."""
+        try:
+            members = [(k, getattr(self, k)) for k in CHUNK_TEXT]
+        except Exception:  # noqa: BLE001 - an encrypted chunk without its key: a repr never raises
+            members = [("path_in_schema", self.path_in_schema), ("is_encrypted", True)]
+        return object_text(self, "ColumnChunkMetaData", members)
 
     @property
     def path_in_schema(self) -> str:
@@ -307,18 +210,40 @@ class ColumnChunkMetadata:
         raw = self._metadata().statistics
         if raw is None:
             return None
-        desc = self._desc
-        kind = _stat_kind(desc)
-        order = sort_order_for(desc.physical_type, kind, desc.element.converted_type)
-        cs = ChunkStats.from_fields(statistics_fields(raw), desc.physical_type, order,
-                                    column_order=column_order_name(self._column_order), created_by=self._created_by,
-                                    type_length=desc.type_length, logical_kind=kind)
-        lo, hi = cs.min, cs.max
-        nulls = cs.null_count
-        # as pyarrow: the chunk's values less its nulls (all of them when the null count is unknown)
-        num_values = max(self.num_values - (nulls or 0), 0)
-        return ColumnStatistics(lo, hi, nulls, cs.distinct_count, cs.nan_count, cs.min_exact, cs.max_exact,
-                                _logical(desc, lo), _logical(desc, hi), num_values, self.physical_type)
+        return chunk_statistics(raw, self._desc, self.num_values, self._column_order, self._created_by)
+
+    @property
+    def has_index_page(self) -> bool:
+        """Whether the chunk has an index page (no writer writes them; always False here)."""
+        return self._metadata().index_page_offset is not None
+
+    @property
+    def index_page_offset(self) -> int | None:
+        """Offset of the chunk's index page (no writer writes them)."""
+        return self._metadata().index_page_offset
+
+    @property
+    def is_geo_stats_set(self) -> bool:
+        """Whether the chunk has geospatial statistics pqbloom reads (never: pqbloom reads none)."""
+        return False
+
+    @property
+    def geo_statistics(self) -> None:
+        """Geospatial statistics (pqbloom reads none)."""
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The chunk's metadata as pyarrow's ``ColumnChunkMetaData.to_dict()``."""
+        return chunk_dict(self)
+
+    def equals(self, other: ColumnChunkMetadata) -> bool:
+        """Whether ``other`` describes the same chunk (as :meth:`to_dict` gives it)."""
+        return isinstance(other, ColumnChunkMetadata) and self.to_dict() == other.to_dict()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ColumnChunkMetadata) and self.equals(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class RowGroupMetadata:
@@ -334,7 +259,9 @@ class RowGroupMetadata:
         self._column_orders = column_orders
 
     def __repr__(self) -> str:
-        return f"RowGroupMetadata(index={self._index}, num_rows={self.num_rows}, num_columns={self.num_columns})"
+        """pyarrow's text of a ``RowGroupMetaData`` (:func:`object_text`)."""
+        return object_text(self, "RowGroupMetaData", [(k, getattr(self, k)) for k in (
+            "num_columns", "num_rows", "total_byte_size", "sorting_columns")])
 
     @property
     def num_rows(self) -> int:
@@ -380,14 +307,28 @@ class RowGroupMetadata:
         """The column chunks, in leaf order."""
         return (self.column(i) for i in range(min(self.num_columns, len(self._leaves))))
 
+    def to_dict(self) -> dict[str, Any]:
+        """The row group's metadata as pyarrow's ``RowGroupMetaData.to_dict()``."""
+        return row_group_dict(self)
+
+    def equals(self, other: RowGroupMetadata) -> bool:
+        """Whether ``other`` describes the same row group (as :meth:`to_dict` gives it)."""
+        return isinstance(other, RowGroupMetadata) and self.to_dict() == other.to_dict()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RowGroupMetadata) and self.equals(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 class FileMetadata:
     """A Parquet file's footer: row counts, the writer, key-value metadata, the schema and the row
     groups. Returned by :func:`pqbloom.read_metadata` and ``ParquetFile.metadata_view``."""
 
     def __init__(self, metadata: Any, schema: Schema, leaves: list[ColumnDescriptor], num_rows: int,
-                 source: ChunkMetadataSource, *, encrypted: bool = False) -> None:
+                 source: ChunkMetadataSource, *, encrypted: bool = False, serialized_size: int = 0) -> None:
         self._md = metadata
+        self._serialized_size = serialized_size
         self._encrypted = encrypted or metadata.encryption_algorithm is not None
         self._schema = schema
         self._leaves = leaves
@@ -395,8 +336,9 @@ class FileMetadata:
         self._source = source
 
     def __repr__(self) -> str:
-        return (f"FileMetadata(num_rows={self.num_rows}, num_row_groups={self.num_row_groups}, "
-                f"num_columns={self.num_columns}, created_by={self.created_by!r})")
+        """pyarrow's text of a ``FileMetaData`` (:func:`object_text`)."""
+        return object_text(self, "FileMetaData", [(k, getattr(self, k)) for k in (
+            "created_by", "num_columns", "num_rows", "num_row_groups", "format_version", "serialized_size")])
 
     @property
     def num_rows(self) -> int:
@@ -414,9 +356,80 @@ class FileMetadata:
         return len(self._leaves)
 
     @property
-    def format_version(self) -> int:
+    def format_version(self) -> str:
+        """The format version as pyarrow names it: ``"2.6"`` for a footer of version 2 (pyarrow, which
+        writes 2 for ``"2.4"`` and ``"2.6"``, cannot tell them apart either), ``"1.0"`` otherwise."""
+        return "2.6" if self._md.version == 2 else "1.0"
+
+    @property
+    def version(self) -> int | None:
         """``FileMetaData.version`` as the writer set it (1 or 2; writers disagree on its meaning)."""
-        return int(self._md.version)
+        return self._md.version
+
+    @property
+    def serialized_size(self) -> int:
+        """Bytes of the serialized footer (``FileMetaData``), as pyarrow's."""
+        return self._serialized_size
+
+    def to_dict(self) -> dict[str, Any]:
+        """The footer as pyarrow's ``FileMetaData.to_dict()``: counts, writer, row groups, column chunks."""
+        return file_dict(self)
+
+    def equals(self, other: FileMetadata) -> bool:
+        """Whether ``other`` holds the same footer: schema, key-value metadata and what :meth:`to_dict`
+        gives (pyarrow compares the serialized structs)."""
+        return isinstance(other, FileMetadata) and self.schema == other.schema and \
+            self.key_value_metadata == other.key_value_metadata and self.to_dict() == other.to_dict()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FileMetadata) and self.equals(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def set_file_path(self, path: str) -> None:
+        """Name the file that holds the column chunks (``ColumnChunk.file_path``, relative to a dataset's
+        root), as pyarrow's: what a ``_metadata`` file says of each chunk (see
+        :func:`pqbloom.write_metadata`)."""
+        for i in range(self.num_row_groups):
+            for chunk in self._md.row_groups[i].columns:
+                chunk.file_path = path
+
+    def append_row_groups(self, other: FileMetadata) -> None:
+        """Add ``other``'s row groups (a file of the same schema), as pyarrow's: a dataset's ``_metadata``
+        gathered from its files' footers."""
+        if [d.field for d in other._leaves] != [d.field for d in self._leaves]:
+            raise SchemaError(f"append_row_groups needs equal schemas: {self.num_columns} columns "
+                              f"({self.schema.names}), the other {other.num_columns} ({other.schema.names})")
+        rgs = [other._md.row_groups[i] for i in range(other.num_row_groups)]
+        self._md.row_groups = [self._md.row_groups[i] for i in range(self.num_row_groups)] + rgs
+        self._num_rows += other.num_rows
+        self._md.num_rows = self._num_rows
+
+    def row_group_structs(self) -> list[Any]:
+        """The footer's ``RowGroup`` structs (the file layer's: writing a ``_metadata`` file)."""
+        return [self._md.row_groups[i] for i in range(self.num_row_groups)]
+
+    def write_metadata_file(self, where: Any, filesystem: Any = None) -> None:
+        """Write this footer as a metadata-only Parquet file (its row groups, no pages), as pyarrow's: a
+        dataset's ``_metadata`` (see :func:`pqbloom.write_metadata`). Written atomically, as a writer's file."""
+        if self._encrypted:
+            raise UnsupportedError("write_metadata_file: an encrypted footer is not written out as a metadata file")
+        md = copy.copy(self._md)
+        md.row_groups = self.row_group_structs()
+        md.num_rows = self.num_rows
+        footer = encode(md)
+        sink = open_sink(where, filesystem=filesystem)
+        try:
+            sink.write(b"PAR1" + footer + len(footer).to_bytes(4, "little") + b"PAR1")
+            sink.commit()
+        except BaseException:
+            sink.abort()
+            raise
+
+    @property
+    def footer_struct(self) -> Any:
+        """The decoded ``FileMetaData`` struct (the file layer's)."""
+        return self._md
 
     @property
     def created_by(self) -> str | None:

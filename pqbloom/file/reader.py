@@ -39,14 +39,13 @@ from ..table import (
     with_dictionary,
 )
 from ..table.arrow_schema import ARROW_SCHEMA_KEY, ArrowSchema, effective_field, natural_field, schema_hints
+from .batches import iter_batches
 from .binary_sink import BinarySink
 from .column_builder import ByteArrayRegions, ColumnBuilder, FixedRegions, placed_type
 from .column_reader import (
     DECODE_FAILURES,
     DictIndices,
-    NestedQueue,
     NestedSelection,
-    RowQueue,
     Values,
     build_column,
     concat_values,
@@ -60,6 +59,8 @@ from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
 from .pages import join_levels, plausible_count
 from .parallel import map_ordered
+from .parquet_schema import ParquetSchema
+from .read_hints import read_hints
 from .row_access import RowAccess
 from .select import select_columns
 
@@ -102,7 +103,8 @@ class FileReader(RowAccess):
                  verify_checksums: bool = True, memory_limit: int | None = None,
                  coerce_int96_timestamp_unit: str | None = None,
                  thrift_string_size_limit: int = DEFAULT_THRIFT_STRING_SIZE_LIMIT,
-                 thrift_container_size_limit: int = DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT) -> None:
+                 thrift_container_size_limit: int = DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT,
+                 read_dictionary: Sequence[str] | None = None) -> None:
         if memory_limit is not None and memory_limit <= 0:
             raise ValueError("memory_limit must be a positive number of bytes (or None)")
         if coerce_int96_timestamp_unit is not None and coerce_int96_timestamp_unit not in INT96_UNITS:
@@ -111,6 +113,8 @@ class FileReader(RowAccess):
                              f"seconds read 'ms' and cast)")
         #: the unit INT96 timestamps are read in (None: nanoseconds, range-checked)
         self.coerce_int96_timestamp_unit = coerce_int96_timestamp_unit
+        #: top-level columns read as Arrow dictionaries (pandas categoricals), as pyarrow's ``read_dictionary``
+        self.read_dictionary = tuple(read_dictionary or ())
         self.memory_limit = memory_limit
         self.range_reader = open_source(source)  # URLs through fsspec (pqbloom.io.sources)
         self.verify_checksums = verify_checksums
@@ -134,9 +138,23 @@ class FileReader(RowAccess):
 
     # -- properties ------------------------------------------------------------------
     @property
-    def schema(self) -> Schema:
-        """The flat schema: one field per leaf column, named by its dotted path."""
-        return Schema([c.field for c in self._leaves])
+    def schema(self) -> ParquetSchema:
+        """The flat schema: one field per leaf column, named by its dotted path (with pyarrow's
+        ``ParquetSchema`` members: ``column(i)``, ``to_arrow_schema()``)."""
+        return ParquetSchema(self._leaves, lambda: self.schema_arrow)
+
+    @property
+    def arrow_table_schema(self) -> Schema:
+        """:attr:`table_schema` with the metadata and Arrow types pyarrow's ``read_schema`` gives: the stored
+        ``ARROW:schema``'s metadata (else the footer's key-value metadata) and types (time zones,
+        durations, dictionaries...)."""
+        kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
+        hints = read_hints(schema_hints(kv), self.table_schema.fields, self.read_dictionary)
+        if hints is not None and ARROW_SCHEMA_KEY in kv:
+            meta = dict(hints.metadata)
+        else:
+            meta = {k: v for k, v in kv.items() if k != ARROW_SCHEMA_KEY}
+        return Schema(self.table_schema.fields, meta, arrow_hints=hints)
 
     @property
     def table_schema(self) -> Schema:
@@ -196,7 +214,8 @@ class FileReader(RowAccess):
         """The footer as pqbloom's metadata objects (row groups, column chunks, statistics)."""
         if self._metadata_view is None:
             self._metadata_view = FileMetadata(self.thrift_metadata, self.schema, self._leaves, self.num_rows,
-                                               self.chunk_metadata, encrypted=self.footer_location.encrypted_footer)
+                                               self.chunk_metadata, encrypted=self.footer_location.encrypted_footer,
+                                               serialized_size=self.footer_location.footer_length)
         return self._metadata_view
 
     def column_chunk(self, row_group: int, column: int | str) -> ColumnChunkMetadata:
@@ -373,48 +392,21 @@ class FileReader(RowAccess):
                         for d in descs]
             return self.with_file_metadata(Table(cols, num_rows=self.thrift_metadata.row_groups[i].num_rows), [i])
 
-    def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *,
-                     row_groups: Sequence[int] | None = None, use_threads: bool = True) -> Iterator[Table]:
-        """Yield Tables of at most ``batch_size`` rows, decoding page by page (of the row groups
-        ``row_groups`` in that order, or all; ``use_threads`` is accepted for pyarrow's signature:
-        batches decode in the calling thread).
-
-        Memory stays bounded by the batch, one decoded page per column and the compressed bytes of the
-        current column chunks; batches never span row groups.
-        """
-        if batch_size <= 0:
-            raise ValueError("batch_size must be positive")
+    def iter_batches(self, batch_size: int = 65536, row_groups: Sequence[int] | None = None,
+                     columns: Sequence[str] | None = None, use_threads: bool = True) -> Iterator[Table]:
+        """Yield Tables of ``batch_size`` rows (the last may be shorter), across row groups as pyarrow's
+        (of the row groups ``row_groups`` in that order, or all; ``use_threads`` is accepted for
+        pyarrow's signature: batches decode in the calling thread). Memory stays bounded by the batch,
+        one decoded page per column and the compressed bytes of the current column chunks (see
+        :mod:`pqbloom.file.batches`)."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
+            raise ValueError(f"batch_size must be a positive number of rows, not {batch_size!r}")
         rgs = range(self.num_row_groups) if row_groups is None else [self._row_group_index(i) for i in row_groups]
-        return run_limited(self.memory_limit, self._iter_batches(batch_size, columns, rgs))
+        return run_limited(self.memory_limit, self._iter_batches(int(batch_size), columns, rgs))
 
     def _iter_batches(self, batch_size: int, columns: Sequence[str] | None, row_groups: Sequence[int]) -> Iterator[Table]:
-        descs = self.select_columns(columns)
-        for i in row_groups:
-            expected = self.thrift_metadata.row_groups[i].num_rows
-            if not descs:  # no columns: batches of rows only
-                for start in range(0, expected, batch_size):
-                    yield Table([], num_rows=min(batch_size, expected - start))
-                continue
-            streams = [iter([(self.read_nested(i, d),)]) if isinstance(d, NestedSelection)
-                       else self._iter_chunk_pages(i, d) for d in descs]
-            queues = [NestedQueue() if isinstance(d, NestedSelection) else RowQueue(d.field) for d in descs]
-            emitted = 0
-            while True:
-                for q, stream in zip(queues, streams):
-                    while q.rows < batch_size and not q.exhausted:
-                        page = next(stream, None)
-                        if page is None:
-                            q.exhausted = True
-                        else:
-                            q.push(*page)
-                n = min((q.rows for q in queues), default=0)
-                n = min(n, batch_size)
-                if n == 0:
-                    if any(q.rows for q in queues) or (queues and emitted != expected):
-                        raise CorruptFileError("columns disagree on the row count", row_group=i)
-                    break
-                emitted += n
-                yield self.with_file_metadata(Table([q.pop(n) for q in queues]), [])
+        for t in iter_batches(self, self.select_columns(columns), row_groups, batch_size):
+            yield self.with_file_metadata(t, [])
 
     def with_file_metadata(self, table: Table, row_groups: Sequence[int] | None = None) -> Table:
         """``table`` with the footer's key-value metadata and stored Arrow types (pandas' metadata,
@@ -424,6 +416,8 @@ class FileReader(RowAccess):
         reads them as a categorical's categories, used values or not."""
         kv = {k: v for k, v in self.key_value_metadata.items() if v is not None}
         hints = schema_hints(kv)
+        if self.read_dictionary:
+            hints = read_hints(hints, [c.field for c in table.columns], self.read_dictionary)
         kv.pop(ARROW_SCHEMA_KEY, None)
         # INT96 in the unit asked for: every read returns through here
         cols = [coerce_int96(c, self.coerce_int96_timestamp_unit) for c in table.columns]
@@ -462,7 +456,7 @@ class FileReader(RowAccess):
             raise located_error(exc, row_group, desc) from None
         return None
 
-    def _iter_chunk_pages(self, rg: int, desc: ColumnDescriptor) -> Iterator[tuple[Any, np.ndarray | None]]:
+    def iter_chunk_pages(self, rg: int, desc: ColumnDescriptor) -> Iterator[tuple[Any, np.ndarray | None]]:
         """Dense values and presence flags of each data page of one chunk, decoded lazily."""
         meta = self.chunk_metadata(rg, desc)
         if meta.num_values == 0:

@@ -17,25 +17,35 @@ from typing import IO, TYPE_CHECKING, Any
 import numpy as np
 
 from .._version import __version__
-from ..crypto import ModuleType
-from ..errors import SchemaError
-from ..format import encode, encode_column_index, file_metadata, gc_paused, offset_index, row_group
+from ..crypto import FileEncryptionProperties, ModuleType
+from ..errors import SchemaError, UnsupportedError
+from ..format import (
+    ConvertedType,
+    encode,
+    encode_column_index,
+    file_metadata,
+    gc_paused,
+    offset_index,
+    row_group,
+)
 from ..io.sources import open_sink
-from ..schema import LNode, NestedField, Schema, build_tree, check_writable, leaves_from_elements
+from ..schema import ColumnDescriptor, LNode, NestedField, Schema, build_tree, check_writable, leaves_from_elements
 from ..statistics import build_column_index
 from ..table import Column, NestedColumn, Table, conform
 from ..table.arrow_schema import footer_metadata, from_pyarrow
 from .column_writer import ColumnChunkWriter, ColumnPlan, LeafData, PendingChunk, bytes_per_value
 from .encryption import WriterEncryption, encrypt_module
 from .levels import shred
-from .options import BloomFilterOptions, WriterOptions
+from .metadata import FileMetadata
+from .options import BloomFilterOptions, BloomFilterSpec, WriterOptions
+from .parquet_schema import ParquetSchema
 from .sorting import resolve_sorting_columns, sorting_columns_struct
 from .versions import footer_version, schema_for_version, table_for_version
 
 if TYPE_CHECKING:
     from typing import Self  # Python 3.11; annotations only (3.10 is supported)
 
-__all__ = ["ParquetWriter", "WriterOptions", "BloomFilterOptions", "CREATED_BY", "Destination"]
+__all__ = ["ParquetWriter", "WriterOptions", "BloomFilterOptions", "CREATED_BY", "Destination", "options_from"]
 
 #: the footer's ``created_by``
 CREATED_BY = f"pqbloom version {__version__}"
@@ -47,20 +57,70 @@ Destination = str | os.PathLike[str] | IO[bytes]
 
 
 class ParquetWriter:
-    """Write a Parquet file one table (row group or more) at a time.
+    """Write a Parquet file one table (row group or more) at a time, as pyarrow's ``ParquetWriter``.
 
     ``with ParquetWriter("out.parquet", schema, compression="zstd") as w: w.write_table(t)``
 
     ``schema`` is a :class:`pqbloom.Schema`, a dict of type strings (``{"id": "int64"}``), a pyarrow
-    schema, or data whose schema to take (anything :func:`pqbloom.write_table` accepts). ``options``
-    are :class:`pqbloom.WriterOptions`' fields. The file appears at the target path only when the
-    writer closes without error; until then it is written beside it under a temporary name.
+    schema, or data whose schema to take (anything :func:`pqbloom.write_table` accepts). The file
+    appears at the target path only when the writer closes without error; until then it is written
+    beside it under a temporary name. ``where`` may be a URL or a path on ``filesystem`` (fsspec or
+    pyarrow).
+
+    The options, all keyword-only (names and meanings as pyarrow's; :class:`pqbloom.WriterOptions`
+    describes each): ``compression``, ``compression_level``, ``version``, ``use_dictionary``,
+    ``write_statistics``, ``data_page_size``, ``data_page_version``, ``dictionary_pagesize_limit``,
+    ``column_encoding``, ``use_byte_stream_split``, ``max_rows_per_page``, ``write_batch_size``,
+    ``row_group_size`` (the default of :meth:`write_table`), ``max_row_group_bytes``,
+    ``sorting_columns``, ``write_page_index`` (default True, unlike pyarrow), ``write_page_checksum``,
+    ``bloom_filter_options``, ``bloom_filter_position``, ``bloom_filter_skip_dictionary``,
+    ``key_value_metadata``, ``store_schema``, ``statistics_truncate_length``, ``coerce_timestamps``,
+    ``allow_truncated_timestamps``, ``use_deprecated_int96_timestamps``, ``store_decimal_as_integer``,
+    ``write_time_adjusted_to_utc``, ``use_compliant_nested_type``, ``flavor``, ``encryption_properties``,
+    ``fsync``, ``use_threads``. ``writer_engine_version`` is accepted and ignored, as pyarrow does;
+    ``use_content_defined_chunking`` must be False (pqbloom does not cut pages by content).
     """
 
-    def __init__(self, where: Destination, schema: Schema | Any, *, filesystem: Any = None, **options: Any) -> None:
+    def __init__(self, where: Destination, schema: Schema | Any, *, filesystem: Any = None,
+                 flavor: str | None = None, version: str | None = "2.6", use_dictionary: bool | list[str] = True,
+                 compression: str | dict[str, str] | None = "snappy", write_statistics: bool | list[str] = True,
+                 use_deprecated_int96_timestamps: bool | None = None,
+                 compression_level: int | dict[str, int] | None = None,
+                 use_byte_stream_split: bool | list[str] = False, column_encoding: dict[str, str] | None = None,
+                 writer_engine_version: str | None = None, data_page_version: str = "1.0",
+                 use_compliant_nested_type: bool = True,
+                 encryption_properties: FileEncryptionProperties | None = None, write_batch_size: int | None = None,
+                 dictionary_pagesize_limit: int | None = None, store_schema: bool = True,
+                 write_page_index: bool = True, write_page_checksum: bool = False, sorting_columns: Any = None,
+                 store_decimal_as_integer: bool | None = None, write_time_adjusted_to_utc: bool = False,
+                 max_rows_per_page: int | None = None, bloom_filter_options: dict[str, BloomFilterSpec] | None = None,
+                 use_content_defined_chunking: bool = False, coerce_timestamps: str | None = None,
+                 allow_truncated_timestamps: bool = False, row_group_size: int | None = None,
+                 max_row_group_bytes: int | None = None, data_page_size: int | None = None,
+                 bloom_filter_position: str = "after_row_group", bloom_filter_skip_dictionary: bool = False,
+                 key_value_metadata: dict[str, str] | None = None, statistics_truncate_length: int = 64,
+                 fsync: bool = False, use_threads: bool = True) -> None:
+        del writer_engine_version  # pyarrow ignores it too
+        if use_content_defined_chunking:
+            raise UnsupportedError("use_content_defined_chunking: pqbloom cuts pages by size, not by content")
+        self._open(where, schema, filesystem, options_from(locals()))
+
+    @classmethod
+    def with_options(cls, where: Destination, schema: Schema | Any, options: WriterOptions, *,
+                     filesystem: Any = None) -> ParquetWriter:
+        """A writer of ``options`` (a :class:`WriterOptions`, already made)."""
+        self = cls.__new__(cls)
+        self._open(where, schema, filesystem, options)
+        return self
+
+    def _open(self, where: Destination, schema: Schema | Any, filesystem: Any, options: WriterOptions) -> None:
         #: key-value metadata and Arrow types the data came with (pandas', pyarrow's): stored in the footer
         self._data_metadata: dict[str, str] | None = None
         self._arrow_hints: Any = None
+        self._added_metadata: dict[str, str] = {}
+        #: the footer struct, its size and key-value metadata, once written
+        self._written: tuple[Any, int, dict[str, Any]] | None = None
+        self._closed = True  # until the sink is open
         if isinstance(schema, Mapping) and schema and all(isinstance(v, str) for v in schema.values()):
             schema = Schema.from_types(dict(schema))  # {"id": "int64", "email": "string"}
         elif not isinstance(schema, Schema):
@@ -72,16 +132,17 @@ class ParquetWriter:
                 data = Table.coerce(schema)
                 self._data_metadata, self._arrow_hints = data.metadata, data.arrow_schema
                 schema = data.schema
-        unknown = set(options) - set(WriterOptions.__dataclass_fields__)
-        if unknown:
-            raise TypeError(f"unknown writer options: {sorted(unknown)}")
-        self.options = WriterOptions(**options)
+        self.options = options
         if self.options.version not in (None, "1.0", "2.4", "2.6"):
             self.options.validate(schema)  # raises the version error before the schema is converted
-        schema = schema_for_version(schema, self.options.version)
+        #: the schema the data is given in (the file's may differ: see :mod:`pqbloom.file.versions`)
+        self._given_schema = schema
+        schema = schema_for_version(schema, self.options)
         # flattened once: leaves, tree, validation and the footer all use it (10,000 columns cost)
         with gc_paused():
             self._schema_elements = schema.to_elements()
+            if not self.options.use_compliant_nested_type:
+                legacy_list_names(self._schema_elements)
             leaves = leaves_from_elements(self._schema_elements)[0]
             self._tree: list[LNode] = build_tree(self._schema_elements, leaves)
         self.options.validate(schema, leaves)
@@ -125,14 +186,14 @@ class ParquetWriter:
         """Append rows, cutting row groups of at most ``row_group_size`` rows.
 
         ``progress(rows_written, total_rows)`` is called after each row group (rows of this call)."""
-        t = table_for_version(Table.coerce(table, self.schema), self.options.version)
+        t = table_for_version(Table.coerce(table, self._given_schema), self.options)
         if self._data_metadata is None:  # the first table's metadata describes the file
             self._data_metadata, self._arrow_hints = t.metadata, t.arrow_schema
         if t.schema.names != self.schema.names:
             t = _conform(t, self.schema)
         elif t.schema != self.schema:
             t = _conform(t, self.schema)
-        size = row_group_size or self.options.row_group_size
+        size = row_group_size or self.options.row_group_rows
         if self.options.max_row_group_bytes and t.num_rows:
             per_row = sum(_row_bytes(c) for c in t.columns)
             size = max(1, min(size, int(self.options.max_row_group_bytes // max(per_row, 1e-9))))
@@ -148,12 +209,25 @@ class ParquetWriter:
             self.abort()
             raise
 
-    write = write_table
+    def write(self, table_or_batch: Any, row_group_size: int | None = None) -> None:
+        """Write a table or a record batch (as :meth:`write_table`), as pyarrow's ``ParquetWriter.write``."""
+        self.write_table(table_or_batch, row_group_size)
 
-    def write_batch(self, batch: Any) -> None:
-        """Write ``batch`` as exactly one row group."""
-        t = Table.coerce(batch, self.schema)
-        self.write_table(t, row_group_size=max(t.num_rows, 1))
+    def write_batch(self, batch: Any, row_group_size: int | None = None) -> None:
+        """Write ``batch`` as one row group (or row groups of ``row_group_size`` rows when given, as pyarrow)."""
+        t = Table.coerce(batch, self._given_schema)
+        self.write_table(t, row_group_size=row_group_size or max(t.num_rows, 1))
+
+    def add_key_value_metadata(self, key_value_metadata: Mapping[str, str]) -> None:
+        """Add key-value pairs to the footer's metadata (written when the file is closed), as pyarrow's."""
+        if self._closed:
+            raise ValueError("the writer is closed: its footer is written")
+        self._added_metadata.update({str(k): str(v) for k, v in key_value_metadata.items()})
+
+    @property
+    def is_open(self) -> bool:
+        """Whether rows can still be written (not yet closed nor aborted), as pyarrow's ``is_open``."""
+        return not self._closed
 
     def close(self) -> None:
         """Write Bloom filters and page indexes that were held back, the footer, and publish the file."""
@@ -277,8 +351,11 @@ class ParquetWriter:
             p.chunk.offset_index_offset = self._sink.tell()
             p.chunk.offset_index_length = len(data)
             self._sink.write(data)
-        kv_items = footer_metadata(self.schema, self.options.key_value_metadata, self._data_metadata,
-                                   self._arrow_hints)
+        user = {**(self.options.key_value_metadata or {}), **self._added_metadata}
+        if self.options.store_schema:
+            kv_items = footer_metadata(self.schema, user, self._data_metadata, self._arrow_hints)
+        else:  # as pyarrow: neither the Arrow schema nor the data's metadata (pandas'), only the user's
+            kv_items = dict(user)
         fmd = file_metadata(version=footer_version(self.options.version), schema=self._schema_elements,
                             num_rows=self._num_rows, row_groups=self._row_groups, key_value_metadata=kv_items,
                             created_by=CREATED_BY, num_columns=self._num_leaves)
@@ -288,6 +365,42 @@ class ParquetWriter:
             footer = encode(fmd)
             tail = footer + len(footer).to_bytes(4, "little") + MAGIC
         self._sink.write(tail)
+        self._written = (fmd, len(tail) - 8, kv_items)
+
+    @property
+    def metadata(self) -> FileMetadata:
+        """The written file's footer, once the writer is closed (as pyarrow's writer's ``metadata``: what
+        ``metadata_collector`` gathers)."""
+        if self._written is None:
+            raise ValueError("the footer is written when the writer closes: close it first")
+        fmd, size, kv = self._written
+        leaves = leaves_from_elements(self._schema_elements)[0]
+        schema = ParquetSchema(leaves, lambda: self.schema.to_arrow(kv))
+
+        def chunk_meta(rg: int, desc: ColumnDescriptor) -> Any:
+            return fmd.row_groups[rg].columns[desc.index].meta_data
+
+        return FileMetadata(fmd, schema, leaves, self._num_rows, chunk_meta, encrypted=self._crypto is not None,
+                            serialized_size=size)
+
+
+def options_from(arguments: Mapping[str, Any]) -> WriterOptions:
+    """:class:`WriterOptions` of the keyword arguments of a writing function (its ``locals()``; arguments
+    that are not options are left out)."""
+    return WriterOptions(**{k: v for k, v in arguments.items() if k in _OPTION_NAMES})
+
+
+_OPTION_NAMES = frozenset(WriterOptions.__dataclass_fields__)
+
+
+def legacy_list_names(elements: list[Any]) -> None:
+    """Name the leaf of every three-level list ``item`` instead of ``element`` (pyarrow's
+    ``use_compliant_nested_type=False``): ``tags.list.item``."""
+    for i, el in enumerate(elements[:-2]):
+        if el.converted_type == ConvertedType.LIST and el.num_children == 1:
+            inner = elements[i + 1]
+            if inner.name == "list" and inner.num_children == 1 and elements[i + 2].name == "element":
+                elements[i + 2].name = "item"
 
 
 def _row_bytes(col: Column) -> float:

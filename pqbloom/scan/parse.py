@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
+from .arrow_expr import from_arrow_expression, is_arrow_expression
 from .expr import And, Compare, Expr, FieldRef, IsIn, IsNull, Not, Or
 
-__all__ = ["FilterLike", "to_expression", "parse_filter"]
+__all__ = ["FilterLike", "ArrowExpression", "to_expression", "parse_filter"]
 
 #: What ``filters=`` accepts: an expression, a filter string (:func:`parse_filter`), a DNF list of
-#: ``(column, op, value)`` terms (an AND) or of such lists (an OR of ANDs), or None (every row).
-FilterLike: TypeAlias = Expr | str | Sequence[Any] | None
+#: ``(column, op, value)`` terms (an AND) or of such lists (an OR of ANDs), a ``pyarrow.compute``
+#: expression, or None (every row).
+FilterLike: TypeAlias = "Expr | str | Sequence[Any] | ArrowExpression | None"
+
+
+class ArrowExpression(Protocol):
+    """A ``pyarrow.compute.Expression`` (``pc.field("x") > 3``), as ``filters=`` takes it."""
+
+    def equals(self, other: Any) -> bool: ...
 
 # ``5 < x`` is read as ``x > 5``
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -50,11 +58,14 @@ def _conjunction(terms: Sequence[Any]) -> Expr:
 
 
 def to_expression(filters: FilterLike) -> Expr | None:
-    """An :class:`Expr` from an expression, a pyarrow-style DNF list, a filter string, or None."""
+    """An :class:`Expr` from an expression, a pyarrow-style DNF list, a filter string, a
+    ``pyarrow.compute`` expression (:mod:`pqbloom.scan.arrow_expr`), or None."""
     if filters is None or isinstance(filters, Expr):
         return filters
     if isinstance(filters, str):
         return parse_filter(filters)
+    if is_arrow_expression(filters):
+        return from_arrow_expression(filters)
     if isinstance(filters, FieldRef):
         raise TypeError("a bare field is not a filter; compare it with a value")
     if not isinstance(filters, (list, tuple)) or not filters:

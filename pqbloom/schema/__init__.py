@@ -5,6 +5,7 @@ tree: its file schema elements, leaf columns and logical tree (:mod:`~pqbloom.sc
 compares a field's physical type (the filter engine imports nothing of :mod:`pqbloom.format`)."""
 
 from ..format.enums import PhysicalType
+from .arrow_face import set_arrow_conversion
 from .fields import (
     GROUP_ANNOTATIONS,
     MAX_SCHEMA_DEPTH,
@@ -26,7 +27,6 @@ from .tree import (
     has_leaves,
     leaves_from_elements,
     repeated_def_levels,
-    set_arrow_conversion,
 )
 
 __all__ = ["PhysicalType", "LogicalType", "Field", "NestedField", "Schema", "ColumnDescriptor", "parse_type", "make_field",

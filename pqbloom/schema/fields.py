@@ -13,10 +13,12 @@ import math
 import re
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
+from typing import Any
 
 from ..errors import SchemaError
 from ..format.enums import ConvertedType, PhysicalType, name_of
 from ..format.schema import LogicalAnnotation, SchemaElement
+from .arrow_face import to_arrow_schema
 
 __all__ = ["LogicalType", "Field", "NestedField", "parse_type", "format_type", "make_field", "nested_field",
            "decimal_digits", "decimal_flba_width", "MAX_SCHEMA_DEPTH", "GROUP_ANNOTATIONS", "field_depth",
@@ -171,6 +173,16 @@ class Field:
 
     def __str__(self) -> str:
         return f"{self.name}: {self.type_name}{'' if self.nullable else ' not null'}"
+
+    @property
+    def type(self) -> Any:
+        """The field's Arrow type, a ``pyarrow.DataType`` (needs pyarrow), as pyarrow's ``Field.type``: the
+        type pyarrow reads for a column of this field, refined by the Arrow types of the schema the field
+        came from (``table.schema.field("ts").type`` keeps the table's time zone)."""
+        owner = self.__dict__.get("_schema")
+        if owner is not None:
+            return owner.arrow_type(self.name)
+        return to_arrow_schema([self]).field(0).type
 
     def with_nullable(self, nullable: bool) -> Field:
         """A copy of the field with ``nullable`` set as given."""

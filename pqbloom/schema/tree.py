@@ -15,8 +15,9 @@ elements, the leaf columns read back from them (:class:`ColumnDescriptor`), and 
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from dataclasses import field as dataclass_field
 from typing import Any
@@ -25,6 +26,7 @@ from ..errors import CorruptFileError, SchemaError, UnsupportedError
 from ..format import gc_paused
 from ..format.enums import ConvertedType, FieldRepetitionType, PhysicalType, name_of
 from ..format.schema import LogicalAnnotation, SchemaElement
+from .arrow_face import ArrowSchemaFace
 from .fields import (
     GROUP_ANNOTATIONS,
     MAX_SCHEMA_DEPTH,
@@ -37,33 +39,31 @@ from .fields import (
     too_deep_message,
 )
 
-__all__ = ["Schema", "set_arrow_conversion", "ColumnDescriptor", "leaves_from_elements", "malformed_annotation", "annotation_applies", "LNode",
+__all__ = ["Schema", "ColumnDescriptor", "leaves_from_elements", "malformed_annotation", "annotation_applies", "LNode",
            "build_tree", "repeated_def_levels", "has_leaves", "check_writable"]
 
 # the valid values of the enumerations a schema element holds (this module's loops run once per column)
 _REPETITIONS = frozenset(m.value for m in FieldRepetitionType)
 _PHYSICAL_TYPES = frozenset(m.value for m in PhysicalType)
 
-#: Schema -> pyarrow.Schema; the Arrow conversions live a layer up (:mod:`pqbloom.table.arrow_file_schema`
-#: registers itself when :mod:`pqbloom.table` is imported, which ``import pqbloom`` does)
-_arrow_conversion: Callable[[Schema, Mapping[str, str | None] | None], Any] | None = None
+class Schema(ArrowSchemaFace):
+    """An ordered list of top-level fields (flat :class:`Field` or :class:`NestedField`).
 
+    ``metadata`` is the key-value metadata that goes with the data (a table's, a file's footer) and
+    ``arrow_hints`` the Arrow types it came with: they take no part in comparisons (``==``), and give
+    pyarrow's answers where pyarrow's ``Schema`` has members (``metadata``, ``pandas_metadata``, ``types``,
+    ``field(i).type``, ``str()``: see :class:`~pqbloom.schema.arrow_face.ArrowSchemaFace`)."""
 
-def set_arrow_conversion(fn: Callable[[Schema, Mapping[str, str | None] | None], Any]) -> None:
-    """Install the function :meth:`Schema.to_arrow` calls (pqbloom.table does, on import)."""
-    global _arrow_conversion
-    _arrow_conversion = fn
-
-
-class Schema:
-    """An ordered list of top-level fields (flat :class:`Field` or :class:`NestedField`)."""
-
-    def __init__(self, fields: list[Field]) -> None:
+    def __init__(self, fields: list[Field], metadata: Mapping[str, str | None] | None = None, *,
+                 arrow_hints: Any = None) -> None:
         names = [f.name for f in fields]
         if len(set(names)) != len(names):
             dups = sorted(n for n, k in Counter(names).items() if k > 1)
             raise SchemaError(f"duplicate column name(s) {', '.join(map(repr, dups))} among {len(names)} columns")
         self.fields = list(fields)
+        self._kv = {k: v or "" for k, v in metadata.items()} if metadata else None
+        self._hints = arrow_hints
+        self._arrow: Any = None
 
     @classmethod
     def from_types(cls, types: dict[str, str], *, not_null: tuple[str, ...] | list[str] = ()) -> Schema:
@@ -75,12 +75,21 @@ class Schema:
         """The field names, in order."""
         return [f.name for f in self.fields]
 
-    def field(self, name: str) -> Field:
-        """The field named ``name`` (KeyError when there is none)."""
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(name)
+    def field(self, name: str | int) -> Field:
+        """The field named ``name`` (KeyError when there is none), or at position ``name`` when it is an
+        int (as pyarrow's ``Schema.field``)."""
+        if isinstance(name, int):
+            f = self.fields[name]
+        else:
+            for f in self.fields:
+                if f.name == name:
+                    break
+            else:
+                raise KeyError(name)
+        if self._kv or self._hints is not None:  # its Arrow type comes from this schema's metadata and types
+            f = copy.copy(f)
+            object.__setattr__(f, "_schema", self)
+        return f
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -89,19 +98,14 @@ class Schema:
         return iter(self.fields)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Schema) and self.fields == other.fields
+        if isinstance(other, Schema):
+            return self.fields == other.fields
+        if type(other).__module__.startswith("pyarrow") and type(other).__name__ == "Schema":
+            return self.equals(other)  # ``table.schema == pa_schema``, as pyarrow compares schemas
+        return False
 
     def __repr__(self) -> str:
         return "Schema(\n" + "".join(f"  {f}\n" for f in self.fields) + ")"
-
-    def to_arrow(self, metadata: Mapping[str, str | None] | None = None) -> Any:
-        """The ``pyarrow.Schema`` pyarrow reads for a file of this schema (needs pyarrow: ImportError
-        otherwise). ``metadata``: the file's key-value metadata; its ``ARROW:schema``, when present,
-        refines the types as pyarrow's reader does (time zones, durations, dictionaries), and the
-        rest becomes the schema's metadata. ``ParquetFile.schema_arrow`` passes the footer's."""
-        if _arrow_conversion is None:
-            raise ImportError("Schema.to_arrow needs pqbloom.table (import pqbloom) and pyarrow")
-        return _arrow_conversion(self, metadata)
 
     def to_elements(self) -> list[SchemaElement]:
         """Flatten into the footer's schema elements: a root group, then each field depth first.

@@ -47,15 +47,19 @@ def _fallback_field(pa: Any, f: Field) -> Any:
     return pa.field(f.name, typ, f.nullable, metadata=meta)
 
 
-def arrow_schema_of(schema: Schema, metadata: Mapping[str, str | None] | None = None) -> Any:
-    """The ``pyarrow.Schema`` pyarrow reads for a file of ``schema`` whose footer holds the key-value
-    ``metadata`` (which may carry an ``ARROW:schema``); without metadata, the types pyarrow infers
-    from the Parquet types alone."""
+def arrow_schema_of(schema: Schema | Sequence[Field], metadata: Mapping[str, str | None] | None = None,
+                    hints: ArrowSchema | None = None) -> Any:
+    """The ``pyarrow.Schema`` pyarrow reads for a file of ``schema`` (or of these fields) whose footer holds
+    the key-value ``metadata`` (which may carry an ``ARROW:schema``); ``hints``, the Arrow types the data
+    came with, stand in for a stored ``ARROW:schema`` (a table's: the schema's metadata is then
+    ``metadata`` as it is). Without either, the types pyarrow infers from the Parquet types alone."""
     pa = import_pyarrow()
     kv = {k: v for k, v in (metadata or {}).items()}
-    hints = schema_hints({k: v for k, v in kv.items() if v is not None})
+    given = hints
+    if hints is None:
+        hints = schema_hints({k: v for k, v in kv.items() if v is not None})
     fields = []
-    for f in schema.fields:
+    for f in (schema.fields if isinstance(schema, Schema) else schema):
         n = natural_field(f, written=False)
         if n is None:
             fields.append(_fallback_field(pa, f))
@@ -64,7 +68,9 @@ def arrow_schema_of(schema: Schema, metadata: Mapping[str, str | None] | None = 
             n = effective_field(n, hints.field(f.name))
         raw = base64.b64decode(encode_schema(ArrowSchema((n,))))
         fields.append(pa.ipc.read_schema(pa.py_buffer(raw)).field(0))
-    if hints is not None:  # pyarrow takes the stored schema's own metadata (what the writer's table had)
+    if given is not None:  # a table's Arrow types: its metadata is its own
+        meta = {k: "" if v is None else v for k, v in kv.items() if k != ARROW_SCHEMA_KEY}
+    elif hints is not None:  # pyarrow takes the stored schema's own metadata (what the writer's table had)
         meta = dict(hints.metadata)
     else:  # every footer key; a key without a value reads as an empty one
         meta = {k: "" if v is None else v for k, v in kv.items() if k != ARROW_SCHEMA_KEY}

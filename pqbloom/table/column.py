@@ -13,6 +13,7 @@ columns or further nested ones). Conversions out (numpy, Python, Arrow) are
 
 from __future__ import annotations
 
+import copy
 import operator
 import warnings
 from collections.abc import Sequence
@@ -29,9 +30,10 @@ from ..schema import Field, NestedField
 from .arrow_c_protocol import column_array_capsules, column_schema_capsule, column_stream_capsule
 from .int96 import int96_field, int96_range_error, int96_ticks
 from .outputs import nested_to_arrow, to_arrow, to_numpy, to_pylist
+from .scalar import Scalar
 
 __all__ = ["Column", "DictionaryColumn", "NestedColumn", "with_dictionary", "dictionary_codes", "take_ranges",
-           "coerce_int96", "slice_bounds", "nested_pylist", "check_maps_as_pydicts", "object_array"]
+           "coerce_int96", "column_nbytes", "slice_bounds", "nested_pylist", "check_maps_as_pydicts", "object_array"]
 
 
 def slice_bounds(n: int, offset: int, length: int | None) -> tuple[int, int]:
@@ -95,6 +97,36 @@ class Column:
         v = self.values.take(idx) if isinstance(self.values, BinaryArray) else self.values[idx]
         return Column(self.field, v, None if self.mask is None else self.mask[idx])
 
+    def renamed(self, name: str) -> Column:
+        """The same values under the name ``name`` (the buffers are shared)."""
+        out = copy.copy(self)
+        out.field = replace(self.field, name=name)
+        return out
+
+    def __getitem__(self, i: int) -> Scalar:
+        """The value at row ``i`` (negative counts from the end) as a :class:`~pqbloom.table.scalar.Scalar`, as
+        pyarrow's ``column[i]``: ``table["id"][0].as_py()``."""
+        n = len(self)
+        k = operator.index(i)
+        if not -n <= k < n:
+            raise IndexError(f"index {k} out of range for a column of {n} rows")
+        k %= n
+        value = self.slice(k, 1).to_pylist()[0]
+        return Scalar(value, self.mask is None or not bool(self.mask[k]))
+
+    def __iter__(self) -> Any:
+        return (Scalar(v, v is not None) for v in self.to_pylist())
+
+    @property
+    def type(self) -> Any:
+        """The column's Arrow type (a ``pyarrow.DataType``: needs pyarrow), as :attr:`pqbloom.Field.type`."""
+        return self.field.type
+
+    @property
+    def num_chunks(self) -> int:
+        """1, as pyarrow's ``ChunkedArray.num_chunks`` counts them: a pqbloom column is one chunk."""
+        return 1
+
     # -- output ---------------------------------------------------------------
     def to_numpy(self) -> np.ndarray:
         """Values as numpy in their logical type; nulls become None (object arrays), NaN or NaT."""
@@ -126,6 +158,16 @@ class Column:
 
     def __repr__(self) -> str:
         return f"Column({self.field}, len={len(self)}, nulls={self.null_count})"
+
+    def __str__(self) -> str:
+        """pyarrow's text of the column (a one-chunk ``ChunkedArray``) when pyarrow is installed, else
+        :func:`repr`."""
+        try:
+            import pyarrow as pa
+
+            return str(pa.chunked_array([self.to_arrow()]))
+        except Exception:  # noqa: BLE001 - no pyarrow, or a value it cannot hold: pqbloom's own text
+            return repr(self)
 
     @staticmethod
     def concat(parts: Sequence[Column]) -> Column:
@@ -400,6 +442,17 @@ def take_ranges(offsets: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.nd
     total = int(off[-1])
     elem = np.repeat(starts - off[:-1], lens) + np.arange(total, dtype=np.int64)
     return off, elem
+
+
+def column_nbytes(col: Column) -> int:
+    """Bytes held by a column's arrays: values (a byte array's data and offsets), null mask, children."""
+    n = 0 if col.mask is None else col.mask.nbytes
+    if isinstance(col, NestedColumn):
+        return n + (0 if col.offsets is None else col.offsets.nbytes) + sum(column_nbytes(c) for c in col.children)
+    v = col.values
+    if isinstance(v, BinaryArray):
+        return n + v.offsets.nbytes + v.data.nbytes
+    return n + int(getattr(v, "nbytes", 0))
 
 
 def coerce_int96(col: Column, unit: str | None) -> Column:

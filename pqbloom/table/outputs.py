@@ -139,7 +139,7 @@ _DATETIME_US = (-62_135_596_800_000_000, 253_402_300_799_999_999)
 
 def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: np.ndarray | None) -> list[Any]:
     """Python values of a timestamp column, as pyarrow's ``as_py`` gives them: ``datetime.datetime``
-    (aware, in UTC, when the column is), or ``pandas.Timestamp`` for nanoseconds (which datetime cannot
+    (aware, in ``zoneinfo.ZoneInfo("UTC")`` as pyarrow's, when the column is), or ``pandas.Timestamp`` for nanoseconds (which datetime cannot
     hold). A value outside datetime's range, or nanoseconds without pandas, raise
     :class:`~pqbloom.errors.UnsupportedError` rather than come back as something else."""
     valid = ints if mask is None else ints[~mask]
@@ -165,8 +165,19 @@ def _timestamps_to_py(name: str, ints: np.ndarray, unit: str, utc: bool, mask: n
     naive = us.astype("datetime64[us]").astype(object).tolist()
     if not utc:
         return naive  # type: ignore[no-any-return]
-    tz = _dt.timezone.utc
+    tz = utc_zone()
     return [d.replace(tzinfo=tz) for d in naive]
+
+
+def utc_zone() -> _dt.tzinfo:
+    """The ``tzinfo`` of UTC-adjusted values, as pyarrow gives them: ``zoneinfo.ZoneInfo("UTC")`` (the
+    same instants as ``datetime.timezone.utc``, which stands in where the zone database is missing)."""
+    import zoneinfo
+
+    try:
+        return zoneinfo.ZoneInfo("UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):  # e.g. Windows without the tzdata package
+        return _dt.timezone.utc
 
 
 #: microseconds per tick of a duration unit

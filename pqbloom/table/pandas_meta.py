@@ -13,6 +13,7 @@ import ast
 import datetime as _dt
 import decimal
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from .._version import __version__
 from ..errors import SchemaError
 from .arrow_schema import EXTENSION_NAME_KEY, ArrowField
 
-__all__ = ["PANDAS_KEY", "build_metadata", "column_index", "index_level_name", "range_descriptor",
+__all__ = ["PANDAS_KEY", "stored_index_columns", "build_metadata", "column_index", "index_level_name", "range_descriptor",
            "logical_type", "tz_name", "tz_from_name", "label_to_string"]
 
 PANDAS_KEY = "pandas"
@@ -265,3 +266,17 @@ def _restore_levels(columns: Any, column_indexes: list[dict[str, Any]]) -> Any:
     if len(new_levels) > 1:
         return pd.MultiIndex(new_levels, labels, names=columns.names)
     return pd.Index(new_levels[0], dtype=new_levels[0].dtype, name=columns.name)
+
+
+def stored_index_columns(metadata: Mapping[str, str] | None) -> list[str]:
+    """The columns pandas' metadata (the ``"pandas"`` key of ``metadata``) names as the stored index
+    levels (a ``RangeIndex`` is described, not stored: it has none), as pyarrow's
+    ``read_table(use_pandas_metadata=True)`` adds them to the columns read."""
+    text = (metadata or {}).get(PANDAS_KEY)
+    if not text:
+        return []
+    try:
+        meta = json.loads(text)
+    except ValueError:
+        return []
+    return [c for c in meta.get("index_columns", []) if isinstance(c, str)] if isinstance(meta, dict) else []

@@ -5,7 +5,7 @@ the writer and reader only ever see physical arrays.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,18 +13,26 @@ import numpy as np
 from .. import arrow_c
 from ..arrays import BinaryArray
 from ..errors import ColumnNotFoundError, SchemaError
-from ..schema import Schema, make_field
+from ..schema import Field, Schema, make_field
 from .arrow import apply_arrow_type, arrow_column, hinted_pylist
 from .arrow_c_import import is_arrow_c, read_arrow_c
 from .arrow_c_protocol import table_array_capsules, table_schema_capsule, table_stream_capsule
 from .arrow_schema import ArrowField, ArrowSchema, duration, from_pyarrow, schema_hints
 from .build import as_durations, column_from_values, looks_nested, nested_column
-from .column import Column, check_maps_as_pydicts, slice_bounds
+from .column import Column, check_maps_as_pydicts, column_nbytes, slice_bounds
 from .outputs import arrow_field
 from .pandas import columns_from_pandas, dataframe
+from .pandas_meta import PANDAS_KEY
 from .polars_frames import have_pyarrow, polars_columns
+from .sort import sort_indices, sort_keys
 
 __all__ = ["Table"]
+
+#: pyarrow's ``to_pandas`` defaults of the options pqbloom passes to pyarrow when they differ
+_TO_PANDAS_DEFAULTS: dict[str, Any] = {
+    "categories": None, "strings_to_categorical": False, "zero_copy_only": False, "integer_object_nulls": False,
+    "date_as_object": True, "timestamp_as_object": False, "maps_as_pydicts": None, "types_mapper": None,
+    "coerce_temporal_nanoseconds": False}
 
 
 class Table:
@@ -42,7 +50,8 @@ class Table:
     def __init__(self, columns: Sequence[Column], metadata: Mapping[str, str] | None = None,
                  arrow_schema: Any = None, *, num_rows: int | None = None) -> None:
         self.columns = list(columns)
-        self.schema = Schema([c.field for c in self.columns])
+        self.schema = Schema([c.field for c in self.columns], metadata,
+                             arrow_hints=arrow_schema if isinstance(arrow_schema, ArrowSchema) else None)
         lens = {len(c) for c in self.columns}
         if len(lens) > 1:
             raise SchemaError(f"columns have different lengths: { {c.field.name: len(c) for c in self.columns} }")
@@ -190,6 +199,141 @@ class Table:
         start, stop = slice_bounds(self._num_rows, offset, length)
         return self._like([c.slice(start, stop - start) for c in self.columns], num_rows=stop - start)
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(num_rows, num_columns)``, as pyarrow's."""
+        return self._num_rows, len(self.columns)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the table's buffers (values, offsets, null masks; pqbloom's own arrays, so not the
+        figure pyarrow gives for its Arrow buffers)."""
+        return sum(column_nbytes(c) for c in self.columns)
+
+    def get_total_buffer_size(self) -> int:
+        """:attr:`nbytes` (pyarrow's name for the buffers' size, shared buffers counted once)."""
+        return self.nbytes
+
+    def field(self, name: str | int) -> Field:
+        """The field of column ``name`` (or at position ``name``), as pyarrow's ``Table.field``."""
+        return self.schema.field(name)
+
+    def itercolumns(self) -> Iterator[Column]:
+        """The columns, in order."""
+        return iter(self.columns)
+
+    def drop_columns(self, columns: str | Sequence[str]) -> Table:
+        """The table without ``columns`` (a name or a list), as pyarrow's; KeyError names one it lacks."""
+        drop = [columns] if isinstance(columns, str) else list(columns)
+        missing = [c for c in drop if c not in self.column_names]
+        if missing:
+            raise KeyError(f"no column {missing[0]!r} to drop; columns are {self.column_names}")
+        return self._like([c for c in self.columns if c.field.name not in drop], num_rows=self._num_rows)
+
+    drop = drop_columns
+
+    def rename_columns(self, names: Sequence[str] | Mapping[str, str]) -> Table:
+        """The table with its columns renamed: a new name for each (in order), or a mapping of old name to
+        new, as pyarrow's."""
+        if isinstance(names, Mapping):
+            new = [names.get(n, n) for n in self.column_names]
+        else:
+            new = list(names)
+            if len(new) != len(self.columns):
+                raise ValueError(f"rename_columns takes {len(self.columns)} names, not {len(new)}")
+        return Table([c.renamed(n) if n != c.field.name else c for c, n in zip(self.columns, new)],
+                     self.metadata, None, num_rows=self._num_rows)
+
+    # -- pyarrow's column edits: a new table each time ----------------------------------
+    def _with_columns(self, columns: list[Column], name: str, values: Any) -> Table:
+        """A table of ``columns`` in which the one named ``name`` is made of ``values``; its Arrow type is
+        what ``values`` carry (a pyarrow array's, or none), not a stored one of the same name."""
+        if isinstance(values, Column):
+            extra = Table([values.renamed(name) if values.field.name != name else values])
+        elif type(values).__module__.startswith("pyarrow"):
+            import pyarrow as pa
+
+            extra = Table.from_arrow(pa.table({name: values}))
+        else:
+            extra = Table.from_pydict({name: values})
+        columns = [extra.columns[0] if c is None else c for c in columns]
+        old = self.arrow_schema.fields if self.arrow_schema is not None else ()
+        new = extra.arrow_schema.fields if extra.arrow_schema is not None else ()
+        hints = tuple(f for f in old if f.name != name) + tuple(new)
+        meta = self.arrow_schema.metadata if self.arrow_schema is not None else ()
+        return Table(columns, self.metadata, ArrowSchema(hints, meta) if hints or meta else None,
+                     num_rows=self._num_rows)
+
+    def add_column(self, i: int, field_: str | Any, column: Any) -> Table:
+        """The table with ``column`` (a pqbloom column, a pyarrow array, a list or numpy array) inserted
+        at position ``i``, named ``field_`` (a name or a pyarrow field), as pyarrow's."""
+        name = field_ if isinstance(field_, str) else field_.name
+        cols: list[Any] = list(self.columns)
+        cols.insert(i, None)
+        return self._with_columns(cols, name, column)
+
+    def append_column(self, field_: str | Any, column: Any) -> Table:
+        """The table with ``column`` added last (see :meth:`add_column`), as pyarrow's."""
+        return self.add_column(self.num_columns, field_, column)
+
+    def set_column(self, i: int, field_: str | Any, column: Any) -> Table:
+        """The table with the column at position ``i`` replaced by ``column`` named ``field_`` (see
+        :meth:`add_column`), as pyarrow's."""
+        if not 0 <= i < self.num_columns:
+            raise IndexError(f"column index {i} out of range for {self.num_columns} columns")
+        name = field_ if isinstance(field_, str) else field_.name
+        cols: list[Any] = list(self.columns)
+        cols[i] = None
+        return self._with_columns(cols, name, column)
+
+    def remove_column(self, i: int) -> Table:
+        """The table without the column at position ``i``, as pyarrow's."""
+        if not 0 <= i < self.num_columns:
+            raise IndexError(f"column index {i} out of range for {self.num_columns} columns")
+        return self._like(self.columns[:i] + self.columns[i + 1:], num_rows=self._num_rows)
+
+    def replace_schema_metadata(self, metadata: Mapping[Any, Any] | None = None) -> Table:
+        """The table with its schema metadata replaced by ``metadata`` (str or bytes keys and values;
+        None: none), as pyarrow's; pandas' metadata goes with the rest."""
+        def text(v: Any) -> str:
+            return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+        md = {text(k): text(v) for k, v in (metadata or {}).items()}
+        hints = ArrowSchema(self.arrow_schema.fields) if self.arrow_schema is not None else None
+        return Table(self.columns, md, hints, num_rows=self._num_rows)
+
+    def drop_null(self) -> Table:
+        """The rows with no null in any column, as pyarrow's."""
+        keep = np.ones(self._num_rows, dtype=bool)
+        for c in self.columns:
+            if c.mask is not None:
+                keep &= ~np.asarray(c.mask, dtype=bool)
+        return self if bool(keep.all()) else self.take(np.flatnonzero(keep))
+
+    def sort_by(self, sorting: str | Sequence[Any], null_placement: str = "at_end") -> Table:
+        """The rows sorted by ``sorting`` (a column name, or a list of names and ``(name, "ascending" |
+        "descending")`` pairs), as pyarrow's: stable, nulls last (``null_placement="at_start"``: first)."""
+        return self.take(sort_indices(self.columns, sort_keys(sorting), null_placement))
+
+    def filter(self, mask: Any) -> Table:
+        """The rows where ``mask`` (booleans: a list, numpy or pyarrow array) is true; a null keeps no row."""
+        keep = np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask, dtype=object)
+        if len(keep) != self._num_rows:
+            raise ValueError(f"a mask of {len(keep)} values for a table of {self._num_rows} rows")
+        return self.take(np.flatnonzero(keep == True))  # noqa: E712 - None (null) keeps no row
+
+    def to_batches(self, max_chunksize: int | None = None) -> list[Table]:
+        """The rows as tables of at most ``max_chunksize`` rows (one when None), as pyarrow's ``to_batches``:
+        a pqbloom batch is a Table (``pyarrow.record_batch(batch)`` makes a pyarrow one)."""
+        if max_chunksize is not None and max_chunksize <= 0:
+            raise ValueError("max_chunksize must be positive")
+        step = max_chunksize or max(self._num_rows, 1)
+        return [self.slice(i, step) for i in range(0, self._num_rows, step)]
+
+    def combine_chunks(self) -> Table:
+        """The table itself (its columns are each one contiguous array already)."""
+        return self
+
     def take(self, idx: np.ndarray) -> Table:
         """The rows at the positions ``idx``, in that order, of every column."""
         idx = np.asarray(idx)
@@ -257,16 +401,56 @@ class Table:
         """The Arrow types the data came with (from pandas, pyarrow or a file's ``ARROW:schema``)."""
         return self.arrow_schema if isinstance(self.arrow_schema, ArrowSchema) else schema_hints(self.metadata)
 
-    def to_pandas(self) -> Any:
+    def to_pandas(self, memory_pool: Any = None, categories: Sequence[str] | None = None,
+                  strings_to_categorical: bool = False, zero_copy_only: bool = False,
+                  integer_object_nulls: bool = False, date_as_object: bool = True, timestamp_as_object: bool = False,
+                  use_threads: bool = True, deduplicate_objects: bool = True, ignore_metadata: bool = False,
+                  safe: bool = True, split_blocks: bool = False, self_destruct: bool = False,
+                  maps_as_pydicts: str | None = None, types_mapper: Callable[[Any], Any] | None = None,
+                  coerce_temporal_nanoseconds: bool = False) -> Any:
         """A DataFrame, as ``pyarrow.Table.to_pandas()`` makes it from the same file: pandas' metadata
         restores the index, nullable and string dtypes; the Arrow types time zones, durations and
         categoricals. Without them, ints with nulls become float64 (unless that would round a value:
-        then they stay exact Python ints), strings pandas' string dtype, dates and times Python objects."""
-        return dataframe(self.columns, self.metadata, self.arrow_types(), self._num_rows)
+        then they stay exact Python ints), strings pandas' string dtype, dates and times Python objects.
+
+        The options are pyarrow's. ``ignore_metadata`` (pandas' metadata is not applied: no index, the
+        columns as stored) is pqbloom's own; ``memory_pool``, ``use_threads``, ``deduplicate_objects``,
+        ``safe``, ``split_blocks`` and ``self_destruct`` are accepted without effect (memory and speed hints:
+        the frame is the same). ``categories``, ``strings_to_categorical``, ``zero_copy_only``,
+        ``integer_object_nulls``, ``date_as_object=False``, ``timestamp_as_object``, ``maps_as_pydicts``,
+        ``types_mapper`` and ``coerce_temporal_nanoseconds`` convert through pyarrow (:meth:`to_arrow`, then
+        pyarrow's ``to_pandas`` with them: needs pyarrow), so they give exactly pyarrow's frame."""
+        del memory_pool, use_threads, deduplicate_objects, safe, split_blocks, self_destruct  # hints only
+        through_arrow = {k: v for k, v in (
+            ("categories", categories), ("strings_to_categorical", strings_to_categorical),
+            ("zero_copy_only", zero_copy_only), ("integer_object_nulls", integer_object_nulls),
+            ("date_as_object", date_as_object), ("timestamp_as_object", timestamp_as_object),
+            ("maps_as_pydicts", maps_as_pydicts), ("types_mapper", types_mapper),
+            ("coerce_temporal_nanoseconds", coerce_temporal_nanoseconds)) if v != _TO_PANDAS_DEFAULTS[k]}
+        if through_arrow:
+            return self.to_arrow().to_pandas(ignore_metadata=ignore_metadata, **through_arrow)
+        metadata = {k: v for k, v in self.metadata.items() if k != PANDAS_KEY} if ignore_metadata else self.metadata
+        return dataframe(self.columns, metadata, self.arrow_types(), self._num_rows)
 
     def __repr__(self) -> str:
         return f"Table({self.num_rows} rows, {self.schema!r})"
 
-    def equals(self, other: Table) -> bool:
-        """Whether both tables have the same schema and the same values, compared as :meth:`to_pydict` gives them."""
+    def __str__(self) -> str:
+        """pyarrow's text of the table when pyarrow is installed (``print(table)`` prints what it prints
+        with pyarrow, a file's row groups aside: pqbloom's columns are one chunk each), else :func:`repr`."""
+        try:
+            return str(self.to_arrow())
+        except Exception:  # noqa: BLE001 - no pyarrow, or a value it cannot hold: pqbloom's own text
+            return repr(self)
+
+    def equals(self, other: Any, check_metadata: bool = False) -> bool:
+        """Whether both tables have the same schema and the same values, compared as :meth:`to_pydict` gives
+        them; ``other`` may be a pyarrow table, then compared as pyarrow's ``Table.equals`` compares
+        (:meth:`to_arrow`; needs pyarrow). ``check_metadata`` also compares the key-value metadata."""
+        if not isinstance(other, Table):
+            if type(other).__module__.startswith("pyarrow"):
+                return bool(self.to_arrow().equals(other, check_metadata=check_metadata))
+            return False
+        if check_metadata and self.metadata != other.metadata:
+            return False
         return self.schema == other.schema and self.to_pydict() == other.to_pydict()

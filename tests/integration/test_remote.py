@@ -260,7 +260,9 @@ def test_write_to_dataset_on_a_url_and_filesystem_reads_back_as_pyarrow_reads_it
     mem = fsspec.filesystem("memory")
     base = f"/pqbloom-wtd-{uuid.uuid4().hex}"
     t = pa.table({"k": ["a", "b", "a", "c"], "id": [1, 2, 3, 4]})
-    written = pqbloom.write_to_dataset(t, f"memory://{base}", partition_cols=["k"])
+    visited = []
+    pqbloom.write_to_dataset(t, f"memory://{base}", partition_cols=["k"], file_visitor=visited.append)
+    written = [w.path for w in visited]
     assert len(written) == 3 and all("k=" in p for p in written)
     assert not [p for p in mem.find(base) if "pqbloom-tmp" in p]
     got = pq.read_table(base, filesystem=mem).to_pydict()

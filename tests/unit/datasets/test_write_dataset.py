@@ -101,8 +101,11 @@ def test_existing_data_behavior(tmp_path):
 
 
 def test_unpartitioned_and_errors(tmp_path):
-    files = pqbloom.write_to_dataset(TABLE, tmp_path / "flat")
+    visited = []
+    assert pqbloom.write_to_dataset(TABLE, tmp_path / "flat", file_visitor=visited.append) is None  # as pyarrow
+    files = [w.path for w in visited]
     assert len(files) == 1 and os.path.dirname(files[0]) == str(tmp_path / "flat")
+    assert visited[0].size == os.path.getsize(files[0]) and visited[0].metadata.num_rows == len(TABLE["k"])
     assert pq.read_table(tmp_path / "flat").to_pydict() == TABLE
     with pytest.raises(SchemaError, match="nope"):
         pqbloom.write_to_dataset(TABLE, tmp_path / "x", partition_cols=["nope"])

@@ -31,7 +31,13 @@ def _compare(path: Path, *, stats: bool = True) -> int:
     assert ours.num_row_groups == theirs.num_row_groups
     assert ours.num_columns == theirs.num_columns
     assert (ours.created_by or "") == theirs.created_by  # pyarrow shows a missing one as ""
-    assert ours.format_version == int(str(theirs.format_version).split(".")[0])
+    assert ours.format_version == theirs.format_version  # "1.0" or "2.6", as pyarrow names them
+    assert ours.serialized_size == theirs.serialized_size
+    # the Parquet schema as pyarrow shows it: every leaf's name, path, levels, types and converted type
+    assert len(ours.schema) == len(theirs.schema)
+    for i in range(len(theirs.schema)):
+        assert str(ours.schema.column(i)) == str(theirs.schema.column(i)), (path, i)
+        assert ours.schema.column(i).logical_type.to_json() == theirs.schema.column(i).logical_type.to_json()
     kv = {k.decode(): v.decode() for k, v in (theirs.metadata or {}).items()}
     # a key without a value is None in pqbloom, "" in pyarrow
     assert {k: "" if v is None else v for k, v in ours.key_value_metadata.items()} == kv
@@ -71,6 +77,7 @@ def _compare(path: Path, *, stats: bool = True) -> int:
                 assert s.distinct_count == (ps.distinct_count if ps.has_distinct_count else None)
                 assert s.num_values == ps.num_values
                 assert s.physical_type == ps.physical_type
+                assert (str(s.logical_type), s.converted_type) == (str(ps.logical_type), ps.converted_type)
                 if s.has_min_max and ps.has_min_max:  # the trust rules differ at the edges (see above)
                     try:
                         pmin, pmax = ps.min, ps.max

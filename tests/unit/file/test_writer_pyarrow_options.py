@@ -129,19 +129,24 @@ def test_version_types_match_pyarrow(tmp_path, version):
     assert got == duckdb.sql(f"select * from '{tmp_path / 'pa.parquet'}'").fetchall()
 
 
-def test_default_version_is_unchanged(tmp_path):
-    """No version: nanosecond timestamps and UINT_32 (2.6's types) in a footer of version 1, as before."""
-    pq.write_table(VERSIONED, tmp_path / "pa.parquet", version="2.6")
+def test_default_version_is_pyarrows(tmp_path):
+    """No version: pyarrow's default, "2.6" (nanosecond timestamps, UINT_32, footer version 2); None
+    keeps pqbloom's earlier default (2.6's types in a footer of version 1)."""
+    pq.write_table(VERSIONED, tmp_path / "pa.parquet")
     pqbloom.write_table(VERSIONED, tmp_path / "pq.parquet")
     assert footer_types(tmp_path / "pq.parquet") == footer_types(tmp_path / "pa.parquet")
-    assert pq.read_metadata(tmp_path / "pq.parquet").format_version == "1.0"
+    assert pq.read_metadata(tmp_path / "pq.parquet").format_version == "2.6"
+    assert pqbloom.read_metadata(tmp_path / "pq.parquet").format_version == "2.6"
+    pqbloom.write_table(VERSIONED, tmp_path / "none.parquet", version=None)
+    assert footer_types(tmp_path / "none.parquet") == footer_types(tmp_path / "pa.parquet")
+    assert pq.read_metadata(tmp_path / "none.parquet").format_version == "1.0"
 
 
 def test_version_errors(tmp_path):
     lossy = pa.table({"ns": pa.array([1001], pa.timestamp("ns"))})
     with pytest.raises(pa.ArrowInvalid):  # pyarrow refuses too
         pq.write_table(lossy, tmp_path / "pa.parquet", version="2.4")
-    with pytest.raises(SchemaError, match="whole microseconds"):
+    with pytest.raises(SchemaError, match="would lose data"):
         pqbloom.write_table(lossy, tmp_path / "pq.parquet", version="2.4")
     pqbloom.write_table(lossy, tmp_path / "pq.parquet", version="2.6")
     assert pq.read_table(tmp_path / "pq.parquet").equals(lossy)
