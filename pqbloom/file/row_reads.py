@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -29,8 +29,9 @@ from ..io import read_ranges
 from ..schema import ColumnDescriptor
 from ..table import Column
 from .chunks import ChunkAccess
-from .column_reader import NestedSelection, build_column, split_nested
+from .column_reader import ChunkParts, NestedSelection, build_column, split_nested
 from .dictionary_probe import read_pruning_dictionary
+from .encoded_column import EncodedColumn
 from .levels import LeafLevels
 from .page_index import ChunkPageIndex, PageIndex
 from .page_reads import decode_flat_pages, decode_repeated_pages, decode_whole_chunk, slices
@@ -77,6 +78,10 @@ class PageColumns:
     read: int  # pages that will be read
 
 
+def _rows_of(d: ColumnDescriptor, parts: ChunkParts | EncodedColumn) -> Column | EncodedColumn:
+    return parts if isinstance(parts, EncodedColumn) else build_column(d.field, [parts])
+
+
 class RowGroupReader:
     """The reads of one row group for a filtered read (build it with ``FileReader.row_group_reader``).
     ``notes`` (a list, maybe the caller's) receives what could not be used and why."""
@@ -119,6 +124,18 @@ class RowGroupReader:
     def read_rows(self, descs: Sequence[Any], selection: RowSelection | None) -> dict[str, Column]:
         """Columns (``FileReader.select_columns`` items) holding exactly the rows of ``selection`` (None:
         all), by output name. Nested output columns are assembled from their whole chunks."""
+        return cast("dict[str, Column]", self._read(descs, selection, False))  # (not encoded)
+
+    def read_encoded(self, descs: Sequence[ColumnDescriptor],
+                     selection: RowSelection | None) -> dict[str, Column | EncodedColumn]:
+        """Flat columns ``descs`` at the rows of ``selection`` (None: all) as :meth:`read_rows` reads them,
+        except that a chunk with dictionary-encoded pages comes as an
+        :class:`~pqbloom.file.encoded_column.EncodedColumn` (codes into its dictionary, the values of any
+        PLAIN page appended to it) rather than expanded: what a filter is evaluated on."""
+        return self._read(descs, selection, True)
+
+    def _read(self, descs: Sequence[Any], selection: RowSelection | None,
+              encoded: bool) -> dict[str, Column | EncodedColumn]:
         pf, rg, nrows, counts = self.pf, self.rg, self.rows, self.counts
         sel = None if selection is not None and selection.covers(nrows) else selection
         nested_out, flat = split_nested(pf, rg, descs, sel, counts, levels=self._levels)
@@ -157,33 +174,32 @@ class RowGroupReader:
         got: dict[tuple[int, int], Any] = dict(zip(wanted, read_ranges(pf.range_reader, wanted, max_gap=COALESCE_GAP,
                                                                         what="column chunk")))
         got.update(self._kept)
-        out: dict[str, Column] = dict(nested_out)
+        out: dict[str, Column | EncodedColumn] = dict(nested_out)
         for d, layout, chosen, rngs, walk in reads:
-            col = None
+            col: Column | EncodedColumn | None = None
             whole = rngs[0] if rngs else None  # the whole chunk's range, when that is what was read
             if layout is not None and chosen is not None and sel is not None:
-                col = self._selected_pages(d, layout, chosen, got, sel)
+                col = self._selected_pages(d, layout, chosen, got, sel, encoded)
                 whole = None
             elif walk and sel is not None and whole is not None:
-                col = self._walked(d, got[whole], whole[0], sel)
+                col = self._walked(d, got[whole], whole[0], sel, encoded)
             if col is None:
                 if whole is not None:
-                    parts = decode_whole_chunk(pf, rg, d, got[whole], whole[0], nrows)
+                    col = _rows_of(d, decode_whole_chunk(pf, rg, d, got[whole], whole[0], nrows, encoded=encoded))
                 else:  # an empty chunk, or pages that did not stand on their own: read the chunk now
-                    parts = pf.read_chunk_parts(rg, d)
-                col = build_column(d.field, [parts])
+                    col = build_column(d.field, [pf.read_chunk_parts(rg, d)])
                 if sel is not None:
                     col = take_ranges(col, sel.starts, sel.lengths)
             out[d.dotted_path] = col
         return out
 
     def _selected_pages(self, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray, got: Any,
-                        sel: RowSelection, *, walked: bool = False) -> Column | None:
+                        sel: RowSelection, encoded: bool, *, walked: bool = False) -> Column | EncodedColumn | None:
         """The rows of ``sel`` from data pages ``pages`` (bytes in ``got``), or None (noted) when the pages
         do not stand on their own: a walked chunk then counts every page read, an offset-indexed one the
-        pages it selected (as counted before the read)."""
+        pages it selected (as counted before the read). ``encoded``: see :meth:`read_encoded`."""
         try:
-            parts = decode_flat_pages(self.pf, self.rg, d, layout, pages, got)
+            parts = decode_flat_pages(self.pf, self.rg, d, layout, pages, got, encoded=encoded)
         except PagesDoNotStandAlone as why:
             self.counts.notes.append(f"page-level read of {d.dotted_path} in row group {self.rg} failed ({why}); "
                                      "read the whole chunk")
@@ -195,9 +211,10 @@ class RowGroupReader:
         out_start = np.cumsum(prow[pages]) - prow[pages]
         p0 = np.searchsorted(layout.first_rows, sel.starts, side="right") - 1
         pos = out_start[np.searchsorted(pages, p0)] + (sel.starts - layout.first_rows[p0])
-        return take_ranges(build_column(d.field, [parts]), pos, sel.lengths)
+        return take_ranges(_rows_of(d, parts), pos, sel.lengths)
 
-    def _walked(self, d: ColumnDescriptor, buf: Any, base: int, sel: RowSelection) -> Column | None:
+    def _walked(self, d: ColumnDescriptor, buf: Any, base: int, sel: RowSelection,
+                encoded: bool) -> Column | EncodedColumn | None:
         """The rows of ``sel`` of a chunk without an OffsetIndex (its bytes ``buf`` from file offset
         ``base``), decoding only the data pages that hold them, found by walking the page headers. None
         when the headers do not tell each page's rows or every page is needed: the caller then decodes
@@ -213,7 +230,8 @@ class RowGroupReader:
         if len(pages) == layout.num_pages:
             self.counts.pages(layout.num_pages, layout.num_pages)
             return None
-        return self._selected_pages(d, layout, pages, slices(buf, base, layout.ranges(pages)), sel, walked=True)
+        return self._selected_pages(d, layout, pages, slices(buf, base, layout.ranges(pages)), sel, encoded,
+                                    walked=True)
 
     def read_repeated(self, desc: ColumnDescriptor, selection: RowSelection | None) -> RepeatedRows:
         """The levels of repeated leaf ``desc`` over (at least) the rows of ``selection`` (None: all): only
@@ -277,6 +295,7 @@ class RowGroupReader:
         for q, rng, buf in zip(pages.tolist(), rngs, bufs):
             start, count = int(fr[q]), int(prow[q])
             parts = decode_flat_pages(self.pf, self.rg, d, layout, np.array([q]), {rng: buf})
+            assert isinstance(parts, ChunkParts)  # (not encoded)
             sub = sel.clip(start, start + count)
             yield sub, take_ranges(build_column(d.field, [parts]), sub.starts - start, sub.lengths)
         self.counts.pages(layout.num_pages, len(pages))  # once every page stood on its own

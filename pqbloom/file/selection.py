@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
 from ..table import Column
+from .encoded_column import EncodedColumn
 
 __all__ = ["RowSelection", "PageLayout", "PagesDoNotStandAlone", "pages_for", "take_ranges", "COALESCE_GAP"]
 
@@ -119,8 +121,17 @@ def pages_for(layout: PageLayout, sel: RowSelection) -> np.ndarray:
     return np.flatnonzero(np.cumsum(mark)[:-1] > 0)
 
 
-def take_ranges(col: Column, pos_starts: np.ndarray, lengths: np.ndarray) -> Column:
-    """Rows ``[pos_starts[i], pos_starts[i] + lengths[i])`` of ``col``, concatenated."""
+@overload
+def take_ranges(col: Column, pos_starts: np.ndarray, lengths: np.ndarray) -> Column: ...
+@overload
+def take_ranges(col: EncodedColumn, pos_starts: np.ndarray, lengths: np.ndarray) -> EncodedColumn: ...
+@overload
+def take_ranges(col: Column | EncodedColumn, pos_starts: np.ndarray,
+                lengths: np.ndarray) -> Column | EncodedColumn: ...
+def take_ranges(col: Column | EncodedColumn, pos_starts: np.ndarray,
+                lengths: np.ndarray) -> Column | EncodedColumn:
+    """Rows ``[pos_starts[i], pos_starts[i] + lengths[i])`` of ``col`` (decoded or as dictionary codes),
+    concatenated."""
     if len(pos_starts) == 1:
         s = int(pos_starts[0])
         if s == 0 and int(lengths[0]) == len(col):

@@ -12,9 +12,10 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..bloom import hash_scalar, hash_values
+from ..file import EncodedColumn
 from ..limits import charge
 from ..schema import PhysicalType
-from ..table import Column, int96_ticks
+from ..table import Column, column_from_values, int96_ticks
 from ..table.outputs import logical_numpy
 from .bind import (
     BoundAnd,
@@ -29,9 +30,10 @@ from .bind import (
     BoundNonNull,
     BoundNot,
     BoundOr,
+    bound_leaves,
 )
 
-__all__ = ["RepeatedColumn", "evaluate", "key_array", "leaf_truth", "null_row_truth"]
+__all__ = ["RepeatedColumn", "evaluate", "matches", "key_array", "leaf_truth", "null_row_truth"]
 
 
 # ---------------------------------------------------------------------------
@@ -228,12 +230,65 @@ def _any_truth(leaf: BoundLeaf, rc: RepeatedColumn, keys: Any, n: int) -> tuple[
     return out, ~out
 
 
+#: at most this many entries true (or false) map to rows by comparing codes, one pass each; more by a gather
+_MAX_CODE_COMPARES = 4
+
+
+def _lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """``table[codes]``: a truth value per dictionary entry (and the null code) mapped to the rows."""
+    hits = np.flatnonzero(table)
+    if len(hits) == 0:
+        return np.zeros(len(codes), bool)
+    if len(hits) == len(table):
+        return np.ones(len(codes), bool)
+    if len(hits) <= _MAX_CODE_COMPARES:
+        out = codes == hits[0]
+        for h in hits[1:]:
+            out |= codes == h
+        return out
+    misses = np.flatnonzero(~table)
+    if len(misses) <= _MAX_CODE_COMPARES:
+        out = codes != misses[0]
+        for m in misses[1:]:
+            out &= codes != m
+        return out
+    return table[codes]
+
+
+def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``x`` (whose only column is ``col``) evaluated once per dictionary entry and once on a null row,
+    then mapped to the rows by their codes."""
+    entries = col.entries_column()
+    te, fe = evaluate(x, {name: entries}, len(entries))
+    tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
+    t = _lookup(np.concatenate([te, tn]), col.codes)
+    return t, (_lookup(np.concatenate([fe, fn]), col.codes) if need_f else None)
+
+
+def _column_names(x: BoundNode) -> set[str]:
+    return {lf.col.name for lf in bound_leaves(x)}
+
+
 def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarray, np.ndarray]:
     """(rows where the predicate is true, rows where it is false); the rest are null.
 
     ``cols`` maps a column name to its :class:`Column` over the ``n`` rows, or for a repeated leaf
-    to a :class:`RepeatedColumn`.
+    to a :class:`RepeatedColumn`, or for a dictionary-encoded chunk to an
+    :class:`~pqbloom.file.EncodedColumn`: every subtree of the filter on that column alone is then
+    evaluated on its dictionary entries and mapped to the rows by their codes.
     """
+    t, f = _evaluate(node, cols, n, True)
+    assert f is not None
+    return t, f
+
+
+def matches(node: BoundNode, cols: Mapping[str, Any], n: int) -> np.ndarray:
+    """The rows where the predicate is true (see :func:`evaluate`)."""
+    return _evaluate(node, cols, n, False)[0]
+
+
+def _evaluate(node: BoundNode, cols: Mapping[str, Any], n: int,
+              want_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
     # the truth masks of the nodes, key arrays and the caller's row numbers of the matches: a page of
     # a few bytes can stand for millions of rows, so the read's memory budget counts them first
     # (comparing byte strings gathers by byte: a word per byte of the values)
@@ -241,13 +296,19 @@ def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarr
                       if isinstance(v, BinaryArray))
     charge(16 * n + 8 * value_bytes, f"evaluating the filter over {n:,} rows")
     cache: dict[str, Any] = {}
+    encoded = {name for name, c in cols.items() if isinstance(c, EncodedColumn)}
 
-    def go(x: BoundNode) -> tuple[np.ndarray, np.ndarray]:
+    def go(x: BoundNode, need_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
         if isinstance(x, BoundConst):
             if x.value is None:
                 return np.zeros(n, bool), np.zeros(n, bool)
             ones = np.ones(n, bool)
             return (ones, ~ones) if x.value else (~ones, ones)
+        if encoded:
+            names = _column_names(x)
+            if len(names) == 1 and names <= encoded:
+                name = names.pop()
+                return _on_entries(x, cols[name], name, need_f)
         if isinstance(x, BoundAny):
             leaf = x.a
             rc = cols[leaf.col.name]
@@ -266,16 +327,20 @@ def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarr
                     keys = cache[x.col.name] = key_array(col, x.col)
             return leaf_truth(x, col, keys)
         if isinstance(x, BoundNot):
-            t, f = go(x.a)
+            t, f = go(x.a, True)
+            assert f is not None
             return f, t
         assert isinstance(x, (BoundAnd, BoundOr))
-        ta, fa = go(x.a)
-        tb, fb = go(x.b)
-        if isinstance(x, BoundAnd):
-            return ta & tb, fa | fb
-        return ta | tb, fa & fb
+        ta, fa = go(x.a, need_f)
+        tb, fb = go(x.b, need_f)
+        conj = isinstance(x, BoundAnd)
+        f = None
+        if need_f:
+            assert fa is not None and fb is not None
+            f = fa | fb if conj else fa & fb
+        return (ta & tb if conj else ta | tb), f
 
-    return go(node)
+    return go(node, want_f)
 
 
 def null_row_truth(leaf: BoundLeaf) -> tuple[bool, bool]:

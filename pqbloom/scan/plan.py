@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..file import RowSelection
+from ..file import EncodedColumn, RowSelection
 from ..table import Table
 from .bind import BoundConst, BoundFilter
-from .evaluate import evaluate
+from .evaluate import matches
 from .explain import Explain
 from .expr import Expr
 from .parse import FilterLike, to_expression
@@ -88,15 +88,22 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
         others = reader.read_rows(rest, RowSelection.of_rows(absolute)) if rest else {}
         return Table([pcol if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
     pred_descs = [bc.desc for bc in bound.cols.values() if not bc.repeated]
-    pcols = reader.read_rows(pred_descs, scan)
+    # a dictionary-encoded chunk comes as codes into its dictionary: the filter is evaluated per entry
+    pcols = reader.read_encoded(pred_descs, scan)
     n = rows if scan is None else scan.num_rows
     ex.rows_decoded += n
-    env: dict[str, Any] = dict(pcols)
+    env: dict[str, Any] = {}
+    for name, c in pcols.items():
+        if isinstance(c, EncodedColumn):
+            if len(c.entries) > len(c):  # more entries than rows (a few rows of a chunk): decode those instead
+                c = c.decoded()
+            else:
+                ex.chunks_evaluated_on_dictionary += 1
+        env[name] = c
     for bc in bound.cols.values():
         if bc.repeated:
             env[bc.name] = read_repeated(reader, bc, scan)
-    t, _ = evaluate(node, env, n)
-    local = np.flatnonzero(t)
+    local = np.flatnonzero(matches(node, env, n))
     ex.rows_returned += len(local)
     if len(local) == 0:
         return None
@@ -107,8 +114,13 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
         others = reader.read_rows(rest, RowSelection.of_rows(absolute))
     out = []
     for d in out_descs:
-        c = pcols.get(d.dotted_path)
-        out.append((c if len(local) == n else c.take(local)) if c is not None else others[d.dotted_path])
+        if d.dotted_path not in pcols:
+            out.append(others[d.dotted_path])
+            continue
+        pc = env[d.dotted_path]
+        if len(local) < n:
+            pc = pc.take(local)
+        out.append(pc.decoded() if isinstance(pc, EncodedColumn) else pc)
     return Table(out)
 
 
