@@ -56,14 +56,15 @@ class ParquetFile(FileReader):
         ``filters`` (a :func:`pqbloom.field` expression, a pyarrow-style DNF list or a filter string)
         keeps only matching rows, pruning row groups and pages first (see :mod:`pqbloom.scan`);
         pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what the read did.
-        ``use_threads`` (as pyarrow's) decodes column chunks in parallel; filtered reads decode in one
-        thread for now.
+        ``use_threads`` (as pyarrow's) decodes column chunks in parallel (a filtered read: its row
+        groups).
         """
         if filters is None and explain is None:
             return super().read(columns, use_threads=use_threads)
         with memory_budget(self.memory_limit):
             # a filtered read keeps its pruned row groups unread: no dictionary pages are fetched for it
-            return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain), [])
+            return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain,
+                                                         use_threads=use_threads), [])
 
     def iter_batches(self, batch_size: int = 65536, columns: Sequence[str] | None = None, *,
                      row_groups: Sequence[int] | None = None, use_threads: bool = True,
@@ -128,7 +129,8 @@ def read_table(source: Source | Sequence[str | os.PathLike[str]] | Dataset, colu
             ParquetFile(cast(Source, source) if loc is None else open_location(loc), **kwargs) as pf:
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
-        return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
+        return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True,
+                                                   use_threads=use_threads), [])
 
 
 def schema_columns(source: Any, schema: Any, columns: Sequence[str] | None, kwargs: dict[str, Any]

@@ -17,7 +17,8 @@ import numpy as np
 from ..table import Column
 from .encoded_column import EncodedColumn
 
-__all__ = ["RowSelection", "PageLayout", "PagesDoNotStandAlone", "pages_for", "take_ranges", "COALESCE_GAP"]
+__all__ = ["RowSelection", "PageLayout", "PagesDoNotStandAlone", "pages_for", "take_ranges", "ranges_positions",
+           "COALESCE_GAP"]
 
 COALESCE_GAP = 4096  # merge reads separated by at most this many bytes
 
@@ -65,6 +66,11 @@ class RowSelection:
         cum = np.cumsum(self.lengths)
         r = np.searchsorted(cum, local, side="right")
         return self.starts[r] + (local - (cum[r] - self.lengths[r]))
+
+    def rows(self) -> np.ndarray:
+        """Every selected row number, in order."""
+        lengths = self.lengths
+        return ranges_positions(self.starts, lengths)
 
     def covers(self, rows: int) -> bool:
         """Whether the selection is every row of a row group of ``rows`` rows."""
@@ -137,7 +143,11 @@ def take_ranges(col: Column | EncodedColumn, pos_starts: np.ndarray,
         if s == 0 and int(lengths[0]) == len(col):
             return col
         return col.slice(s, int(lengths[0]))
+    return col.take(ranges_positions(pos_starts, lengths))
+
+
+def ranges_positions(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions ``[starts[i], starts[i] + lengths[i])``, concatenated."""
     total = int(lengths.sum())
     before = np.cumsum(lengths) - lengths
-    idx = np.repeat(pos_starts - before, lengths) + np.arange(total, dtype=np.int64)
-    return col.take(idx)
+    return np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)

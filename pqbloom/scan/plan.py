@@ -7,11 +7,13 @@ planning (``pqbloom.spark`` plans one input partition per surviving row group).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..file import EncodedColumn, RowSelection
+from ..file.parallel import map_ordered
 from ..table import Table
 from .bind import BoundConst, BoundFilter
 from .evaluate import matches
@@ -148,16 +150,28 @@ def _finish(pf: FileReader, ex: Explain, req0: int, bytes0: int, target: Explain
         target.add(ex)
 
 
+def _row_group_task(bound: BoundFilter, rg: int, out_descs: Sequence[Any]) -> tuple[Table | None, Explain]:
+    ex = Explain()
+    return _read_row_group(bound, rg, out_descs, ex), ex
+
+
 def read_filtered(pf: FileReader, columns: Sequence[str] | None = None, filters: FilterLike = None, *,
-                  explain: Explain | None = None, io_from_open: bool = False) -> Table:
-    """Rows of ``pf`` where ``filters`` is true (all rows when None), pruning as described above."""
+                  explain: Explain | None = None, io_from_open: bool = False, use_threads: bool = False) -> Table:
+    """Rows of ``pf`` where ``filters`` is true (all rows when None), pruning as described above.
+
+    ``use_threads``: the row groups left by the statistics are pruned further, read and evaluated on the
+    decode pool (:func:`pqbloom.file.parallel.map_ordered`: results in row-group order, the first
+    failing row group's error raised), except in an encrypted file."""
     bound, ex, r0, b0 = _start(pf, filters)
     out_descs = pf.select_columns(columns)
     tables = []
     rgs = statistics_pass(bound, ex)
     prefetch_bloom_probes(bound, rgs)  # remote files: every row group's probes in one round trip
-    for rg in rgs:
-        t = _read_row_group(bound, rg, out_descs, ex)
+    # each row group fills an Explain of its own, added to the call's in row-group order
+    tasks = [partial(_row_group_task, bound, rg, out_descs) for rg in rgs]
+    threads = use_threads and len(rgs) > 1 and pf.decodes_on_threads
+    for t, sub in map_ordered(tasks, use_threads=True) if threads else (task() for task in tasks):
+        ex.add(sub)
         if t is not None and t.num_rows:
             tables.append(t)
     _finish(pf, ex, r0, b0, explain, io_from_open=io_from_open)
