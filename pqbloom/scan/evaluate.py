@@ -129,7 +129,8 @@ def key_array(col: Column, bc: BoundColumn) -> np.ndarray | BinaryArray:
         return np.array([int.from_bytes(b, "big", signed=True) if b else 0 for b in v], dtype=object)
     if isinstance(v, BinaryArray):
         return v
-    return BinaryArray.from_fixed(np.asarray(v, np.uint8).reshape(len(v), -1))
+    # (n, width) rows of bytes; an empty column's width from the type (-1 cannot be inferred from 0 values)
+    return BinaryArray.from_fixed(np.asarray(v, np.uint8).reshape(len(v), -1 if len(v) else bc.type_length or 0))
 
 
 def _int96_keys(v: Any, mask: np.ndarray | None) -> np.ndarray:
