@@ -26,20 +26,23 @@ _INT32_CODES = (1 << 31) - 1  # entries (and the null code after them) an int32 
 
 
 class EncodedColumn:
-    """The rows of a flat column as ``codes`` into ``entries``: the chunk's dictionary page, followed by
-    the values of any PLAIN data page. ``codes[i]`` is row ``i``'s entry, or ``len(entries)`` where the row
-    is null; ``dictionary_size`` entries came from the dictionary page."""
+    """The rows of a flat column as codes into ``entries``: the chunk's dictionary page, followed by the
+    values of any PLAIN data page. A row's code is its entry, or ``len(entries)`` (:attr:`null_code`)
+    where the row is null. The codes come in ``pieces`` (consecutive runs of rows, one per page as
+    decoded: joined only when :attr:`codes` is asked for); ``dictionary_size`` entries came from the
+    dictionary page."""
 
-    __slots__ = ("field", "entries", "codes", "dictionary_size")
+    __slots__ = ("field", "entries", "pieces", "dictionary_size", "_rows")
 
-    def __init__(self, field: Field, entries: Values, codes: np.ndarray, dictionary_size: int) -> None:
+    def __init__(self, field: Field, entries: Values, pieces: list[np.ndarray], dictionary_size: int) -> None:
         self.field = field
         self.entries = entries
-        self.codes = codes
+        self.pieces = pieces
         self.dictionary_size = dictionary_size
+        self._rows = sum(len(p) for p in pieces)
 
     def __len__(self) -> int:
-        return len(self.codes)
+        return self._rows
 
     def __repr__(self) -> str:
         return f"EncodedColumn({self.field}, len={len(self)}, entries={len(self.entries)})"
@@ -49,18 +52,25 @@ class EncodedColumn:
         """The code of a null row (one past the last entry)."""
         return len(self.entries)
 
+    @property
+    def codes(self) -> np.ndarray:
+        """Every row's code (the pieces joined, once)."""
+        if len(self.pieces) != 1:
+            self.pieces = [np.concatenate(self.pieces) if self.pieces else np.zeros(0, np.int32)]
+        return self.pieces[0]
+
     def entries_column(self) -> Column:
         """The entries as a column (no nulls): what a predicate is evaluated on."""
         return Column(self.field.with_nullable(True), self.entries, None)
 
     def slice(self, offset: int = 0, length: int | None = None) -> EncodedColumn:
         """Rows ``offset`` to ``offset + length`` (the end when None), still encoded."""
-        stop = len(self.codes) if length is None else offset + length
-        return EncodedColumn(self.field, self.entries, self.codes[offset:stop], self.dictionary_size)
+        stop = len(self) if length is None else offset + length
+        return EncodedColumn(self.field, self.entries, [self.codes[offset:stop]], self.dictionary_size)
 
     def take(self, idx: np.ndarray) -> EncodedColumn:
         """The rows at positions ``idx``, still encoded."""
-        return EncodedColumn(self.field, self.entries, self.codes[idx], self.dictionary_size)
+        return EncodedColumn(self.field, self.entries, [self.codes[idx]], self.dictionary_size)
 
     def decoded(self) -> Column:
         """The rows' values as a :class:`~pqbloom.table.Column` (expansion charged to the read's budget)."""
@@ -94,43 +104,41 @@ def collect_encoded(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, nullab
     :func:`~pqbloom.file.column_reader.collect_chunk` would. ``nullable``: the column has definition
     levels (each page then yields its presence flags). Raises CorruptFileError for an index outside
     the dictionary or flags that disagree with the values."""
-    parts: list[tuple[str, Any]] = []
-    levels: list[np.ndarray] = []
+    parts: list[tuple[str, Any, np.ndarray | None]] = []
     dictionary = None
     for kind, values, present, page_dictionary in pages:
         dictionary = page_dictionary
-        parts.append((kind, values))
-        if present is not None:
-            levels.append(present)
-    if dictionary is None or not any(kind == "dict" for kind, _ in parts):
-        return assemble_values(f, parts, levels if nullable else None, dictionary, num_values)
+        parts.append((kind, values, present if nullable else None))
+    if dictionary is None or not any(kind == "dict" for kind, _, _ in parts):
+        levels = [p for _, _, p in parts if p is not None]
+        return assemble_values(f, [(k, v) for k, v, _ in parts], levels if nullable else None, dictionary,
+                               num_values)
     size = len(dictionary)
-    plain = sum(len(v) for kind, v in parts if kind != "dict")
-    dtype = np.int32 if size + plain < _INT32_CODES else np.int64
-    pieces: list[Any] = [dictionary]
-    codes_l: list[np.ndarray] = []
+    plain = sum(len(v) for kind, v, _ in parts if kind != "dict")
+    null_code = size + plain
+    dtype = np.int32 if null_code < _INT32_CODES else np.int64
+    entries_l: list[Any] = [dictionary]
+    pieces: list[np.ndarray] = []
     nxt = size
-    for kind, v in parts:
+    rows = 0
+    for kind, v, present in parts:
         if kind == "dict":
-            codes_l.append(_checked(v, size).astype(dtype, copy=False))
+            codes = _checked(v, size).astype(dtype, copy=False)
         else:  # a PLAIN page: its values become entries of their own
-            codes_l.append(np.arange(nxt, nxt + len(v), dtype=dtype))
-            pieces.append(v)
+            codes = np.arange(nxt, nxt + len(v), dtype=dtype)
+            entries_l.append(v)
             nxt += len(v)
-    entries = concat_values(pieces, f) if len(pieces) > 1 else dictionary
-    dense = codes_l[0] if len(codes_l) == 1 else np.concatenate(codes_l)
-    present = None
-    if nullable and levels:
-        present = levels[0] if len(levels) == 1 else np.concatenate(levels)
-        if len(present) != num_values:
-            raise CorruptFileError(f"decoded {len(present)} definition levels for {num_values} values")
-    if present is None or len(dense) == len(present):
-        if len(dense) != num_values:
-            raise CorruptFileError(f"decoded {len(dense)} values for {num_values} rows")
-        return EncodedColumn(f, entries, dense, size)
-    if int(np.count_nonzero(present)) != len(dense):
-        raise CorruptFileError(f"{len(dense)} values decoded for {int(np.count_nonzero(present))} present slots")
-    charge(dense.itemsize * len(present), f"the dictionary codes of {len(present):,} rows")
-    codes = np.full(len(present), len(entries), dtype)
-    codes[present] = dense
-    return EncodedColumn(f, entries, codes, size)
+        if present is not None and len(present) != len(codes):  # the page has nulls: codes per row
+            if int(np.count_nonzero(present)) != len(codes):
+                raise CorruptFileError(f"{len(codes)} values decoded for {int(np.count_nonzero(present))} "
+                                       "present slots")
+            charge(codes.itemsize * len(present), f"the dictionary codes of {len(present):,} rows")
+            full = np.full(len(present), null_code, dtype)
+            full[present] = codes
+            codes = full
+        rows += len(codes)
+        pieces.append(codes)
+    if rows != num_values:
+        raise CorruptFileError(f"decoded {rows} rows where {num_values} are expected")
+    entries = concat_values(entries_l, f) if len(entries_l) > 1 else dictionary
+    return EncodedColumn(f, entries, pieces, size)

@@ -235,25 +235,32 @@ def _any_truth(leaf: BoundLeaf, rc: RepeatedColumn, keys: Any, n: int) -> tuple[
 _MAX_CODE_COMPARES = 4
 
 
-def _lookup(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """``table[codes]``: a truth value per dictionary entry (and the null code) mapped to the rows."""
+def _lookup(table: np.ndarray, col: EncodedColumn) -> np.ndarray:
+    """``table[codes]`` of ``col``'s rows: a truth value per entry (and the null code, last) mapped to the
+    rows, piece by piece of the codes (a page each as decoded) into one array."""
+    n = len(col)
     hits = np.flatnonzero(table)
     if len(hits) == 0:
-        return np.zeros(len(codes), bool)
+        return np.zeros(n, bool)
     if len(hits) == len(table):
-        return np.ones(len(codes), bool)
-    if len(hits) <= _MAX_CODE_COMPARES:
-        out = codes == hits[0]
-        for h in hits[1:]:
-            out |= codes == h
-        return out
-    misses = np.flatnonzero(~table)
-    if len(misses) <= _MAX_CODE_COMPARES:
-        out = codes != misses[0]
-        for m in misses[1:]:
-            out &= codes != m
-        return out
-    return table[codes]
+        return np.ones(n, bool)
+    misses = np.flatnonzero(~table) if len(hits) > _MAX_CODE_COMPARES else hits[:0]
+    out = np.empty(n, bool)
+    pos = 0
+    for codes in col.pieces:
+        o = out[pos:pos + len(codes)]
+        pos += len(codes)
+        if len(hits) <= _MAX_CODE_COMPARES:
+            np.equal(codes, hits[0], out=o)
+            for h in hits[1:]:
+                o |= codes == h
+        elif len(misses) <= _MAX_CODE_COMPARES:
+            np.not_equal(codes, misses[0], out=o)
+            for m in misses[1:]:
+                o &= codes != m
+        else:  # (every code is below len(table): checked when decoded)
+            np.take(table, codes, out=o, mode="clip")
+    return out
 
 
 def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -262,8 +269,8 @@ def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool) -> tu
     entries = col.entries_column()
     te, fe = evaluate(x, {name: entries}, len(entries))
     tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
-    t = _lookup(np.concatenate([te, tn]), col.codes)
-    return t, (_lookup(np.concatenate([fe, fn]), col.codes) if need_f else None)
+    t = _lookup(np.concatenate([te, tn]), col)
+    return t, (_lookup(np.concatenate([fe, fn]), col) if need_f else None)
 
 
 def _column_names(x: BoundNode) -> set[str]:

@@ -338,6 +338,13 @@ def test_collect_encoded_checks_indices_and_levels() -> None:
     assert mixed.decoded().to_pylist() == ["y", None, "z"]
     with pytest.raises(CorruptFileError, match="2 values decoded for 3 present slots"):
         collect_encoded([("dict", np.array([1, 0], np.int32), np.ones(3, bool), d)], f, True, 3)
+    with pytest.raises(CorruptFileError, match="decoded 2 rows where 3 are expected"):
+        collect_encoded([("dict", np.array([1, 0], np.int32), None, d)], f, False, 3)
+    # one piece of codes per page, joined only when asked
+    paged = collect_encoded([("dict", np.array([1], np.int32), present[:2], d),
+                             ("dict", np.array([0, 0], np.int32), None, d)], f, True, 4)
+    assert isinstance(paged, EncodedColumn) and len(paged.pieces) == 2 and len(paged) == 4
+    assert paged.slice(1, 2).codes.tolist() == [2, 0] and paged.codes.tolist() == [1, 2, 0, 0]
 
 
 # ---------------------------------------------------------------------------
