@@ -63,14 +63,32 @@ class EncodedColumn:
         """The entries as a column (no nulls): what a predicate is evaluated on."""
         return Column(self.field.with_nullable(True), self.entries, None)
 
+    def _starts(self) -> np.ndarray:
+        """The first row of each piece, then the row count."""
+        return np.concatenate([[0], np.cumsum([len(p) for p in self.pieces])]).astype(np.int64)
+
     def slice(self, offset: int = 0, length: int | None = None) -> EncodedColumn:
-        """Rows ``offset`` to ``offset + length`` (the end when None), still encoded."""
+        """Rows ``offset`` to ``offset + length`` (the end when None), still encoded (the pieces in the
+        range, without joining the codes)."""
         stop = len(self) if length is None else offset + length
-        return EncodedColumn(self.field, self.entries, [self.codes[offset:stop]], self.dictionary_size)
+        if len(self.pieces) == 1 or offset < 0 or stop > len(self):
+            return EncodedColumn(self.field, self.entries, [self.codes[offset:stop]], self.dictionary_size)
+        starts = self._starts()
+        out = [p[max(offset - a, 0):stop - a] for p, a in zip(self.pieces, starts.tolist())
+               if a < stop and a + len(p) > offset]
+        return EncodedColumn(self.field, self.entries, out, self.dictionary_size)
 
     def take(self, idx: np.ndarray) -> EncodedColumn:
-        """The rows at positions ``idx``, still encoded."""
-        return EncodedColumn(self.field, self.entries, [self.codes[idx]], self.dictionary_size)
+        """The rows at positions ``idx``, still encoded. Ascending positions (a filter's selection) are
+        gathered piece by piece, without joining the codes."""
+        n = len(idx)
+        if len(self.pieces) == 1 or n == 0 or int(idx[0]) < 0 or int(idx[-1]) >= len(self) or \
+                (n > 1 and not bool(np.all(idx[1:] >= idx[:-1]))):
+            return EncodedColumn(self.field, self.entries, [self.codes[idx]], self.dictionary_size)
+        starts = self._starts()
+        cuts = np.searchsorted(idx, starts).tolist()
+        out = [p[idx[lo:hi] - a] for p, a, lo, hi in zip(self.pieces, starts.tolist(), cuts, cuts[1:]) if hi > lo]
+        return EncodedColumn(self.field, self.entries, out, self.dictionary_size)
 
     def decoded(self) -> Column:
         """The rows' values as a :class:`~pqbloom.table.Column` (expansion charged to the read's budget)."""

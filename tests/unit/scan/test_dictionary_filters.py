@@ -347,6 +347,31 @@ def test_collect_encoded_checks_indices_and_levels() -> None:
     assert paged.slice(1, 2).codes.tolist() == [2, 0] and paged.codes.tolist() == [1, 2, 0, 0]
 
 
+@settings(max_examples=200, deadline=None)
+@given(lengths=st.lists(st.integers(0, 6), min_size=1, max_size=5), data=st.data())
+def test_encoded_column_take_and_slice_across_pieces(lengths, data) -> None:
+    # take and slice gather from the per-page pieces without joining them: the same rows as numpy's
+    # indexing of the joined codes, for ascending, unsorted, repeated and negative positions
+    f = pqbloom.Schema.from_types({"s": "string"}).field("s")
+    entries = pqbloom.arrays.BinaryArray.from_pylist([b"a", b"b", b"c"])
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    pieces = [rng.integers(0, 4, k).astype(np.int32) for k in lengths]
+    joined = np.concatenate(pieces)
+    n = len(joined)
+    col = EncodedColumn(f, entries, list(pieces), 3)
+    if n:
+        idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), max_size=12)), np.int64)
+        if data.draw(st.booleans()):
+            idx = np.sort(idx[idx >= 0])
+        assert col.take(idx).codes.tolist() == joined[idx].tolist()
+    offset = data.draw(st.integers(0, n))
+    length = data.draw(st.one_of(st.none(), st.integers(0, n - offset)))
+    stop = n if length is None else offset + length
+    part = col.slice(offset, length)
+    assert len(part) == stop - offset and part.codes.tolist() == joined[offset:stop].tolist()
+    assert col.codes.tolist() == joined.tolist()
+
+
 # ---------------------------------------------------------------------------
 # use_threads: row groups on the decode pool, results and errors in row-group order
 # ---------------------------------------------------------------------------
