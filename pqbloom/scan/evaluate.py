@@ -244,17 +244,21 @@ def _lookup(table: np.ndarray, col: EncodedColumn) -> np.ndarray:
         return np.zeros(n, bool)
     if len(hits) == len(table):
         return np.ones(n, bool)
-    misses = np.flatnonzero(~table) if len(hits) > _MAX_CODE_COMPARES else hits[:0]
+    # Python ints: compared with the codes in their own width (a numpy int64 scalar would make numpy
+    # convert every int32 code to int64 first)
+    few_hits = hits.tolist() if len(hits) <= _MAX_CODE_COMPARES else None
+    few_misses = None if few_hits is not None else np.flatnonzero(~table)
+    misses = few_misses.tolist() if few_misses is not None and len(few_misses) <= _MAX_CODE_COMPARES else None
     out = np.empty(n, bool)
     pos = 0
     for codes in col.pieces:
         o = out[pos:pos + len(codes)]
         pos += len(codes)
-        if len(hits) <= _MAX_CODE_COMPARES:
-            np.equal(codes, hits[0], out=o)
-            for h in hits[1:]:
+        if few_hits is not None:
+            np.equal(codes, few_hits[0], out=o)
+            for h in few_hits[1:]:
                 o |= codes == h
-        elif len(misses) <= _MAX_CODE_COMPARES:
+        elif misses is not None:
             np.not_equal(codes, misses[0], out=o)
             for m in misses[1:]:
                 o &= codes != m
