@@ -111,14 +111,15 @@ class ParquetFile(FileReader):
         ``filters`` (a :func:`pqbloom.field` expression, a pyarrow-style DNF list, a filter string or a
         ``pyarrow.compute`` expression) keeps only matching rows, pruning row groups and pages first (see
         :mod:`pqbloom.scan`); pass a :class:`pqbloom.Explain` as ``explain`` to have it filled with what
-        the read did. ``use_threads`` decodes column chunks in parallel; filtered reads decode in one thread.
+        the read did. ``use_threads`` decodes column chunks in parallel (a filtered read: its row groups).
         """
         columns = self._columns(columns, use_pandas_metadata)
         if filters is None and explain is None:
             return super().read(columns, use_threads=use_threads)
         with memory_budget(self.memory_limit):
             # a filtered read keeps its pruned row groups unread: no dictionary pages are fetched for it
-            return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain), [])
+            return self.with_file_metadata(read_filtered(self, columns, filters, explain=explain,
+                                                         use_threads=use_threads), [])
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True,
                        use_pandas_metadata: bool = False) -> Table:
@@ -254,7 +255,8 @@ def _read_table(source: Any, columns: Sequence[str] | None, *, filters: Filters 
             columns = _with_index_columns(columns, pf.key_value_metadata)
         if filters is None and explain is None:
             return pf.read(columns, use_threads=use_threads)
-        return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True), [])
+        return pf.with_file_metadata(read_filtered(pf, columns, filters, explain=explain, io_from_open=True,
+                                                   use_threads=use_threads), [])
 
 
 def schema_columns(source: Any, schema: Any, columns: Sequence[str] | None, options: dict[str, Any]

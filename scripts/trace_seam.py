@@ -5,8 +5,8 @@
 
 Writes a file (``id`` int64 unique even integers, ``s`` a short string, ``x`` float64; Bloom filter on
 ``id``, page index on) into a temporary directory, opens it once untraced, then traces one
-``pqbloom.read_table(path, filters=[("id", "==", k)])`` of a present id under :func:`sys.setprofile`
-(Python frames only). It prints, as JSON:
+``pqbloom.read_table(path, filters=[("id", "==", k)], use_threads=False)`` of a present id under
+:func:`sys.setprofile` (Python frames only, of the calling thread: hence one thread). It prints, as JSON:
 
 * ``modules``: distinct ``pqbloom.*`` modules whose functions ran;
 * ``crossings``: transitions between a ``pqbloom.scan.*`` frame and a ``pqbloom.file.*`` frame, counted
@@ -118,7 +118,10 @@ def measure(directory: str, *, rows: int = 1_000_000, row_groups: int = 4, page_
     expect = pqbloom.read_table(path, filters=[("id", "==", key)])  # warm imports and caches
     assert expect.num_rows == 1
     got: list[Any] = []
-    out = trace(lambda: got.append(pqbloom.read_table(path, filters=[("id", "==", key)])), strict=strict)
+    # one thread: sys.setprofile sees the calling thread only, and a threaded read evaluates its row
+    # groups on the decode pool
+    out = trace(lambda: got.append(pqbloom.read_table(path, filters=[("id", "==", key)], use_threads=False)),
+                strict=strict)
     assert got[0].num_rows == 1 and got[0].column("id").to_pylist() == [key]
     return out
 

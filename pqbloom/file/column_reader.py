@@ -27,7 +27,8 @@ from .levels import LeafLevels
 Values = np.ndarray | BinaryArray
 
 __all__ = ["ChunkParts", "NestedSelection", "NestedQueue", "RowQueue", "DictIndices",
-           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "collect_chunk", "to_sink", "build_column",
+           "DECODE_FAILURES", "located_error", "expand_dictionary", "assemble_values", "collect_chunk", "collect_rows",
+           "to_sink", "build_column",
            "concat_values", "split_nested", "NestedSource", "Values"]
 
 
@@ -154,6 +155,40 @@ def assemble_values(f: Field, parts: list[tuple[str, Any]], levels: list[np.ndar
     if len(present) != total:
         raise CorruptFileError(f"decoded {len(present)} definition levels for {total} values")
     return ChunkParts(pieces, present, total, [len(v) for v in levels] if len(levels) == len(pieces) > 1 else None)
+
+
+def collect_rows(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, positions: np.ndarray, num_rows: int) -> Column:
+    """The rows at ``positions`` (sorted, distinct; counted from the first row of ``pages``, which hold
+    ``num_rows`` rows) of a flat chunk's decoded pages (:func:`pqbloom.file.pages.iter_pages`, no sink;
+    views allowed): each page's selected values are taken as it comes, so neither a column of every row
+    nor the dictionary expansion of unselected rows is built (a sparse selection: late materialization)."""
+    vals: list[Any] = []
+    flags: list[np.ndarray] = []
+    row0 = 0
+    dictionary = None
+    for kind, values, present, page_dictionary in pages:
+        dictionary = page_dictionary
+        m = len(present) if present is not None else len(values)
+        lo, hi = np.searchsorted(positions, [row0, row0 + m])
+        local = positions[lo:hi] - row0
+        row0 += m
+        if present is not None:
+            keep = present[local]
+            flags.append(keep)
+            if len(values) != m:  # the dense (non-null) position of each selected present row
+                local = (np.cumsum(present, dtype=np.int64) - 1)[local[keep]]
+        if kind == "dict":
+            vals.append(expand_dictionary(dictionary, values[local]))
+        else:
+            vals.append(values.take(local) if isinstance(values, BinaryArray) else values[local])
+        values = present = None  # the page's buffer is free for the next page (pqbloom.scratch)
+    if row0 != num_rows:
+        raise CorruptFileError(f"column has {row0} rows where {num_rows} are expected")
+    parts = ChunkParts(vals, (np.concatenate(flags) if len(flags) != 1 else flags[0]) if flags else None,
+                       len(positions))
+    if parts.present is not None and len(parts.present) != len(positions):
+        raise CorruptFileError("a page without definition levels in a nullable chunk")
+    return build_column(f, [parts])
 
 
 # what numpy and the codecs raise on garbage, turned into CorruptFileError naming the chunk; and

@@ -21,14 +21,17 @@ import numpy as np
 from ..errors import CorruptFileError, ParquetError
 from ..format import PageType
 from ..schema import ColumnDescriptor
-from .chunk_window import ChunkBytes
+from ..table import Column
+from .chunk_window import ChunkBytes, ChunkWindow
 from .chunks import ChunkAccess
-from .column_reader import DECODE_FAILURES, ChunkParts, assemble_values, concat_values, located_error
+from .column_reader import DECODE_FAILURES, ChunkParts, assemble_values, collect_rows, concat_values, located_error
+from .encoded_column import EncodedColumn, collect_encoded
 from .levels import LeafLevels, check_levels
 from .pages import flat_page_header, page_header_fields, parse_page_header
 from .selection import PageLayout, PagesDoNotStandAlone
 
-__all__ = ["page_value_counts", "decode_flat_pages", "decode_repeated_pages", "decode_whole_chunk"]
+__all__ = ["page_value_counts", "decode_flat_pages", "flat_page_rows", "decode_repeated_pages", "decode_whole_chunk",
+           "whole_chunk_rows", "decoded_rows"]
 
 _DATA_PAGE, _DATA_PAGE_V2, _DICTIONARY_PAGE = int(PageType.DATA_PAGE), int(PageType.DATA_PAGE_V2), \
     int(PageType.DICTIONARY_PAGE)
@@ -89,21 +92,65 @@ def _joined(layout: PageLayout, pages: np.ndarray, got: Ranges) -> tuple[bytes, 
     return b"".join(got[r] for r in rngs), rngs[0][0]
 
 
-def decode_flat_pages(pf: ChunkAccess, rg: int, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray,
-                      got: Ranges) -> ChunkParts:
-    """Data pages ``pages`` of a flat chunk (their bytes, and the dictionary page's when needed, in
-    ``got``) decoded into value pieces and presence flags of exactly their rows."""
-    want = sum(page_value_counts(pf, rg, d, layout, pages, got))
-    buf, base = _joined(layout, pages, got)
+def _decode(pf: ChunkAccess, rg: int, d: ColumnDescriptor, buf: ChunkBytes, base: int, encoded: bool,
+            page_ordinals: Sequence[int] | None = None, num_values: int | None = None,
+            window: ChunkWindow | None = None) -> ChunkParts | EncodedColumn:
+    """``pf.decode_chunk`` of the bytes (the first window of ``window`` when given), or with ``encoded``
+    the rows of a chunk with dictionary pages as an :class:`~pqbloom.file.encoded_column.EncodedColumn`
+    (its dictionary pages left unexpanded)."""
+    meta = pf.chunk_metadata(rg, d)
     try:
-        parts = pf.decode_chunk(buf, base, pf.chunk_metadata(rg, d), rg, d, page_ordinals=pages.tolist(),
-                                num_values=want)
+        if not encoded:
+            return pf.decode_chunk(buf, base, meta, rg, d, window, page_ordinals=page_ordinals, num_values=num_values)
+        pages = pf.iter_pages(buf, base, meta, rg, d, page_ordinals=page_ordinals, num_values=num_values,
+                              window=window)
+        return collect_encoded(pages, d.field, d.max_definition_level > 0,
+                               meta.num_values if num_values is None else num_values)
     except (ParquetError, *DECODE_FAILURES) as exc:
         raise located_error(exc, rg, d) from None
-    if parts.num_rows != want:  # (the headers were checked: a decoder that disagrees is the file's problem)
-        raise CorruptFileError(f"pages decoded to {parts.num_rows} rows where their headers give {want}",
+
+
+def _decode_rows(pf: ChunkAccess, rg: int, d: ColumnDescriptor, buf: ChunkBytes, base: int, positions: np.ndarray,
+                 rows: int, page_ordinals: Sequence[int] | None = None, num_values: int | None = None,
+                 window: ChunkWindow | None = None) -> Column:
+    """The rows at ``positions`` of the pages in ``buf`` (holding ``rows`` rows; the first window of
+    ``window`` when given), each page's taken as it is decoded
+    (:func:`~pqbloom.file.column_reader.collect_rows`)."""
+    try:
+        pages = pf.iter_pages(buf, base, pf.chunk_metadata(rg, d), rg, d, views=True, page_ordinals=page_ordinals,
+                              num_values=num_values, window=window)
+        return collect_rows(pages, d.field, positions, rows)
+    except (ParquetError, *DECODE_FAILURES) as exc:
+        raise located_error(exc, rg, d) from None
+
+
+def decoded_rows(parts: ChunkParts | EncodedColumn) -> int:
+    """The rows a decoded chunk (or run of its pages) holds."""
+    return len(parts) if isinstance(parts, EncodedColumn) else parts.num_rows
+
+
+def decode_flat_pages(pf: ChunkAccess, rg: int, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray,
+                      got: Ranges, *, encoded: bool = False) -> ChunkParts | EncodedColumn:
+    """Data pages ``pages`` of a flat chunk (their bytes, and the dictionary page's when needed, in
+    ``got``) decoded into value pieces and presence flags of exactly their rows (``encoded``: as codes into
+    the dictionary when some page uses it, see :func:`_decode`)."""
+    want = sum(page_value_counts(pf, rg, d, layout, pages, got))
+    buf, base = _joined(layout, pages, got)
+    parts = _decode(pf, rg, d, buf, base, encoded, pages.tolist(), want)
+    rows = decoded_rows(parts)
+    if rows != want:  # (the headers were checked: a decoder that disagrees is the file's problem)
+        raise CorruptFileError(f"pages decoded to {rows} rows where their headers give {want}",
                                row_group=rg, column=d.dotted_path)
     return parts
+
+
+def flat_page_rows(pf: ChunkAccess, rg: int, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray,
+                   got: Ranges, positions: np.ndarray) -> Column:
+    """The rows at ``positions`` (counted from the first row of data pages ``pages`` of a flat chunk) as
+    a column, each page's rows taken as it is decoded: :func:`decode_flat_pages` for a sparse selection."""
+    want = sum(page_value_counts(pf, rg, d, layout, pages, got))
+    buf, base = _joined(layout, pages, got)
+    return _decode_rows(pf, rg, d, buf, base, positions, want, pages.tolist(), want)
 
 
 def decode_repeated_pages(pf: ChunkAccess, rg: int, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray,
@@ -142,16 +189,23 @@ def decode_repeated_pages(pf: ChunkAccess, rg: int, d: ColumnDescriptor, layout:
     return LeafLevels(values, defs_all, reps_all, n)
 
 
+def whole_chunk_rows(pf: ChunkAccess, rg: int, d: ColumnDescriptor, buf: ChunkBytes, base: int, rows: int,
+                     positions: np.ndarray, *, window: ChunkWindow | None = None) -> Column:
+    """The rows at ``positions`` of a flat chunk holding ``rows`` rows (its bytes read from file offset
+    ``base``; the first window of ``window`` when given: :meth:`~pqbloom.file.chunks.ChunkAccess.open_chunk`),
+    each page's rows taken as it is decoded: :func:`decode_whole_chunk` for a sparse selection."""
+    return _decode_rows(pf, rg, d, buf, base, positions, rows, window=window)
+
+
 def decode_whole_chunk(pf: ChunkAccess, rg: int, d: ColumnDescriptor, buf: ChunkBytes, base: int,
-                       rows: int) -> ChunkParts:
-    """A flat chunk's bytes (read from file offset ``base``) decoded, holding exactly ``rows`` rows:
-    what :meth:`~pqbloom.file.chunks.ChunkAccess.read_chunk_parts` does with bytes already read."""
-    try:
-        parts = pf.decode_chunk(buf, base, pf.chunk_metadata(rg, d), rg, d)
-    except (ParquetError, *DECODE_FAILURES) as exc:
-        raise located_error(exc, rg, d) from None
-    if parts.num_rows != rows:
-        raise CorruptFileError(f"column has {parts.num_rows} rows but the row group has {rows}",
+                       rows: int, *, encoded: bool = False, window: ChunkWindow | None = None) -> ChunkParts | EncodedColumn:
+    """A flat chunk's bytes (read from file offset ``base``; the first window of ``window`` when given)
+    decoded, holding exactly ``rows`` rows: what :meth:`~pqbloom.file.chunks.ChunkAccess.read_chunk_parts`
+    does (``encoded``: as codes into the dictionary when some page uses it, see :func:`_decode`)."""
+    parts = _decode(pf, rg, d, buf, base, encoded, window=window)
+    got = decoded_rows(parts)
+    if got != rows:
+        raise CorruptFileError(f"column has {got} rows but the row group has {rows}",
                                row_group=rg, column=d.dotted_path)
     return parts
 

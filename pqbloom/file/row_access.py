@@ -1,7 +1,7 @@
 """The file layer's face to the filter engine: :class:`RowAccess`, a mixin of
 :class:`~pqbloom.file.reader.FileReader` (over :class:`~pqbloom.file.chunks.ChunkAccess`).
 
-:mod:`pqbloom.scan` uses a FileReader through these 17 members only (``tests/unit/scan/test_seam.py``
+:mod:`pqbloom.scan` uses a FileReader through these 18 members only (``tests/unit/scan/test_seam.py``
 checks that it touches none of the internals named below):
 
 * the schema and shape: :meth:`binding_facts` (the filter's columns, their statistics order and
@@ -13,9 +13,10 @@ checks that it touches none of the internals named below):
   :meth:`bloom_probe_ranges` and :meth:`prefetch_bloom_probes` (remote files: every probe in one trip),
   :attr:`reads_concurrently`;
 * a row group's reads: :meth:`row_group_reader`, a :class:`~pqbloom.file.row_reads.RowGroupReader`
-  (``rows``, ``page_index``, ``dictionary``, ``read_rows`` / ``read_repeated`` / ``page_columns`` of a
-  :class:`~pqbloom.file.selection.RowSelection`, ``counts``);
-* results and accounting: ``empty_table``, ``with_file_metadata``, ``io_stats``, :attr:`file_size`.
+  (``rows``, ``page_index``, ``dictionary``, ``read_rows`` / ``read_encoded`` / ``read_repeated`` /
+  ``page_columns`` of a :class:`~pqbloom.file.selection.RowSelection`, ``counts``);
+* results and accounting: ``empty_table``, ``with_file_metadata``, ``io_stats``, :attr:`file_size`;
+  :attr:`decodes_on_threads` (whether row groups may be read on worker threads).
 
 Nothing of the format (Thrift structs), of the IO layer or of decryption crosses: ``thrift_metadata``,
 ``range_reader``, ``decryption``, ``chunk_metadata``, ``decode_chunk`` and ``iter_pages`` stay inside
@@ -95,6 +96,12 @@ class RowAccess(ChunkAccess):
     def reads_concurrently(self) -> bool:
         """Whether ranges asked for together are fetched concurrently (a remote file): gathering reads pays."""
         return self.range_reader.concurrent
+
+    @property
+    def decodes_on_threads(self) -> bool:
+        """Whether row groups may be read on worker threads (:mod:`pqbloom.file.parallel`): not in an
+        encrypted file, whose key retrievers are the user's code."""
+        return self.decryption is None
 
     @property
     def file_size(self) -> int:

@@ -21,21 +21,39 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from ..format import PageType
 from ..io import read_ranges
 from ..schema import ColumnDescriptor
 from ..table import Column
+from .chunk_window import ChunkWindow
 from .chunks import ChunkAccess
-from .column_reader import NestedSelection, build_column, split_nested
+from .column_reader import ChunkParts, NestedSelection, build_column, split_nested
 from .dictionary_probe import read_pruning_dictionary
+from .encoded_column import EncodedColumn
 from .levels import LeafLevels
 from .page_index import ChunkPageIndex, PageIndex
-from .page_reads import decode_flat_pages, decode_repeated_pages, decode_whole_chunk, slices
+from .page_reads import (
+    decode_flat_pages,
+    decode_repeated_pages,
+    decode_whole_chunk,
+    flat_page_rows,
+    slices,
+    whole_chunk_rows,
+)
 from .page_walk import walk_page_headers, walk_page_ranges
-from .selection import COALESCE_GAP, PageLayout, PagesDoNotStandAlone, RowSelection, pages_for, take_ranges
+from .selection import (
+    COALESCE_GAP,
+    PageLayout,
+    PagesDoNotStandAlone,
+    RowSelection,
+    pages_for,
+    ranges_positions,
+    take_ranges,
+)
 
 __all__ = ["RowGroupReader", "PageCounts", "RepeatedRows", "PageColumns"]
 
@@ -75,6 +93,36 @@ class PageColumns:
     pages: Iterator[tuple[RowSelection, Column]]
     num_pages: int  # pages of the chunk
     read: int  # pages that will be read
+
+
+def _rows_of(d: ColumnDescriptor, parts: ChunkParts | EncodedColumn) -> Column | EncodedColumn:
+    return parts if isinstance(parts, EncodedColumn) else build_column(d.field, [parts])
+
+
+#: a selection of at most this share of the rows decoded is taken from each page as it is decoded
+SPARSE_SHARE = 0.25
+
+
+def _sparse(selected: int, decoded: int) -> bool:
+    """Whether ``selected`` of ``decoded`` rows are few enough to take page by page (no whole column built)."""
+    return selected <= SPARSE_SHARE * decoded
+
+
+def _may_skip_pages(meta: Any, sel: RowSelection, rows: int) -> bool:
+    """Whether a walk of the chunk's page headers may find pages without a row of ``sel``: not when, were
+    the rows spread evenly over the data pages its ``encoding_stats`` count, every page would hold some
+    (a selection spread over the whole chunk: then walking the headers only costs)."""
+    stats = meta.encoding_stats
+    if not stats:
+        return True
+    pages = sum(int(s.count or 0) for s in stats if s.page_type in (PageType.DATA_PAGE, PageType.DATA_PAGE_V2))
+    if pages <= 1 or rows <= 0 or len(sel.starts) < pages:
+        return pages != 1
+    per = -(-rows // pages)
+    first, last = sel.starts // per, (sel.ends - 1) // per
+    # pages the sorted ranges reach, each counted once
+    reached = np.maximum(first, np.concatenate([[0], np.maximum.accumulate(last)[:-1] + 1]))
+    return int(np.maximum(last - reached + 1, 0).sum()) < pages
 
 
 class RowGroupReader:
@@ -119,6 +167,18 @@ class RowGroupReader:
     def read_rows(self, descs: Sequence[Any], selection: RowSelection | None) -> dict[str, Column]:
         """Columns (``FileReader.select_columns`` items) holding exactly the rows of ``selection`` (None:
         all), by output name. Nested output columns are assembled from their whole chunks."""
+        return cast("dict[str, Column]", self._read(descs, selection, False))  # (not encoded)
+
+    def read_encoded(self, descs: Sequence[ColumnDescriptor],
+                     selection: RowSelection | None) -> dict[str, Column | EncodedColumn]:
+        """Flat columns ``descs`` at the rows of ``selection`` (None: all) as :meth:`read_rows` reads them,
+        except that a chunk with dictionary-encoded pages comes as an
+        :class:`~pqbloom.file.encoded_column.EncodedColumn` (codes into its dictionary, the values of any
+        PLAIN page appended to it) rather than expanded: what a filter is evaluated on."""
+        return self._read(descs, selection, True)
+
+    def _read(self, descs: Sequence[Any], selection: RowSelection | None,
+              encoded: bool) -> dict[str, Column | EncodedColumn]:
         pf, rg, nrows, counts = self.pf, self.rg, self.rows, self.counts
         sel = None if selection is not None and selection.covers(nrows) else selection
         nested_out, flat = split_nested(pf, rg, descs, sel, counts, levels=self._levels)
@@ -135,7 +195,8 @@ class RowGroupReader:
             # without an OffsetIndex, a selection of rows walks the chunk's page headers: before reading
             # the pages where small reads are cheap (a local file), else once the chunk is read
             walk = layout is None and sel is not None and d.max_repetition_level == 0 \
-                and not (pf.decryption is not None and pf.decryption.column_encrypted(d))  # headers are modules
+                and not (pf.decryption is not None and pf.decryption.column_encrypted(d)) \
+                and _may_skip_pages(meta, sel, nrows)  # (encrypted headers are modules)
             if walk and pf.range_reader.local:
                 walk = False
                 walked = walk_page_ranges(partial(pf.range_reader.read, what="page header"), start, length, d,
@@ -152,52 +213,75 @@ class RowGroupReader:
                 counts.pages(layout.num_pages, layout.num_pages)
             elif not walk:
                 counts.chunks_read_whole += 1
+            if not walk and ChunkWindow.for_chunk(pf.range_reader, start, length) is not None:
+                reads.append((d, None, None, [], False))  # read window by window as its pages decode
+                continue
             reads.append((d, None, None, [(start, length)], walk))
         wanted = [r for _, _, _, rngs, _ in reads for r in rngs if r not in self._kept]
         got: dict[tuple[int, int], Any] = dict(zip(wanted, read_ranges(pf.range_reader, wanted, max_gap=COALESCE_GAP,
                                                                         what="column chunk")))
         got.update(self._kept)
-        out: dict[str, Column] = dict(nested_out)
+        out: dict[str, Column | EncodedColumn] = dict(nested_out)
         for d, layout, chosen, rngs, walk in reads:
-            col = None
+            col: Column | EncodedColumn | None = None
             whole = rngs[0] if rngs else None  # the whole chunk's range, when that is what was read
             if layout is not None and chosen is not None and sel is not None:
-                col = self._selected_pages(d, layout, chosen, got, sel)
+                col = self._selected_pages(d, layout, chosen, got, sel, encoded)
                 whole = None
             elif walk and sel is not None and whole is not None:
-                col = self._walked(d, got[whole], whole[0], sel)
+                col = self._walked(d, got[whole], whole[0], sel, encoded)
             if col is None:
-                if whole is not None:
-                    parts = decode_whole_chunk(pf, rg, d, got[whole], whole[0], nrows)
-                else:  # an empty chunk, or pages that did not stand on their own: read the chunk now
-                    parts = pf.read_chunk_parts(rg, d)
-                col = build_column(d.field, [parts])
-                if sel is not None:
-                    col = take_ranges(col, sel.starts, sel.lengths)
+                col = self._whole(d, None if whole is None else (got[whole], whole[0]), sel, encoded)
             out[d.dotted_path] = col
         return out
 
+    def _whole(self, d: ColumnDescriptor, read: tuple[Any, int] | None, sel: RowSelection | None,
+               encoded: bool) -> Column | EncodedColumn:
+        """The rows of ``sel`` (None: all) of a chunk decoded whole: its bytes and their file offset
+        (``read``), or None to read them now (window by window from a local file)."""
+        pf, rg, nrows = self.pf, self.rg, self.rows
+        meta = pf.chunk_metadata(rg, d)
+        if meta.num_values == 0:
+            col: Column | EncodedColumn = build_column(d.field, [pf.read_chunk_parts(rg, d)])
+            return col if sel is None else take_ranges(col, sel.starts, sel.lengths)
+        window = None
+        if read is None:
+            base, length = pf.chunk_range(meta, rg, d)
+            buf, window = pf.open_chunk(base, length)
+        else:
+            buf, base = read
+        if sel is not None and not encoded and _sparse(sel.num_rows, nrows):
+            return whole_chunk_rows(pf, rg, d, buf, base, nrows, sel.rows(), window=window)
+        col = _rows_of(d, decode_whole_chunk(pf, rg, d, buf, base, nrows, encoded=encoded, window=window))
+        return col if sel is None else take_ranges(col, sel.starts, sel.lengths)
+
     def _selected_pages(self, d: ColumnDescriptor, layout: PageLayout, pages: np.ndarray, got: Any,
-                        sel: RowSelection, *, walked: bool = False) -> Column | None:
+                        sel: RowSelection, encoded: bool, *, walked: bool = False) -> Column | EncodedColumn | None:
         """The rows of ``sel`` from data pages ``pages`` (bytes in ``got``), or None (noted) when the pages
         do not stand on their own: a walked chunk then counts every page read, an offset-indexed one the
-        pages it selected (as counted before the read)."""
+        pages it selected (as counted before the read). ``encoded``: see :meth:`read_encoded`."""
+        # where each range starts inside the decoded pages
+        prow = layout.page_rows()
+        out_start = np.cumsum(prow[pages]) - prow[pages]
+        p0 = np.searchsorted(layout.first_rows, sel.starts, side="right") - 1
+        pos = out_start[np.searchsorted(pages, p0)] + (sel.starts - layout.first_rows[p0])
         try:
-            parts = decode_flat_pages(self.pf, self.rg, d, layout, pages, got)
+            if not encoded and _sparse(sel.num_rows, int(prow[pages].sum())):
+                col: Column | EncodedColumn = flat_page_rows(self.pf, self.rg, d, layout, pages, got,
+                                                             ranges_positions(pos, sel.lengths))
+            else:
+                col = take_ranges(_rows_of(d, decode_flat_pages(self.pf, self.rg, d, layout, pages, got,
+                                                                encoded=encoded)), pos, sel.lengths)
         except PagesDoNotStandAlone as why:
             self.counts.notes.append(f"page-level read of {d.dotted_path} in row group {self.rg} failed ({why}); "
                                      "read the whole chunk")
             self.counts.pages(layout.num_pages, layout.num_pages if walked else len(pages))
             return None
         self.counts.pages(layout.num_pages, len(pages))
-        # where each range starts inside the decoded pages
-        prow = layout.page_rows()
-        out_start = np.cumsum(prow[pages]) - prow[pages]
-        p0 = np.searchsorted(layout.first_rows, sel.starts, side="right") - 1
-        pos = out_start[np.searchsorted(pages, p0)] + (sel.starts - layout.first_rows[p0])
-        return take_ranges(build_column(d.field, [parts]), pos, sel.lengths)
+        return col
 
-    def _walked(self, d: ColumnDescriptor, buf: Any, base: int, sel: RowSelection) -> Column | None:
+    def _walked(self, d: ColumnDescriptor, buf: Any, base: int, sel: RowSelection,
+                encoded: bool) -> Column | EncodedColumn | None:
         """The rows of ``sel`` of a chunk without an OffsetIndex (its bytes ``buf`` from file offset
         ``base``), decoding only the data pages that hold them, found by walking the page headers. None
         when the headers do not tell each page's rows or every page is needed: the caller then decodes
@@ -213,7 +297,8 @@ class RowGroupReader:
         if len(pages) == layout.num_pages:
             self.counts.pages(layout.num_pages, layout.num_pages)
             return None
-        return self._selected_pages(d, layout, pages, slices(buf, base, layout.ranges(pages)), sel, walked=True)
+        return self._selected_pages(d, layout, pages, slices(buf, base, layout.ranges(pages)), sel, encoded,
+                                    walked=True)
 
     def read_repeated(self, desc: ColumnDescriptor, selection: RowSelection | None) -> RepeatedRows:
         """The levels of repeated leaf ``desc`` over (at least) the rows of ``selection`` (None: all): only
@@ -277,6 +362,7 @@ class RowGroupReader:
         for q, rng, buf in zip(pages.tolist(), rngs, bufs):
             start, count = int(fr[q]), int(prow[q])
             parts = decode_flat_pages(self.pf, self.rg, d, layout, np.array([q]), {rng: buf})
+            assert isinstance(parts, ChunkParts)  # (not encoded)
             sub = sel.clip(start, start + count)
             yield sub, take_ranges(build_column(d.field, [parts]), sub.starts - start, sub.lengths)
         self.counts.pages(layout.num_pages, len(pages))  # once every page stood on its own

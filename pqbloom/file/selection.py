@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
 from ..table import Column
+from .encoded_column import EncodedColumn
 
-__all__ = ["RowSelection", "PageLayout", "PagesDoNotStandAlone", "pages_for", "take_ranges", "COALESCE_GAP"]
+__all__ = ["RowSelection", "PageLayout", "PagesDoNotStandAlone", "pages_for", "take_ranges", "ranges_positions",
+           "COALESCE_GAP"]
 
 COALESCE_GAP = 4096  # merge reads separated by at most this many bytes
 
@@ -63,6 +66,11 @@ class RowSelection:
         cum = np.cumsum(self.lengths)
         r = np.searchsorted(cum, local, side="right")
         return self.starts[r] + (local - (cum[r] - self.lengths[r]))
+
+    def rows(self) -> np.ndarray:
+        """Every selected row number, in order."""
+        lengths = self.lengths
+        return ranges_positions(self.starts, lengths)
 
     def covers(self, rows: int) -> bool:
         """Whether the selection is every row of a row group of ``rows`` rows."""
@@ -119,14 +127,27 @@ def pages_for(layout: PageLayout, sel: RowSelection) -> np.ndarray:
     return np.flatnonzero(np.cumsum(mark)[:-1] > 0)
 
 
-def take_ranges(col: Column, pos_starts: np.ndarray, lengths: np.ndarray) -> Column:
-    """Rows ``[pos_starts[i], pos_starts[i] + lengths[i])`` of ``col``, concatenated."""
+@overload
+def take_ranges(col: Column, pos_starts: np.ndarray, lengths: np.ndarray) -> Column: ...
+@overload
+def take_ranges(col: EncodedColumn, pos_starts: np.ndarray, lengths: np.ndarray) -> EncodedColumn: ...
+@overload
+def take_ranges(col: Column | EncodedColumn, pos_starts: np.ndarray,
+                lengths: np.ndarray) -> Column | EncodedColumn: ...
+def take_ranges(col: Column | EncodedColumn, pos_starts: np.ndarray,
+                lengths: np.ndarray) -> Column | EncodedColumn:
+    """Rows ``[pos_starts[i], pos_starts[i] + lengths[i])`` of ``col`` (decoded or as dictionary codes),
+    concatenated."""
     if len(pos_starts) == 1:
         s = int(pos_starts[0])
         if s == 0 and int(lengths[0]) == len(col):
             return col
         return col.slice(s, int(lengths[0]))
+    return col.take(ranges_positions(pos_starts, lengths))
+
+
+def ranges_positions(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The positions ``[starts[i], starts[i] + lengths[i])``, concatenated."""
     total = int(lengths.sum())
     before = np.cumsum(lengths) - lengths
-    idx = np.repeat(pos_starts - before, lengths) + np.arange(total, dtype=np.int64)
-    return col.take(idx)
+    return np.repeat(starts - before, lengths) + np.arange(total, dtype=np.int64)

@@ -12,9 +12,10 @@ import numpy as np
 
 from ..arrays import BinaryArray
 from ..bloom import hash_scalar, hash_values
+from ..file import EncodedColumn
 from ..limits import charge
 from ..schema import PhysicalType
-from ..table import Column, int96_ticks
+from ..table import Column, column_from_values, int96_ticks
 from ..table.outputs import logical_numpy
 from .bind import (
     BoundAnd,
@@ -29,9 +30,10 @@ from .bind import (
     BoundNonNull,
     BoundNot,
     BoundOr,
+    bound_leaves,
 )
 
-__all__ = ["RepeatedColumn", "evaluate", "key_array", "leaf_truth", "null_row_truth"]
+__all__ = ["RepeatedColumn", "evaluate", "matches", "key_array", "leaf_truth", "null_row_truth"]
 
 
 # ---------------------------------------------------------------------------
@@ -127,7 +129,8 @@ def key_array(col: Column, bc: BoundColumn) -> np.ndarray | BinaryArray:
         return np.array([int.from_bytes(b, "big", signed=True) if b else 0 for b in v], dtype=object)
     if isinstance(v, BinaryArray):
         return v
-    return BinaryArray.from_fixed(np.asarray(v, np.uint8).reshape(len(v), -1))
+    # (n, width) rows of bytes; an empty column's width from the type (-1 cannot be inferred from 0 values)
+    return BinaryArray.from_fixed(np.asarray(v, np.uint8).reshape(len(v), -1 if len(v) else bc.type_length or 0))
 
 
 def _int96_keys(v: Any, mask: np.ndarray | None) -> np.ndarray:
@@ -228,12 +231,76 @@ def _any_truth(leaf: BoundLeaf, rc: RepeatedColumn, keys: Any, n: int) -> tuple[
     return out, ~out
 
 
+#: at most this many entries true (or false) map to rows by comparing codes, one pass each; more by a gather
+_MAX_CODE_COMPARES = 4
+
+
+def _lookup(table: np.ndarray, col: EncodedColumn) -> np.ndarray:
+    """``table[codes]`` of ``col``'s rows: a truth value per entry (and the null code, last) mapped to the
+    rows, piece by piece of the codes (a page each as decoded) into one array."""
+    n = len(col)
+    hits = np.flatnonzero(table)
+    if len(hits) == 0:
+        return np.zeros(n, bool)
+    if len(hits) == len(table):
+        return np.ones(n, bool)
+    # Python ints: compared with the codes in their own width (a numpy int64 scalar would make numpy
+    # convert every int32 code to int64 first)
+    few_hits = hits.tolist() if len(hits) <= _MAX_CODE_COMPARES else None
+    few_misses = None if few_hits is not None else np.flatnonzero(~table)
+    misses = few_misses.tolist() if few_misses is not None and len(few_misses) <= _MAX_CODE_COMPARES else None
+    out = np.empty(n, bool)
+    pos = 0
+    for codes in col.pieces:
+        o = out[pos:pos + len(codes)]
+        pos += len(codes)
+        if few_hits is not None:
+            np.equal(codes, few_hits[0], out=o)
+            for h in few_hits[1:]:
+                o |= codes == h
+        elif misses is not None:
+            np.not_equal(codes, misses[0], out=o)
+            for m in misses[1:]:
+                o &= codes != m
+        else:  # (every code is below len(table): checked when decoded)
+            np.take(table, codes, out=o, mode="clip")
+    return out
+
+
+def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """``x`` (whose only column is ``col``) evaluated once per dictionary entry and once on a null row,
+    then mapped to the rows by their codes."""
+    entries = col.entries_column()
+    te, fe = evaluate(x, {name: entries}, len(entries))
+    tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
+    t = _lookup(np.concatenate([te, tn]), col)
+    return t, (_lookup(np.concatenate([fe, fn]), col) if need_f else None)
+
+
+def _column_names(x: BoundNode) -> set[str]:
+    return {lf.col.name for lf in bound_leaves(x)}
+
+
 def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarray, np.ndarray]:
     """(rows where the predicate is true, rows where it is false); the rest are null.
 
     ``cols`` maps a column name to its :class:`Column` over the ``n`` rows, or for a repeated leaf
-    to a :class:`RepeatedColumn`.
+    to a :class:`RepeatedColumn`, or for a dictionary-encoded chunk to an
+    :class:`~pqbloom.file.EncodedColumn`: every subtree of the filter on that column alone is then
+    evaluated on its dictionary entries and mapped to the rows by their codes.
     """
+    t, f = _evaluate(node, cols, n, True)
+    assert f is not None
+    return t, f
+
+
+def matches(node: BoundNode, cols: Mapping[str, Any], n: int) -> np.ndarray:
+    """The rows where the predicate is true (see :func:`evaluate`)."""
+    return _evaluate(node, cols, n, False)[0]
+
+
+def _evaluate(node: BoundNode, cols: Mapping[str, Any], n: int,
+              want_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
     # the truth masks of the nodes, key arrays and the caller's row numbers of the matches: a page of
     # a few bytes can stand for millions of rows, so the read's memory budget counts them first
     # (comparing byte strings gathers by byte: a word per byte of the values)
@@ -241,13 +308,19 @@ def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarr
                       if isinstance(v, BinaryArray))
     charge(16 * n + 8 * value_bytes, f"evaluating the filter over {n:,} rows")
     cache: dict[str, Any] = {}
+    encoded = {name for name, c in cols.items() if isinstance(c, EncodedColumn)}
 
-    def go(x: BoundNode) -> tuple[np.ndarray, np.ndarray]:
+    def go(x: BoundNode, need_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
         if isinstance(x, BoundConst):
             if x.value is None:
                 return np.zeros(n, bool), np.zeros(n, bool)
             ones = np.ones(n, bool)
             return (ones, ~ones) if x.value else (~ones, ones)
+        if encoded:
+            names = _column_names(x)
+            if len(names) == 1 and names <= encoded:
+                name = names.pop()
+                return _on_entries(x, cols[name], name, need_f)
         if isinstance(x, BoundAny):
             leaf = x.a
             rc = cols[leaf.col.name]
@@ -266,16 +339,20 @@ def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarr
                     keys = cache[x.col.name] = key_array(col, x.col)
             return leaf_truth(x, col, keys)
         if isinstance(x, BoundNot):
-            t, f = go(x.a)
+            t, f = go(x.a, True)
+            assert f is not None
             return f, t
         assert isinstance(x, (BoundAnd, BoundOr))
-        ta, fa = go(x.a)
-        tb, fb = go(x.b)
-        if isinstance(x, BoundAnd):
-            return ta & tb, fa | fb
-        return ta | tb, fa & fb
+        ta, fa = go(x.a, need_f)
+        tb, fb = go(x.b, need_f)
+        conj = isinstance(x, BoundAnd)
+        f = None
+        if need_f:
+            assert fa is not None and fb is not None
+            f = fa | fb if conj else fa & fb
+        return (ta & tb if conj else ta | tb), f
 
-    return go(node)
+    return go(node, want_f)
 
 
 def null_row_truth(leaf: BoundLeaf) -> tuple[bool, bool]:

@@ -24,7 +24,10 @@ class Explain:
     OffsetIndex is known and chunks without one whose page headers were walked to decode only the
     pages holding selected rows (those chunks are read whole but only ``pages_read`` of their pages
     are decompressed and decoded); ``chunks_read_whole`` counts chunks decoded without page selection.
-    ``rows_decoded`` counts rows the predicate was evaluated on. ``requests``/``bytes_read`` are
+    ``chunks_evaluated_on_dictionary`` counts predicate column chunks read as codes into their
+    dictionary (the filter evaluated once per dictionary entry, then mapped to the rows by their codes,
+    the column's values never decoded for every row). ``rows_decoded`` counts rows the predicate was
+    evaluated on. ``requests``/``bytes_read`` are
     every read the call made (including the footer when the call opened the file).
     """
 
@@ -45,6 +48,7 @@ class Explain:
     pages_read: int = 0
     pages_skipped: int = 0
     chunks_read_whole: int = 0
+    chunks_evaluated_on_dictionary: int = 0
     rows_total: int = 0
     rows_decoded: int = 0
     rows_returned: int = 0
@@ -90,7 +94,8 @@ class Explain:
                      f"{self.row_groups_pruned_page_index}")
         lines.append(f"pages: {self.pages_read} read, {self.pages_skipped} skipped (of {self.pages_total} in "
                      f"offset-indexed or header-walked chunks of row groups read); {self.chunks_read_whole} chunks "
-                     "read whole")
+                     f"read whole; {self.chunks_evaluated_on_dictionary} predicate chunks evaluated on their "
+                     "dictionary")
         lines.append(f"rows: {self.rows_total} total, {self.rows_decoded} decoded for the predicate, "
                      f"{self.rows_returned} returned")
         lines.append(f"io: {self.requests} requests, {self.bytes_read:,} bytes read of {self.file_bytes:,}")

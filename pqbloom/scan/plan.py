@@ -7,14 +7,16 @@ planning (``pqbloom.spark`` plans one input partition per surviving row group).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..file import RowSelection
+from ..file import EncodedColumn, RowSelection
+from ..file.parallel import map_ordered
 from ..table import Table
 from .bind import BoundConst, BoundFilter
-from .evaluate import evaluate
+from .evaluate import matches
 from .explain import Explain
 from .expr import Expr
 from .parse import FilterLike, to_expression
@@ -88,15 +90,22 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
         others = reader.read_rows(rest, RowSelection.of_rows(absolute)) if rest else {}
         return Table([pcol if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
     pred_descs = [bc.desc for bc in bound.cols.values() if not bc.repeated]
-    pcols = reader.read_rows(pred_descs, scan)
+    # a dictionary-encoded chunk comes as codes into its dictionary: the filter is evaluated per entry
+    pcols = reader.read_encoded(pred_descs, scan)
     n = rows if scan is None else scan.num_rows
     ex.rows_decoded += n
-    env: dict[str, Any] = dict(pcols)
+    env: dict[str, Any] = {}
+    for name, c in pcols.items():
+        if isinstance(c, EncodedColumn):
+            if len(c.entries) > len(c):  # more entries than rows (a few rows of a chunk): decode those instead
+                c = c.decoded()
+            else:
+                ex.chunks_evaluated_on_dictionary += 1
+        env[name] = c
     for bc in bound.cols.values():
         if bc.repeated:
             env[bc.name] = read_repeated(reader, bc, scan)
-    t, _ = evaluate(node, env, n)
-    local = np.flatnonzero(t)
+    local = np.flatnonzero(matches(node, env, n))
     ex.rows_returned += len(local)
     if len(local) == 0:
         return None
@@ -107,8 +116,13 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
         others = reader.read_rows(rest, RowSelection.of_rows(absolute))
     out = []
     for d in out_descs:
-        c = pcols.get(d.dotted_path)
-        out.append((c if len(local) == n else c.take(local)) if c is not None else others[d.dotted_path])
+        if d.dotted_path not in pcols:
+            out.append(others[d.dotted_path])
+            continue
+        pc = env[d.dotted_path]
+        if len(local) < n:
+            pc = pc.take(local)
+        out.append(pc.decoded() if isinstance(pc, EncodedColumn) else pc)
     return Table(out)
 
 
@@ -136,16 +150,28 @@ def _finish(pf: FileReader, ex: Explain, req0: int, bytes0: int, target: Explain
         target.add(ex)
 
 
+def _row_group_task(bound: BoundFilter, rg: int, out_descs: Sequence[Any]) -> tuple[Table | None, Explain]:
+    ex = Explain()
+    return _read_row_group(bound, rg, out_descs, ex), ex
+
+
 def read_filtered(pf: FileReader, columns: Sequence[str] | None = None, filters: FilterLike = None, *,
-                  explain: Explain | None = None, io_from_open: bool = False) -> Table:
-    """Rows of ``pf`` where ``filters`` is true (all rows when None), pruning as described above."""
+                  explain: Explain | None = None, io_from_open: bool = False, use_threads: bool = False) -> Table:
+    """Rows of ``pf`` where ``filters`` is true (all rows when None), pruning as described above.
+
+    ``use_threads``: the row groups left by the statistics are pruned further, read and evaluated on the
+    decode pool (:func:`pqbloom.file.parallel.map_ordered`: results in row-group order, the first
+    failing row group's error raised), except in an encrypted file."""
     bound, ex, r0, b0 = _start(pf, filters)
     out_descs = pf.select_columns(columns)
     tables = []
     rgs = statistics_pass(bound, ex)
     prefetch_bloom_probes(bound, rgs)  # remote files: every row group's probes in one round trip
-    for rg in rgs:
-        t = _read_row_group(bound, rg, out_descs, ex)
+    # each row group fills an Explain of its own, added to the call's in row-group order
+    tasks = [partial(_row_group_task, bound, rg, out_descs) for rg in rgs]
+    threads = use_threads and len(rgs) > 1 and pf.decodes_on_threads
+    for t, sub in map_ordered(tasks, use_threads=True) if threads else (task() for task in tasks):
+        ex.add(sub)
         if t is not None and t.num_rows:
             tables.append(t)
     _finish(pf, ex, r0, b0, explain, io_from_open=io_from_open)

@@ -13,7 +13,7 @@ from ..errors import CorruptFileError
 from ..file import PagesDoNotStandAlone, RowGroupReader, RowSelection
 from ..table import Column, column_from_values
 from .bind import BoundColumn, BoundFilter, BoundNode
-from .evaluate import RepeatedColumn, evaluate
+from .evaluate import RepeatedColumn, matches
 
 __all__ = ["read_repeated", "stream_scan", "STREAM_MIN_PAGES"]
 
@@ -80,8 +80,7 @@ def stream_scan(bound: BoundFilter, reader: RowGroupReader, node: BoundNode,
         for sub, part in pages.pages:
             m = sub.num_rows
             scanned += m
-            t, _ = evaluate(node, {d.dotted_path: part}, m)
-            local = np.flatnonzero(t)
+            local = np.flatnonzero(matches(node, {d.dotted_path: part}, m))
             if len(local):
                 hits.append(sub.absolute(local))
                 cols.append(part.take(local))

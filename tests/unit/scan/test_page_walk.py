@@ -235,4 +235,5 @@ def test_corpus_files_without_page_index(rel: str, column: str, several: bool) -
     want = pq.read_table(path, filters=[(column, "in", probe)])
     for name in want.column_names:
         assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
-    assert ex.pages_total > 0 and (ex.pages_skipped > 0) == several, str(ex)
+    # (a chunk whose encoding stats count one data page is not walked: it would skip nothing)
+    assert (ex.pages_total > 0 or not several) and (ex.pages_skipped > 0) == several, str(ex)
