@@ -28,7 +28,8 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join("pqbloom", "_kernels")
-MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "pageheader", "pool", "arrow_c", "arrow_c_import"]
+MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "pageheader", "pool", "arrow_c", "arrow_c_import",
+           "objects"]
 _REQUIRED = os.environ.get("PQBLOOM_REQUIRE_KERNELS", "") not in ("", "0")
 CACHE = os.path.join(HERE, "build", "kernel-cache")
 

@@ -27,7 +27,9 @@ The kernels:
 9. :func:`decode_delta_binary_packed`: DELTA_BINARY_PACKED (INT32 / INT64 values, and the lengths
    and prefixes of the DELTA byte-array encodings);
 10. :func:`page_header`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is
-    the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None).
+    the Thrift decoder of :mod:`pqbloom.format`, which the caller runs whenever this returns None);
+11. :func:`decimal_objects` and :func:`time_objects`: ``decimal.Decimal`` and ``datetime.time`` objects in
+    bulk, for object columns (these hold the GIL: they create objects).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels_decimals, kernels_delta
+from . import kernels_decimals, kernels_delta, kernels_objects
 from . import kernels_reference as reference
 from .arrays import BinaryArray, Buffer, as_u8
 from .encodings.hybrid_numpy import empty_run_message
@@ -48,14 +50,15 @@ __all__ = [
     "COMPILED", "EXTENSION_BUILT", "decode_hybrid", "page_levels", "decode_plain_byte_array",
     "decode_plain_byte_array_into", "take_binary", "take_binary_into", "scatter_nulls", "spread_offsets",
     "rebuild_prefixes", "list_offsets", "check_chunk_levels", "binary_argminmax", "encode_plain_byte_array",
-    "decimal_buffer", "decode_delta_binary_packed", "page_header", "MODULES", "BUILT", "MISSING",
+    "decimal_buffer", "decode_delta_binary_packed", "page_header", "decimal_objects", "time_objects", "MODULES",
+    "BUILT", "MISSING",
 ]
 
 
 #: the compiled modules of pqbloom/_kernels (``pool``: the buffer pool of :mod:`pqbloom.buffers`; ``arrow_c`` and
 #: ``arrow_c_import``: the Arrow C interfaces of :mod:`pqbloom.arrow_c`)
 MODULES: tuple[str, ...] = ("binary", "decimals", "delta", "hybrid", "levels", "pageheader", "pool", "arrow_c",
-                           "arrow_c_import")
+                           "arrow_c_import", "objects")
 
 
 # each compiled module or None: each is built on its own (setup.py), so a module that failed to
@@ -67,8 +70,8 @@ for _name in MODULES:
     except ImportError:  # not built (no C compiler at install time, a failed compile, a source checkout)
         _modules[_name] = None
 # the compiled modules (no stubs: Any), None where not built
-_binary, _decimals, _delta, _hybrid, _levels, _pageheader = (
-    _modules[name] for name in ("binary", "decimals", "delta", "hybrid", "levels", "pageheader"))
+_binary, _decimals, _delta, _hybrid, _levels, _pageheader, _objects = (
+    _modules[name] for name in ("binary", "decimals", "delta", "hybrid", "levels", "pageheader", "objects"))
 #: the compiled modules that were built (and import)
 BUILT: tuple[str, ...] = tuple(name for name in MODULES if _modules[name] is not None)
 #: the compiled modules that were not built: their kernels run the numpy reference
@@ -576,3 +579,17 @@ def page_header(buf: Buffer, pos: int) -> tuple[Any, ...] | None:
     except (ValueError, TypeError, BufferError):  # not a contiguous byte buffer, or pos outside it
         return None
     return None if type(got) is int else got  # type: ignore[no-any-return]
+
+
+# -- 11. Python objects ---------------------------------------------------------------------------
+
+def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """``decimal.Decimal`` objects (an object array; None where ``mask``) of DECIMAL unscaled values at
+    ``scale``, as pyarrow makes them; see :func:`pqbloom.kernels_reference_objects.decimal_objects`."""
+    return kernels_objects.decimal_objects(values, scale, mask, _objects if _use(_objects) else None)
+
+
+def time_objects(micros: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``datetime.time`` objects (an object array; None where ``mask``) of microseconds after midnight; see
+    :func:`pqbloom.kernels_reference_objects.time_objects`."""
+    return kernels_objects.time_objects(micros, mask, _objects if _use(_objects) else None)

@@ -8,8 +8,8 @@ exception is the hybrid decoder, too large to copy: :func:`decode_hybrid` calls
 :func:`pqbloom.encodings.hybrid_numpy.decode_hybrid_numpy`, a module of its own that does not import
 the kernels (the RLE module does); likewise DELTA_BINARY_PACKED's, :func:`decode_delta_binary_packed`
 (:func:`pqbloom.encodings.delta_numpy.decode_delta_binary_packed_numpy`); the DECIMAL reference is in
-:mod:`pqbloom.kernels_reference_decimals` and the write path's in
-:mod:`pqbloom.kernels_reference_write` (both re-exported here). Beyond them, this module imports
+:mod:`pqbloom.kernels_reference_decimals`, the object kernels' in :mod:`pqbloom.kernels_reference_objects` and
+the write path's in :mod:`pqbloom.kernels_reference_write` (all re-exported here). Beyond them, this module imports
 only arrays, errors and numpy.
 
 Argument checks shared with the compiled path live here too (``check_*``), so both modes reject a
@@ -28,9 +28,12 @@ from .encodings.delta_numpy import decode_delta_binary_packed_numpy as decode_de
 from .encodings.hybrid_numpy import decode_hybrid_numpy
 from .errors import CorruptFileError
 from .kernels_reference_decimals import decimal_buffer
+from .kernels_reference_objects import decimal_objects, time_objects
 from .kernels_reference_write import binary_argminmax, encode_plain_byte_array
 
 __all__ = [
+    "decimal_objects",
+    "time_objects",
     "HYBRID_DTYPES",
     "check_hybrid_args",
     "check_levels",

@@ -11,7 +11,6 @@ reads the same frame from the same file. pandas is imported only when these func
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -36,6 +35,7 @@ from .arrow_schema import (
 )
 from .build import column_from_values, looks_nested, nested_column
 from .column import Column, DictionaryColumn, dictionary_codes, object_array, with_dictionary
+from .objects import date_objects, time_objects
 from .pandas_meta import (
     PANDAS_KEY,
     build_metadata,
@@ -490,8 +490,8 @@ def _to_pandas_values(col: Column, af: ArrowField | None, ext: Any, tz_override:
         return Column(replace(col.field, logical_type=None), col.values, col.mask).to_numpy()
     if k == "null":
         return np.full(len(col), None, dtype=object)
-    if k == "date":
-        return np.array(col.to_pylist(), dtype=object)
+    if k == "date" and col.field.logical_type is not None and col.field.logical_type.kind == "DATE":
+        return date_objects(col.field.name, col.values, col.mask)
     return col.to_numpy()
 
 
@@ -544,17 +544,12 @@ def _times(col: Column, unit: str) -> np.ndarray:
     per_us = {"s": 1_000_000, "ms": 1000, "us": 1, "ns": 0}[unit]
     ints = col.values.astype(np.int64)
     us = ints // 1000 if per_us == 0 else ints * per_us
-    out = np.empty(len(col), dtype=object)
     bad = (us < 0) | (us >= 86_400_000_000)
     if col.mask is not None:
         bad &= ~col.mask
     if bad.any():
         raise CorruptFileError(f"column {col.field.name!r}: TIME value {int(ints[bad][0])} is outside a day")
-    for i, v in enumerate(us.tolist()):
-        out[i] = _dt.time(v // 3_600_000_000, v // 60_000_000 % 60, v // 1_000_000 % 60, v % 1_000_000)
-    if col.mask is not None:
-        out[col.mask] = None
-    return out
+    return time_objects(us, col.mask)
 
 
 def _to_categorical(col: Column, af: ArrowField) -> Any:
