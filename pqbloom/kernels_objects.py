@@ -30,14 +30,14 @@ def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None, com
     words); see :func:`pqbloom.kernels_reference_objects.decimal_objects`."""
     if compiled is None:
         return reference.decimal_objects(values, scale, mask)
-    words, width = reference.check_decimal_words(values)
+    words = reference.check_decimal_words(values)
     out = np.empty(len(words), object)  # every slot None: masked ones stay so
     m = _mask_bytes(mask, len(words))
     suffix = np.frombuffer(reference.decimal_suffix(scale), np.uint8)
-    if width == 8:
+    if words.ndim == 1:
         compiled.decimals_from_int64(words, m, suffix, decimal.Decimal, out)
     else:
-        compiled.decimals_from_words(words.reshape(-1), width, m, suffix, decimal.Decimal, out)
+        compiled.decimals_from_words(words.reshape(-1), words.shape[1], m, suffix, decimal.Decimal, out)
     return out
 
 

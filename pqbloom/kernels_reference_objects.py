@@ -24,30 +24,27 @@ def decimal_suffix(scale: int) -> bytes:
     return b"" if scale == 0 else f"E{-scale:+d}".encode()
 
 
-def check_decimal_words(values: np.ndarray) -> tuple[np.ndarray, int]:
-    """``values`` as the kernels take them: (int64 values, 8), or (``(n, width)`` uint8 words, width)."""
+def check_decimal_words(values: np.ndarray) -> np.ndarray:
+    """``values`` as the kernels take them, contiguous: int64 values, or ``(n, width)`` uint8 words."""
     a = np.asarray(values)
-    if a.ndim == 1 and a.dtype == np.int64:
-        return np.ascontiguousarray(a), 8
-    if a.ndim == 2 and a.dtype == np.uint8 and a.shape[1] % 4 == 0 and 0 < a.shape[1] <= 64:
-        return np.ascontiguousarray(a), int(a.shape[1])
+    if a.ndim == 1 and a.dtype == np.int64 or (
+            a.ndim == 2 and a.dtype == np.uint8 and a.shape[1] % 4 == 0 and 0 < a.shape[1] <= 64):
+        return np.ascontiguousarray(a)
     raise TypeError(f"decimal values are int64 or (n, width) uint8 words (width a multiple of 4, at most 64), "
                     f"not {a.dtype} {a.shape}")
 
 
-def _limbs(values: np.ndarray, width: int) -> np.ndarray:
-    """Values as ``(n, width // 4)`` uint32 limbs of little-endian two's complement, least significant first."""
-    if width == 8:
-        b = values.astype("<i8").view(np.uint8).reshape(-1, 8)
-    else:
-        b = values
+def _limbs(values: np.ndarray) -> np.ndarray:
+    """int64 values or uint8 words as ``(n, limbs)`` uint32 limbs of little-endian two's complement, least
+    significant first."""
+    b = values.astype("<i8").view(np.uint8).reshape(-1, 8) if values.ndim == 1 else values
     b = b.astype(np.uint32)
     return b[:, 0::4] | (b[:, 1::4] << 8) | (b[:, 2::4] << 16) | (b[:, 3::4] << 24)
 
 
-def _digit_text(values: np.ndarray, width: int, suffix: bytes) -> list[str]:
+def _digit_text(values: np.ndarray, suffix: bytes) -> list[str]:
     """Each value's text: a sign (``-`` or ``0``), its digits zero-padded to a fixed width, then ``suffix``."""
-    limbs = _limbs(values, width)
+    limbs = _limbs(values)
     n, count = limbs.shape
     neg = (limbs[:, -1] >> 31).astype(bool)
     # the magnitude of the negative values: invert, then add one carrying through the limbs
@@ -80,13 +77,13 @@ def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None = No
     makes them (the coefficient and exponent of its text, ``Decimal('1.50')`` for 150 at scale 2); None where
     ``mask`` is True. ``values``: int64, or ``(n, width)`` uint8 rows of little-endian two's complement
     (``width`` a multiple of 4, at most 64)."""
-    words, width = check_decimal_words(values)
+    words = check_decimal_words(values)
     n = len(words)
     if mask is not None and len(mask) != n:
         raise ValueError("the mask's length is not the values'")
     if n == 0:
         return np.empty(0, object)
-    out = np.fromiter(map(decimal.Decimal, _digit_text(words, width, decimal_suffix(scale))), dtype=object,
+    out = np.fromiter(map(decimal.Decimal, _digit_text(words, decimal_suffix(scale))), dtype=object,
                       count=n)
     if mask is not None:
         out[np.asarray(mask, bool)] = None

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptFileError, SchemaError
+from ..errors import CorruptFileError, SchemaError, UnsupportedError
 from ..format.enums import PhysicalType
 from ..schema import Field, LogicalType, Schema, make_field
 from .arrow import arrow_column, typed_pylist
@@ -540,7 +540,8 @@ def _strings(col: Column, dtype: Any) -> Any:
 
 
 def _times(col: Column, unit: str) -> np.ndarray:
-    """TIME values as datetime.time objects (nanoseconds truncated to microseconds, as pyarrow does)."""
+    """TIME values as datetime.time objects. Nanoseconds that are not whole microseconds, which
+    datetime.time cannot hold, raise :class:`~pqbloom.errors.UnsupportedError` (pyarrow refuses them too)."""
     per_us = {"s": 1_000_000, "ms": 1000, "us": 1, "ns": 0}[unit]
     ints = col.values.astype(np.int64)
     us = ints // 1000 if per_us == 0 else ints * per_us
@@ -549,6 +550,13 @@ def _times(col: Column, unit: str) -> np.ndarray:
         bad &= ~col.mask
     if bad.any():
         raise CorruptFileError(f"column {col.field.name!r}: TIME value {int(ints[bad][0])} is outside a day")
+    if per_us == 0:
+        lost = ints % 1000 != 0
+        if col.mask is not None:
+            lost &= ~col.mask
+        if lost.any():
+            raise UnsupportedError(f"column {col.field.name!r}: TIME value {int(ints[lost][0])} (ns) is not a whole "
+                                   f"number of microseconds, which datetime.time holds; use to_arrow() or to_numpy()")
     return time_objects(us, col.mask)
 
 
