@@ -3,7 +3,9 @@
 Each module is its own extension, built from its ``.pyx`` (Cython is a build requirement) and optional
 on its own: a module that fails to build is reported and left out, the others are kept, and pqbloom
 runs the numpy reference of the missing module's kernels (``pqbloom.kernels.BUILT`` / ``MISSING``).
-Set ``PQBLOOM_REQUIRE_KERNELS=1`` to make any failure an error (CI, wheel builds).
+Set ``PQBLOOM_REQUIRE_KERNELS=1`` to make any failure an error (CI, wheel builds). The modules are those
+of ``pqbloom.kernels.MODULES``, read from ``pqbloom/kernels/__init__.py`` (parsed: the build does not
+import the package it builds), the one list of them.
 
 The modules compile in parallel, one job per core. A build in the source tree (``pip install -e .``,
 ``pip install .``) keeps each compiled module in ``build/kernel-cache/`` under a hash of everything that
@@ -14,6 +16,7 @@ whose inputs changed.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 import shutil
@@ -28,8 +31,23 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KERNELS = os.path.join("pqbloom", "_kernels")
-MODULES = ["hybrid", "binary", "levels", "decimals", "delta", "pageheader", "pool", "arrow_c", "arrow_c_import",
-           "objects"]
+
+
+def _modules() -> list[str]:
+    """``pqbloom.kernels.MODULES``, the one list of the compiled modules, read from its source (this
+    build must not import the package it builds)."""
+    path = os.path.join(HERE, "pqbloom", "kernels", "__init__.py")
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else \
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+        if isinstance(target, ast.Name) and target.id == "MODULES" and node.value is not None:
+            return list(ast.literal_eval(node.value))
+    raise RuntimeError(f"no MODULES list in {path}")
+
+
+MODULES = _modules()
 _REQUIRED = os.environ.get("PQBLOOM_REQUIRE_KERNELS", "") not in ("", "0")
 CACHE = os.path.join(HERE, "build", "kernel-cache")
 

@@ -29,6 +29,11 @@ from pqbloom.arrays import BinaryArray  # noqa: E402
 from pqbloom.encodings.delta import common_prefix_lengths, encode_delta_binary_packed  # noqa: E402
 from pqbloom.encodings.plain import encode_plain_byte_array  # noqa: E402
 from pqbloom.encodings.rle import decode_rle_bitpacked, encode_rle_bitpacked  # noqa: E402
+from pqbloom.kernels import binary as binary_kernels  # noqa: E402
+from pqbloom.kernels import decimals as decimal_kernels  # noqa: E402
+from pqbloom.kernels import delta as delta_kernels  # noqa: E402
+from pqbloom.kernels import hybrid as hybrid_kernels  # noqa: E402
+from pqbloom.kernels import levels as level_kernels  # noqa: E402
 
 RNG = np.random.default_rng(42)
 
@@ -75,39 +80,39 @@ def cases(scale: float) -> list[Case]:
     enc_defs = encode_rle_bitpacked(defs, 1)
     lv_out = np.empty(n_lv, np.int8)
     out.append(("hybrid: 10M def levels, 10% nulls", "Mvalues", n_lv,
-                lambda: kernels.decode_hybrid(enc_defs, 1, n_lv, lv_out),
+                lambda: hybrid_kernels.decode_hybrid(enc_defs, 1, n_lv, lv_out),
                 lambda: decode_rle_bitpacked(enc_defs, 1, n_lv, np.int8)))
     runs = np.repeat((RNG.random(n_lv // 1000) >= 0.5).astype(np.int8), 1000)  # long runs: RLE
     enc_runs = encode_rle_bitpacked(runs, 1)
     out.append(("hybrid: 10M def levels, runs of 1000", "Mvalues", n_lv,
-                lambda: kernels.decode_hybrid(enc_runs, 1, len(runs), lv_out),
+                lambda: hybrid_kernels.decode_hybrid(enc_runs, 1, len(runs), lv_out),
                 lambda: decode_rle_bitpacked(enc_runs, 1, len(runs), np.int8)))
     idx = RNG.integers(0, 100, n_lv).astype(np.int32)
     enc_idx = encode_rle_bitpacked(idx, 7)
     idx_out = np.empty(n_lv, np.int32)
     out.append(("hybrid: 10M dict indices, 7 bits", "Mvalues", n_lv,
-                lambda: kernels.decode_hybrid(enc_idx, 7, n_lv, idx_out),
+                lambda: hybrid_kernels.decode_hybrid(enc_idx, 7, n_lv, idx_out),
                 lambda: decode_rle_bitpacked(enc_idx, 7, n_lv)))
 
     # 2. PLAIN BYTE_ARRAY decode
     s = strings(n_str)
     page = encode_plain_byte_array(s)
-    out.append(("plain decode: 1M strings 5-60 B", "MB", len(page), lambda: kernels.decode_plain_byte_array(page, n_str)))
+    out.append(("plain decode: 1M strings 5-60 B", "MB", len(page), lambda: binary_kernels.decode_plain_byte_array(page, n_str)))
 
     # 3. dictionary take: 100 distinct strings, and 1M distinct
     dict100 = strings(100)
     take_idx = RNG.integers(0, 100, n_str).astype(np.int32)
-    out.append(("take: 1M of 100 distinct strings", "Mvalues", n_str, lambda: kernels.take_binary(dict100, take_idx)))
+    out.append(("take: 1M of 100 distinct strings", "Mvalues", n_str, lambda: binary_kernels.take_binary(dict100, take_idx)))
     perm = RNG.permutation(n_str).astype(np.int32)
-    out.append(("take: 1M of 1M distinct strings", "Mvalues", n_str, lambda: kernels.take_binary(s, perm)))
+    out.append(("take: 1M of 1M distinct strings", "Mvalues", n_str, lambda: binary_kernels.take_binary(s, perm)))
 
     # 4. null scatter: int64 and strings, 10% nulls
     present = defs.astype(bool)
     dense = RNG.integers(0, 1 << 40, int(present.sum()))
-    out.append(("scatter: 10M int64, 10% nulls", "Mvalues", n_lv, lambda: kernels.scatter_nulls(dense, defs, 1)))
+    out.append(("scatter: 10M int64, 10% nulls", "Mvalues", n_lv, lambda: level_kernels.scatter_nulls(dense, defs, 1)))
     sdefs = defs[:n_str]
     sdense = strings(int(sdefs.sum()))
-    out.append(("scatter: 1M strings, 10% nulls", "Mvalues", n_str, lambda: kernels.scatter_nulls(sdense, sdefs, 1)))
+    out.append(("scatter: 1M strings, 10% nulls", "Mvalues", n_str, lambda: level_kernels.scatter_nulls(sdense, sdefs, 1)))
 
     # 5. DELTA_BYTE_ARRAY prefix rebuild: sorted URLs sharing prefixes
     hosts = [b"https://www.example%d.com/path/" % i for i in range(200)]
@@ -116,7 +121,7 @@ def cases(scale: float) -> list[Case]:
     urls = BinaryArray.from_pylist(sorted(hosts[h] + t for h, t in zip(hs.tolist(), tail.to_pylist())))
     prefix = common_prefix_lengths(urls).astype(np.int32)
     suffixes = BinaryArray.from_pylist([u[p:] for u, p in zip(urls.to_pylist(), prefix.tolist())])
-    out.append(("prefix rebuild: 1M sorted URLs", "MB", urls.nbytes, lambda: kernels.rebuild_prefixes(prefix, suffixes)))
+    out.append(("prefix rebuild: 1M sorted URLs", "MB", urls.nbytes, lambda: binary_kernels.rebuild_prefixes(prefix, suffixes)))
 
     # 6. list offsets: list<int64>, 10M entries, ~5 elements per list, some null/empty lists
     starts = RNG.random(n_lv) < 0.2
@@ -125,11 +130,11 @@ def cases(scale: float) -> list[Case]:
     ldefs = np.full(n_lv, 3, np.int8)
     ldefs[starts & (RNG.random(n_lv) < 0.05)] = 1
     reps[1:][ldefs[:-1] == 1] = 0  # an empty list has one entry
-    out.append(("list offsets: 10M entries", "Mvalues", n_lv, lambda: kernels.list_offsets(ldefs, reps, 2)))
+    out.append(("list offsets: 10M entries", "Mvalues", n_lv, lambda: level_kernels.list_offsets(ldefs, reps, 2)))
 
     # 7. write path
-    out.append(("argminmax: 1M strings 5-60 B", "Mvalues", n_str, lambda: kernels.binary_argminmax(s)))
-    out.append(("plain encode: 1M strings 5-60 B", "MB", len(page), lambda: kernels.encode_plain_byte_array(s)))
+    out.append(("argminmax: 1M strings 5-60 B", "Mvalues", n_str, lambda: binary_kernels.binary_argminmax(s)))
+    out.append(("plain encode: 1M strings 5-60 B", "MB", len(page), lambda: binary_kernels.encode_plain_byte_array(s)))
 
     # 8. decimals
     # DECIMAL(38) values (up to 30 digits here) as 16-byte big-endian rows
@@ -138,23 +143,23 @@ def cases(scale: float) -> list[Case]:
     flba = np.empty((n_str, 16), np.uint8)
     flba[:, :8] = hi.astype(">i8").view(np.uint8).reshape(n_str, 8)
     flba[:, 8:] = lo.astype(">u8").view(np.uint8).reshape(n_str, 8)
-    out.append(("decimal: 1M FLBA(16) -> 128", "Mvalues", n_str, lambda: kernels.decimal_buffer(flba, 16),
+    out.append(("decimal: 1M FLBA(16) -> 128", "Mvalues", n_str, lambda: decimal_kernels.decimal_buffer(flba, 16),
                 lambda: python_decimals(flba)))
     var = BinaryArray.from_pylist([int(v).to_bytes(9, "big", signed=True)[RNG.integers(0, 5):]
                                    for v in RNG.integers(-(2**60), 2**60, n_str // 4)])
-    out.append(("decimal: 250k BYTE_ARRAY -> 128", "Mvalues", len(var), lambda: kernels.decimal_buffer(var, 16),
+    out.append(("decimal: 250k BYTE_ARRAY -> 128", "Mvalues", len(var), lambda: decimal_kernels.decimal_buffer(var, 16),
                 lambda: python_decimals(var)))
     ints = RNG.integers(-(2**62), 2**62, n_str)
-    out.append(("decimal: 1M INT64 -> 256", "Mvalues", n_str, lambda: kernels.decimal_buffer(ints, 32)))
+    out.append(("decimal: 1M INT64 -> 256", "Mvalues", n_str, lambda: decimal_kernels.decimal_buffer(ints, 32)))
 
     # 9. DELTA_BINARY_PACKED: timestamps in nanoseconds (wide deltas), and string lengths (narrow)
     stamps = np.cumsum(RNG.integers(0, 10**9, n_lv))
     enc_stamps = encode_delta_binary_packed(stamps)
     out.append(("delta: 10M int64 timestamps", "Mvalues", n_lv,
-                lambda: kernels.decode_delta_binary_packed(enc_stamps, None, np.int64)))
+                lambda: delta_kernels.decode_delta_binary_packed(enc_stamps, None, np.int64)))
     enc_lens = encode_delta_binary_packed(RNG.integers(5, 60, n_lv).astype(np.int32))
     out.append(("delta: 10M int32 lengths 5-60", "Mvalues", n_lv,
-                lambda: kernels.decode_delta_binary_packed(enc_lens, None, np.int32)))
+                lambda: delta_kernels.decode_delta_binary_packed(enc_lens, None, np.int32)))
     return out
 
 
@@ -186,10 +191,10 @@ def main() -> int:
     n = int(1_000_000 * args.scale)
     page_s = encode_plain_byte_array(strings(n))
     # two threads decoding at once: with the GIL released and two free cores they overlap (~1x)
-    one = time_it(lambda: kernels.decode_plain_byte_array(page_s, n), args.repeat)
+    one = time_it(lambda: binary_kernels.decode_plain_byte_array(page_s, n), args.repeat)
 
     def two() -> None:
-        ts = [threading.Thread(target=kernels.decode_plain_byte_array, args=(page_s, n)) for _ in range(2)]
+        ts = [threading.Thread(target=binary_kernels.decode_plain_byte_array, args=(page_s, n)) for _ in range(2)]
         for t in ts:
             t.start()
         for t in ts:

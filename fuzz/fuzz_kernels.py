@@ -44,6 +44,11 @@ from pqbloom.errors import ParquetError  # noqa: E402
 from pqbloom.file.column_writer import EncodedPage, compress_page  # noqa: E402
 from pqbloom.file.pages import page_header_fields  # noqa: E402
 from pqbloom.format import T, encode  # noqa: E402
+from pqbloom.kernels import binary as binary_kernels  # noqa: E402
+from pqbloom.kernels import decimals as decimal_kernels  # noqa: E402
+from pqbloom.kernels import delta as delta_kernels  # noqa: E402
+from pqbloom.kernels import hybrid as hybrid_kernels  # noqa: E402
+from pqbloom.kernels import levels as level_kernels  # noqa: E402
 
 INTERESTING = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF]
 
@@ -112,7 +117,7 @@ def case_hybrid(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
 
     def run(buf: bytes, bit_width: int, count: int, dt: Any) -> tuple[np.ndarray, int]:
         out = np.zeros(count + 2, dt)
-        used = kernels.decode_hybrid(buf, bit_width, count, out)
+        used = hybrid_kernels.decode_hybrid(buf, bit_width, count, out)
         return out[:count], used
     return run, (as_buffer(rng, data), bw, count, dtype)
 
@@ -137,7 +142,7 @@ def case_page_levels(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any,
 
     def run(buf: Any, count: int, rep_bw: int, def_bw: int, rl: int, dl: int, dt: Any) -> tuple[Any, ...]:
         reps, defs = np.zeros(count, dt), np.zeros(count, dt)
-        used, present = kernels.page_levels(buf, count, rep_bw, def_bw, rl, dl, reps, defs, (1 << def_bw) - 1)
+        used, present = hybrid_kernels.page_levels(buf, count, rep_bw, def_bw, rl, dl, reps, defs, (1 << def_bw) - 1)
         return (reps if rep_bw else None), (defs if def_bw else None), used, present
     return run, (as_buffer(rng, data), count, rep_bw, def_bw, rl, dl, dtype)
 
@@ -146,7 +151,7 @@ def case_plain_decode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
     values = rand_values(rng)
     data = b"".join(struct.pack("<I", len(v)) + v for v in values)
     data = mutate(rng, data) if rng.random() < 0.8 else data
-    return kernels.decode_plain_byte_array, (as_buffer(rng, data),
+    return binary_kernels.decode_plain_byte_array, (as_buffer(rng, data),
                                              rng.choice([len(values), rng.randint(0, len(values) + 3)]))
 
 
@@ -156,7 +161,7 @@ def case_plain_decode_into(rng: random.Random) -> tuple[Callable[..., Any], tupl
     def run(buf: Any, count: int, spare: int, capacity: int) -> Any:
         offsets = np.zeros(max(count + 1 + spare, 0), np.int64)
         data = np.zeros(capacity, np.uint8)
-        got = kernels.decode_plain_byte_array_into(buf, count, offsets, data, 5)
+        got = binary_kernels.decode_plain_byte_array_into(buf, count, offsets, data, 5)
         return None if got is None else (got, offsets[:count + 1], data[:got[0]])
     return run, (buf, count, rng.randint(-2, 2), rng.randint(0, 600))
 
@@ -166,7 +171,7 @@ def case_take(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     n = len(arr)
     idx = [rng.choice([rng.randint(0, max(n - 1, 0)), n, -1, n - 1, 2**31 - 1, -(2**31)]) if rng.random() < 0.05
            else rng.randint(0, max(n - 1, 0)) for _ in range(rng.randint(0, 80))]
-    return kernels.take_binary, (arr, np.array(idx, rng.choice([np.int32, np.int64])))
+    return binary_kernels.take_binary, (arr, np.array(idx, rng.choice([np.int32, np.int64])))
 
 
 def case_take_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -175,7 +180,7 @@ def case_take_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, .
     def run(arr: BinaryArray, idx: np.ndarray, spare: int, capacity: int, base: int) -> Any:
         offsets = np.zeros(max(len(idx) + 1 + spare, 0), np.int64)
         data = np.zeros(capacity + 64, np.uint8)  # the region, then bytes no write may reach
-        got = kernels.take_binary_into(arr, idx, offsets, data[:capacity], base)
+        got = binary_kernels.take_binary_into(arr, idx, offsets, data[:capacity], base)
         assert not data[capacity:].any(), "take_binary_into wrote past its data"
         return None if got is None else (got, offsets[:len(idx) + 1], data[:got])
     return run, (arr, idx, rng.randint(-2, 2), rng.randint(0, 600), rng.choice([0, 7, 2**40]))
@@ -192,7 +197,7 @@ def case_scatter_into(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
 
     def run(dense: np.ndarray, mask: np.ndarray) -> Any:
         out = np.full(len(mask) + 4, 9, dense.dtype)  # the rows, then rows no write may reach
-        values, validity = kernels.scatter_nulls(dense, mask, 1, "page", out[:len(mask)])
+        values, validity = level_kernels.scatter_nulls(dense, mask, 1, "page", out[:len(mask)])
         assert (out[len(mask):] == 9).all(), "scatter_nulls wrote past its rows"
         return values, validity
     return run, (dense, mask)
@@ -210,7 +215,7 @@ def case_spread(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     def run(dense: np.ndarray, mask: np.ndarray) -> Any:
         full = np.full(max(len(mask), count) + 1 + extra, -9, np.int64)
         full[:len(dense)] = dense
-        kernels.spread_offsets(full, mask, count)
+        level_kernels.spread_offsets(full, mask, count)
         return full
     return run, (dense, mask)
 
@@ -233,7 +238,7 @@ def case_scatter(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...
         dense = np.array([rng.random() < 0.5 for _ in range(nd)], bool)
     else:
         dense = np.array([rng.randint(-100, 100) for _ in range(nd)], kind)
-    return kernels.scatter_nulls, (dense, lv, max_level)
+    return level_kernels.scatter_nulls, (dense, lv, max_level)
 
 
 def case_prefix(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -247,7 +252,7 @@ def case_prefix(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
             p = rng.choice([-1, min(prev + 1, 2**31 - 1), 2**31 - 1, -(2**31)])
         prefix.append(p)
         prev = min(max(p, 0) + len(suffixes[i]), 2**31 - 1)
-    return kernels.rebuild_prefixes, (np.array(prefix, np.int32), suffixes)
+    return binary_kernels.rebuild_prefixes, (np.array(prefix, np.int32), suffixes)
 
 
 def case_list_offsets(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -255,7 +260,7 @@ def case_list_offsets(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
     dt = rng.choice(["i1", "i2", "i4"])
     defs = np.array([rng.randint(0, 4) for _ in range(n)], dt)
     reps = np.array([0 if rng.random() < 0.3 else rng.randint(0, 2) for _ in range(n)], rng.choice(["i1", "i4"]))
-    return kernels.list_offsets, (defs, reps, rng.randint(0, 4), rng.randint(0, 3), rng.randint(0, 2))
+    return level_kernels.list_offsets, (defs, reps, rng.randint(0, 4), rng.randint(0, 3), rng.randint(0, 2))
 
 
 def case_check_levels(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -269,18 +274,18 @@ def case_check_levels(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
     for _ in range(rng.choice([0, 0, 1, 2])):  # out of range, negative, a first record continuing
         (reps if rng.random() < 0.5 else defs)[rng.randrange(n)] = rng.choice([-1, max_rep + 1, max_def + 1, 1])
     dt = rng.choice(["i1", "i2", "i4"])
-    return kernels.check_chunk_levels, (np.array(defs, dt), np.array(reps, dt), max_def, max_rep, rep_def, n)
+    return level_kernels.check_chunk_levels, (np.array(defs, dt), np.array(reps, dt), max_def, max_rep, rep_def, n)
 
 
 def case_argminmax(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     if rng.random() < 0.3:
         n, w = rng.randint(0, 20), rng.randint(0, 9)
-        return kernels.binary_argminmax, (np.frombuffer(rand_bytes(rng, n * w), np.uint8).reshape(n, w) % 3,)
-    return kernels.binary_argminmax, (rand_binary(rng, rand_values(rng)),)
+        return binary_kernels.binary_argminmax, (np.frombuffer(rand_bytes(rng, n * w), np.uint8).reshape(n, w) % 3,)
+    return binary_kernels.binary_argminmax, (rand_binary(rng, rand_values(rng)),)
 
 
 def case_encode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
-    return kernels.encode_plain_byte_array, (rand_binary(rng, rand_values(rng)),)
+    return binary_kernels.encode_plain_byte_array, (rand_binary(rng, rand_values(rng)),)
 
 
 def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -294,15 +299,15 @@ def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...
             if w > width and rng.random() < 0.9:
                 fill = 0xFF if raw[i * w + w - width] & 0x80 else 0
                 raw[i * w:i * w + w - width] = bytes([fill]) * (w - width)
-        return kernels.decimal_buffer, (np.frombuffer(bytes(raw), np.uint8).reshape(n, w), width)
+        return decimal_kernels.decimal_buffer, (np.frombuffer(bytes(raw), np.uint8).reshape(n, w), width)
     if kind == 1:
         vals = []
         for _ in range(n):
             v = rng.randint(-(2 ** (8 * width - 1)), 2 ** (8 * width - 1) - 1) >> rng.randint(0, 8 * width)
             size = (v.bit_length() + 8) // 8 + rng.randint(0, 3)
             vals.append(v.to_bytes(size, "big", signed=True) if rng.random() < 0.95 else rand_bytes(rng, 40))
-        return kernels.decimal_buffer, (rand_binary(rng, vals), width)
-    return kernels.decimal_buffer, (np.array([rng.randint(-(2**63), 2**63 - 1) for _ in range(n)], np.int64), width)
+        return decimal_kernels.decimal_buffer, (rand_binary(rng, vals), width)
+    return decimal_kernels.decimal_buffer, (np.array([rng.randint(-(2**63), 2**63 - 1) for _ in range(n)], np.int64), width)
 
 
 def case_delta(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
@@ -323,7 +328,7 @@ def case_delta(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]
                 + rand_bytes(rng, rng.randint(0, 200)))
     data = mutate(rng, data) if rng.random() < 0.7 else data
     count = rng.choice([None, n, rng.randint(-1, n + 3)])
-    return kernels.decode_delta_binary_packed, (as_buffer(rng, data), count, dtype)
+    return delta_kernels.decode_delta_binary_packed, (as_buffer(rng, data), count, dtype)
 
 
 def _plain_page(head: bytes, values: BinaryArray) -> bytes:

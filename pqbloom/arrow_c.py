@@ -10,11 +10,11 @@ compiled module (a build without a C compiler) every function here raises
 
 from __future__ import annotations
 
-import importlib
 import struct
 from collections.abc import Iterable
 from typing import Any
 
+from . import kernels
 from .errors import SchemaError, UnsupportedError
 
 __all__ = ["AVAILABLE", "FLAG_DICTIONARY_ORDERED", "FLAG_NULLABLE", "FLAG_MAP_KEYS_SORTED", "export_schema",
@@ -27,11 +27,9 @@ FLAG_MAP_KEYS_SORTED = 4
 
 
 def _load() -> tuple[Any, Any] | None:
-    try:
-        return (importlib.import_module("pqbloom._kernels.arrow_c"),
-                importlib.import_module("pqbloom._kernels.arrow_c_import"))
-    except ImportError:  # built without a C compiler, or a source checkout
-        return None
+    # whatever kernels.COMPILED says: these modules have no numpy reference
+    ext, imp = kernels.built("arrow_c"), kernels.built("arrow_c_import")
+    return None if ext is None or imp is None else (ext, imp)  # built without a C compiler, or a source checkout
 
 
 _mods = _load()

@@ -8,6 +8,10 @@ codec of its own (docs/dependencies.md says why).
 Every decompressor is told the size the page header promises and refuses to
 produce more, so a lying header cannot turn a small page into a huge
 allocation (decompression bombs).
+
+:func:`decompress` returns bytes its caller owns outright; :func:`decompress_leased` may decompress
+into a buffer each thread reuses (:mod:`pqbloom.memory.scratch`), and returns its lease, which the
+caller releases once nothing views the page (the page loop: :mod:`pqbloom.file.pages`).
 """
 
 from __future__ import annotations
@@ -18,17 +22,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import cramjam
+import numpy as np
 import zstandard
 
 from .errors import CorruptFileError, UnsupportedError
 from .format.enums import CompressionCodec, name_of
 from .limits import BUDGET, charge, out_of_memory
-from .scratch import Scratch
+from .memory.scratch import Lease, Scratch
 
-__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "compress_joined", "decompress", "check_level",
-           "CODEC_NAMES", "LEVELS"]
+__all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "compress_joined", "decompress",
+           "decompress_leased", "check_level", "CODEC_NAMES", "LEVELS"]
 
 Buffer = bytes | bytearray | memoryview
+#: where a decompressor writes: ``take(size)`` gives a writable buffer of ``size`` bytes
+Take = Callable[[int], Buffer]
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class Codec:
     name: str
     thrift_id: int
     compress: Callable[[Buffer], Buffer] | None  # bytes-like: bytes or a memoryview
-    decompress: Callable[[Buffer, int], Buffer]
+    decompress: Callable[[Buffer, int, Take], Buffer]  # (data, promised size, where its output goes)
 
 
 def _check_size(out: Buffer, expected: int, name: str) -> Buffer:
@@ -49,19 +56,34 @@ def _check_size(out: Buffer, expected: int, name: str) -> Buffer:
 _SMALL = 1 << 14
 
 
-#: pages decompress into buffers each thread reuses once their values are copied out (see
-#: :mod:`pqbloom.scratch`: a new allocation per page cost 130k page faults in a read of 10M strings)
-_pages = Scratch()
+#: pages decompress into buffers each thread reuses once they are released (see
+#: :mod:`pqbloom.memory.scratch`: a new allocation per page faulted its memory in again, page after page)
+PAGES = Scratch()
 
 
-def _fresh(size: int) -> memoryview | bytearray:
-    """A writable buffer of ``size`` bytes, not zeroed when large (bytearray(size) first writes zeros
-    over it, which only costs less than numpy's array and memoryview for a small page): one of the
-    thread's page buffers that nothing refers to any more (a page whose values are views of its
-    buffer keeps it, and the next page gets another)."""
+def _new_buffer(size: int) -> Buffer:
+    """A writable buffer of ``size`` bytes its caller owns, not zeroed when large (bytearray(size) first
+    writes zeros over it, which only costs less than numpy's array and memoryview for a small page)."""
     if size < _SMALL:
         return bytearray(size)
-    return _pages.take(size)
+    return memoryview(np.empty(size, np.uint8))  # type: ignore[arg-type]
+
+
+class _LeaseTaker:
+    """A ``take`` that leases large buffers from :data:`PAGES` and keeps the lease for the caller."""
+
+    __slots__ = ("lease",)
+
+    def __init__(self) -> None:
+        self.lease: Lease | None = None
+
+    def __call__(self, size: int) -> Buffer:
+        if size < _SMALL:
+            return bytearray(size)
+        if self.lease is not None:  # (no decompressor takes twice; should one, the first goes to GC)
+            self.lease.detach()
+        self.lease = PAGES.take(size)
+        return self.lease.view
 
 
 # -- snappy -------------------------------------------------------------------
@@ -70,13 +92,13 @@ def _snappy_compress(data: Buffer) -> Buffer:
     return memoryview(cramjam.snappy.compress_raw(data))
 
 
-def _snappy_decompress(data: Buffer, size: int) -> Buffer:
+def _snappy_decompress(data: Buffer, size: int, take: Take) -> Buffer:
     # the block's own length first: a header's huge claim is refused before anything is allocated
     declared = cramjam.snappy.decompress_raw_len(data)
     if declared != size:
         raise CorruptFileError(f"SNAPPY page declares {declared} bytes, header says {size}")
     # straight into a buffer of the declared size: bytes(decompress_raw(...)) copied every page once more
-    out = _fresh(size)
+    out = take(size)
     n = cramjam.snappy.decompress_raw_into(data, out)
     if n != size:
         raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {size}")
@@ -94,7 +116,7 @@ def _gzip_compress_level(data: Buffer, level: int) -> bytes:
     return c.compress(bytes(data)) + c.flush()
 
 
-def _gzip_decompress(data: Buffer, size: int) -> bytes:
+def _gzip_decompress(data: Buffer, size: int, take: Take) -> bytes:
     out = bytearray()
     rest = bytes(data)
     while rest:
@@ -130,7 +152,7 @@ def _zstd_decompressor() -> zstandard.ZstdDecompressor:
     return dctx
 
 
-def _zstd_decompress(data: Buffer, size: int) -> Buffer:
+def _zstd_decompress(data: Buffer, size: int, take: Take) -> Buffer:
     if zstandard.frame_content_size(data) == size:
         # the frame states the size the page header promises (what writers do): decompress into a
         # buffer one byte longer, so that more output (further frames: a bomb) fills the spare byte
@@ -138,7 +160,7 @@ def _zstd_decompress(data: Buffer, size: int) -> Buffer:
         # frame in one pass straight into the buffer (fed in smaller reads, as by default or by
         # cramjam's streaming decoder, it goes through its window buffer and a large page takes much
         # longer).
-        out = _fresh(size + 1)
+        out = take(size + 1)
         view = memoryview(out)
         reader = _zstd_decompressor().stream_reader(data, read_size=max(len(data), 1), read_across_frames=True)
         pos = 0
@@ -174,7 +196,7 @@ def _lz4_raw_compress(data: Buffer) -> Buffer:
 _LZ4_MAX_RATIO = 255
 
 
-def _lz4_raw_decompress(data: Buffer, size: int) -> bytes:
+def _lz4_raw_decompress(data: Buffer, size: int, take: Take = _new_buffer) -> bytes:
     if size == 0:
         return b""
     if size > _LZ4_MAX_RATIO * len(data) + 64:
@@ -188,7 +210,7 @@ def _lz4_raw_decompress(data: Buffer, size: int) -> bytes:
     return bytes(out)
 
 
-def _lz4_legacy_decompress(data: Buffer, size: int) -> Buffer:
+def _lz4_legacy_decompress(data: Buffer, size: int, take: Take) -> Buffer:
     """Deprecated LZ4 codec: Hadoop framing (BE sizes) in practice, raw blocks or LZ4 frames from some writers.
 
     Whatever the layout, LZ4 cannot expand its input more than 255 times, so a size claim beyond that
@@ -243,7 +265,7 @@ def _brotli_compress_level(data: Buffer, level: int) -> bytes:
     return bytes(cramjam.brotli.compress(data, level=level))
 
 
-def _brotli_decompress(data: Buffer, size: int) -> bytes:
+def _brotli_decompress(data: Buffer, size: int, take: Take) -> bytes:
     # output_len=size would allocate whatever the header claims up front; instead grow a bounded
     # buffer (decompress_into fails when it is too small) up to one byte past the promise
     src = bytes(data)
@@ -264,7 +286,7 @@ def _brotli_decompress(data: Buffer, size: int) -> bytes:
         return bytes(out[:n])
 
 
-def _none_decompress(data: Buffer, size: int) -> Buffer:
+def _none_decompress(data: Buffer, size: int, take: Take) -> Buffer:
     return data  # the stored bytes are the page: no copy
 
 
@@ -344,8 +366,27 @@ def compress_joined(codec: Codec, head: Buffer, body: Buffer, level: int | None 
 def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
     """Decompress one page body, failing with CorruptFileError rather than exceeding the promised size.
 
-    The result is bytes-like: bytes, bytearray, a memoryview of a fresh buffer, or ``data`` itself
-    when uncompressed."""
+    The result is bytes-like and its caller's: bytes, bytearray, a memoryview of a fresh buffer, or
+    ``data`` itself when uncompressed."""
+    return _decompress(codec, data, uncompressed_size, _new_buffer)
+
+
+def decompress_leased(codec: Codec, data: Buffer, uncompressed_size: int) -> tuple[Buffer, Lease | None]:
+    """:func:`decompress` into a reused buffer when the codec writes into one (SNAPPY, ZSTD; large
+    pages): (the page, the lease of its buffer or None). The caller holds the lease and releases it
+    once nothing views the page (:meth:`~pqbloom.memory.scratch.Lease.release_unless_viewed`);
+    dropping it is safe (the buffer is then never reused). Errors as :func:`decompress`."""
+    taker = _LeaseTaker()
+    try:
+        out = _decompress(codec, data, uncompressed_size, taker)
+    except BaseException:
+        if taker.lease is not None:  # nothing views a page that failed
+            taker.lease.release()
+        raise
+    return out, taker.lease
+
+
+def _decompress(codec: Codec, data: Buffer, uncompressed_size: int, take: Take) -> Buffer:
     if uncompressed_size < 0:
         raise CorruptFileError(f"negative uncompressed page size {uncompressed_size}")
     if uncompressed_size == 0 and len(data) == 0:  # empty v2 value sections are stored as nothing at all
@@ -353,7 +394,7 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
     if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
         charge(uncompressed_size, f"a {codec.name} page of {uncompressed_size:,} bytes")
     try:
-        out = codec.decompress(data, uncompressed_size)
+        out = codec.decompress(data, uncompressed_size, take)
     except CorruptFileError:
         raise
     except MemoryError as exc:  # the machine's limit, not the file's fault

@@ -124,27 +124,22 @@ LAYERS: tuple[Layer, ...] = (
                               "orders, `page_index.py`",
     }),
     Layer("leaves", {
-        "pqbloom.encodings": "pure functions over buffers; `dispatch.py` encodes and decodes by `Encoding`; "
-                             "`hybrid_numpy.py` the numpy RLE/bit-packed decoder, `delta_numpy.py` the numpy "
-                             "DELTA_BINARY_PACKED decoder",
-        "pqbloom.compression": "the codec registry",
+        "pqbloom.encodings": "pure functions over buffers; `dispatch.py` encodes and decodes by `Encoding`",
+        "pqbloom.compression": "the codec registry; a page decompresses into a scratch buffer its caller holds",
         "pqbloom.bloom": "the split-block Bloom filter",
         "pqbloom.xxhash64": "vectorized XXH64",
         "pqbloom.crypto": "ciphers, key tools, properties; `options.py` the key options of the CLI and the Spark "
                           "data source",
+        "pqbloom.memory": "a read's buffers and their owners: `pool.py` the pool of large column buffers "
+                          "(`_kernels/pool.pyx`), `scratch.py` per-thread reused buffers of a read's transient "
+                          "bytes, handed out as leases their holder releases",
         "pqbloom.kernels": "the compiled kernels of `_kernels/` behind checked arguments and typed errors, or "
-                           "their numpy reference",
-        "pqbloom.kernels_decimals": "the DECIMAL kernel's wrapper",
-        "pqbloom.kernels_delta": "the DELTA_BINARY_PACKED kernel's wrapper",
-        "pqbloom.kernels_objects": "the object kernels' wrapper (`Decimal` and `time` objects in bulk)",
-        "pqbloom.kernels_reference": "the kernels' numpy reference",
-        "pqbloom.kernels_reference_decimals": "the DECIMAL kernel's numpy reference",
-        "pqbloom.kernels_reference_objects": "the object kernels' numpy reference",
-        "pqbloom.kernels_reference_write": "the write-side kernels' numpy reference",
-        "pqbloom.buffers": "the pool of large column buffers (`_kernels/pool.pyx`)",
-        "pqbloom.scratch": "per-thread reused buffers of a read's transient bytes",
-        "pqbloom.arrow_c": "the Arrow C Data and Stream Interfaces' structs and PyCapsules (`_kernels/arrow_c.pyx`), "
-                           "without pyarrow",
+                           "their numpy reference: `__init__.py` `MODULES` (the one list, which setup.py reads) "
+                           "and which are compiled, one wrapper per family (`hybrid.py`, `binary.py`, "
+                           "`levels.py`, `decimals.py`, `delta.py`, `pageheader.py`, `objects.py`), `reference/` "
+                           "the numpy oracles of the same names and the bit-level decoders they share (`bits.py`)",
+        "pqbloom.arrow_c": "the Arrow C Data and Stream Interfaces' structs and PyCapsules (`_kernels/arrow_c.pyx`, "
+                           "through `pqbloom.kernels`), without pyarrow",
     }),
     Layer("formats and bytes", {
         "pqbloom.format": "the only package that builds Thrift structs or names the generated `_thrift/`; decoded "
@@ -175,7 +170,7 @@ LAYERS: tuple[Layer, ...] = (
 #: private module -> the modules allowed to import it besides itself and its siblings (``pqbloom``: any module)
 DOORS: dict[str, tuple[str, ...]] = {
     "pqbloom._thrift": ("pqbloom.format",),
-    "pqbloom._kernels": ("pqbloom.kernels", "pqbloom.buffers", "pqbloom.arrow_c"),
+    "pqbloom._kernels": ("pqbloom.kernels",),
     "pqbloom._version": ("pqbloom",),
 }
 #: generated modules: no line limit
@@ -187,13 +182,7 @@ DYNAMIC_LOADS: dict[str, str] = {
 }
 #: a cycle between packages tolerated for now (exactly these packages) -> why, and what breaks it; reported as a
 #: note; a problem when another package joins it, and once it is gone (so that the entry goes too)
-KNOWN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"pqbloom.encodings", "pqbloom.kernels", "pqbloom.kernels_delta", "pqbloom.kernels_reference"}):
-        "the encodings call pqbloom.kernels, whose numpy reference (kernels_reference, and kernels_delta through "
-        "it) decodes with pqbloom.encodings.delta_numpy and hybrid_numpy. Those two modules do not import the "
-        "kernels (no cycle between modules), but loading them runs pqbloom/encodings/__init__.py, which does. "
-        "Moving the bit-level decoders (bitpack, delta_numpy, hybrid_numpy) below the kernels breaks it (issue #31)",
-}
+KNOWN_CYCLES: dict[frozenset[str], str] = {}
 #: the one package that builds Thrift structs and names the generated classes (``T``, ``pqbloom._thrift``)
 THRIFT_HOME = "pqbloom.format"
 #: the packages that hold decoded Thrift structs: the format decodes them, the file layer reads them

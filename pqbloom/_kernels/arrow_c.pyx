@@ -17,10 +17,16 @@ No platform calls: malloc/free and the CPython API only.
 from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
 from cpython.pycapsule cimport PyCapsule_GetPointer, PyCapsule_New
 from cpython.ref cimport Py_DECREF, Py_INCREF, PyObject
-from libc.errno cimport EINVAL, EIO
 from libc.stdint cimport int64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
+
+# The Arrow C stream interface reports errors as errno codes. Only these two are used: glibc, macOS
+# and the MSVC runtime all define them in <errno.h> (Cython's libc.errno also declares POSIX-only names).
+cdef extern from "<errno.h>":
+    enum:
+        EINVAL
+        EIO
 
 from pqbloom._kernels.arrow_c_abi cimport (ARROWC_MAX_DEPTH, ARROWC_MAX_FANOUT, ArrowArray, ArrowArrayStream,
                                            ArrowSchema)

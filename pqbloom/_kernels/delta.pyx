@@ -9,7 +9,7 @@ Layout (parquet-format ``Encodings.md``)::
 
 Two passes, as the reference orders its checks before charging the memory budget: :func:`walk`
 checks the header and every block header (what the reference accepts, exactly: see
-:mod:`pqbloom.encodings.delta_numpy`) and returns the bytes used; the wrapper charges and
+:mod:`pqbloom.kernels.reference.delta`) and returns the bytes used; the wrapper charges and
 allocates, then :func:`decode` unpacks and sums in one pass straight into the output. Any refusal
 is one code (``CORRUPT``): the wrapper then lets the reference raise its exact error and message
 (header values there can exceed 64 bits).

@@ -8,7 +8,7 @@ Layout (parquet-format ``Encodings.md``)::
     bit-packed-run := varint(groups << 1 | 1) groups*bit_width bytes  (8 values per group, LSB first)
 
 One pass over the runs writes the values straight into the caller's array. The semantics are those
-of :func:`pqbloom.kernels_reference.decode_hybrid` (the encodings' run loop): a run header is a varint
+of :func:`pqbloom.kernels.reference.hybrid.decode_hybrid` (the encodings' run loop): a run header is a varint
 of at most 5 bytes holding at most 32 bits (as parquet-java and Arrow read it), a run of 0 values
 is corrupt (a decoder would make no progress: Arrow refuses it), a bit-packed run may lack only bytes
 of its last group (a final run cut short of its padding; a run claiming more groups than the input

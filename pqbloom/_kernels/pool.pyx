@@ -14,7 +14,7 @@ unmapped, and so is a block freed while ``limit`` bytes are already free.
 Blocks are rounded to 2 MiB: private anonymous mappings where the system has them (Linux, macOS,
 the BSDs), advised as huge pages where it has those (Linux), and plain ``malloc`` blocks elsewhere
 (Windows): ``MMAP`` says which. Everything runs under the GIL (takes and gives back are a few list
-operations). :mod:`pqbloom.buffers` configures the pool and schedules the trims.
+operations). :mod:`pqbloom.memory.pool` configures the pool and schedules the trims.
 """
 
 from time import monotonic
@@ -172,9 +172,11 @@ def configure(Py_ssize_t limit, double decay, on_free=None):
     _trim(_now(), _limit)
 
 
-def trim():
-    """Unmap the blocks freed more than ``decay`` seconds ago; the number of free bytes left."""
-    _trim(_now(), _limit)
+def trim(now=None):
+    """Unmap the blocks freed more than ``decay`` seconds before ``now`` (a ``time.monotonic()`` time;
+    None: the present, which is what the timer passes; a test passes a later one instead of waiting);
+    the number of free bytes left."""
+    _trim(_now() if now is None else <double>now, _limit)
     return _free_bytes
 
 

@@ -1,6 +1,7 @@
 """Bit packing: LSB-first packing of small unsigned ints (the hybrid's bit-packed runs, DELTA_BINARY_PACKED
-miniblocks), the deprecated BIT_PACKED levels (MSB first), varints, and the buffer helpers every decoder
-shares.
+miniblocks), their unpacking as a public function, the deprecated BIT_PACKED levels (MSB first), varints,
+and the buffer helpers every decoder shares. The bit-level decoding itself (varints read, groups unpacked)
+is :mod:`pqbloom.kernels.reference.bits`, which the kernels' numpy reference shares.
 
 All packing and unpacking is vectorized with numpy; the only Python loops run
 once per one of the eight value slots of a group.
@@ -13,34 +14,19 @@ import numpy as np
 # Buffer and as_u8 live in arrays (below the kernels layer, which the encodings use); re-exported here
 from ..arrays import Buffer, as_u8
 from ..errors import CorruptFileError
+from ..kernels.reference.bits import checked_count, unpack_groups
 from ..limits import charge
 
 __all__ = [
     "Buffer",
     "as_u8",
-    "checked_count",
     "uleb128",
-    "read_uleb128",
     "bit_width_of",
     "bit_pack",
     "bit_pack_groups",
     "bit_unpack",
-    "unpack_groups",
     "decode_bit_packed_levels",
 ]
-
-#: counts beyond this cannot come from one Parquet page (num_values is an i32)
-_MAX_COUNT = (1 << 31) - 1
-
-
-
-def checked_count(count: int, what: str) -> int:
-    """``count`` as an int, or CorruptFileError when no page could hold that many values (negative, or
-    more than an i32 count)."""
-    count = int(count)
-    if count < 0 or count > _MAX_COUNT:
-        raise CorruptFileError(f"{what}: invalid value count {count}")
-    return count
 
 
 # -- varints ------------------------------------------------------------------
@@ -58,23 +44,6 @@ def uleb128(value: int) -> bytes:
         else:
             out.append(b)
             return bytes(out)
-
-
-def read_uleb128(b: bytes | bytearray | memoryview, pos: int, end: int, what: str = "varint") -> tuple[int, int]:
-    """Decode one varint from ``b[pos:end]``; return (value, new position). At most 10 bytes."""
-    result = 0
-    shift = 0
-    while True:
-        if pos >= end:
-            raise CorruptFileError(f"{what}: truncated varint")
-        byte = b[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, pos
-        shift += 7
-        if shift >= 70:
-            raise CorruptFileError(f"{what}: varint too long")
 
 
 # -- bit packing --------------------------------------------------------------
@@ -183,75 +152,6 @@ def bit_unpack(buf: Buffer, bit_width: int, count: int) -> np.ndarray:
         raise CorruptFileError(f"bit-packed data truncated: {count} values of {bit_width} bits need {need} bytes, "
                                f"have {len(u8)}")
     return unpack_groups(u8[:need], bit_width, count).astype(dt, copy=False)
-
-
-def _byte_lut(bit_width: int) -> np.ndarray:
-    """For bit widths dividing 8: the ``8 // bit_width`` values packed in each possible byte, as
-    one little-endian word per byte (a gather of whole words unpacks a byte string)."""
-    per = 8 // bit_width
-    b = np.arange(256, dtype=np.uint8)[:, None]
-    sh = (np.arange(per, dtype=np.uint8) * bit_width)[None, :]
-    vals = np.ascontiguousarray((b >> sh) & ((1 << bit_width) - 1), dtype=np.uint8)
-    return vals.view(f"<u{per}").reshape(256)
-
-
-_LUTS = {2: _byte_lut(2), 4: _byte_lut(4)}
-
-
-def unpack_groups(u8: np.ndarray, bit_width: int, count: int) -> np.ndarray:
-    """Unpack ``count`` LSB-first values of ``bit_width`` bits from bytes the caller checked hold them
-    (zero-padding a partial group).
-
-    The result is unsigned, uint8 for widths up to 8 and at most uint64 (callers widen as needed).
-    """
-    groups = (count + 7) // 8
-    nb = groups * bit_width
-    if len(u8) < nb:
-        u8 = np.concatenate([u8, np.zeros(nb - len(u8), np.uint8)])
-    else:
-        u8 = np.ascontiguousarray(u8[:nb])
-    if bit_width in (8, 16, 32, 64):
-        return u8.view(f"<u{bit_width // 8}")[:count].copy()  # never a view of the caller's buffer
-    if bit_width == 1:
-        return np.unpackbits(u8, bitorder="little", count=count)
-    lut = _LUTS.get(bit_width)
-    if lut is not None:  # one gather of a word per byte (intp indices gather fastest)
-        return np.take(lut, u8.astype(np.intp)).view(np.uint8)[:count]
-    if groups == 0:
-        return np.zeros(0, np.uint8 if bit_width <= 8 else np.uint64)
-    if bit_width <= 32:
-        # value j of every group: one little-endian word read at its first byte (a strided view;
-        # the value starts at bit sh < 8 of it, so 4 bytes hold up to 25 bits and 8 bytes the rest)
-        buf = np.zeros(nb + 8, np.uint8)
-        buf[:nb] = u8
-        word_t = np.dtype("<u4") if bit_width <= 25 else np.dtype("<u8")
-        out_t = np.uint8 if bit_width <= 8 else np.uint16 if bit_width <= 16 else np.uint32
-        res = np.empty((groups, 8), out_t)
-        wmask = word_t.type((1 << bit_width) - 1)
-        for j in range(8):
-            bit = j * bit_width
-            words = np.ndarray((groups,), dtype=word_t, buffer=buf, offset=bit >> 3, strides=(bit_width,))
-            col = words >> word_t.type(bit & 7)
-            col &= wmask
-            res[:, j] = col
-        return res.reshape(-1)[:count]
-    mat = u8.reshape(groups, bit_width)
-    out = np.empty((groups, 8), np.uint64)
-    for j in range(8):
-        bit = j * bit_width
-        off, sh = bit >> 3, bit & 7
-        nbytes = (sh + bit_width + 7) >> 3
-        acc = mat[:, off].astype(np.uint64)
-        for k in range(1, min(nbytes, 8)):
-            acc |= mat[:, off + k].astype(np.uint64) << np.uint64(8 * k)
-        if sh:
-            acc >>= np.uint64(sh)
-        if nbytes == 9:
-            acc |= mat[:, off + 8].astype(np.uint64) << np.uint64(64 - sh)
-        out[:, j] = acc
-    if bit_width < 64:
-        out &= np.uint64((1 << bit_width) - 1)
-    return out.reshape(-1)[:count]
 
 
 def decode_bit_packed_levels(buf: Buffer, bit_width: int, count: int) -> np.ndarray:

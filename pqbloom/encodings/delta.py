@@ -12,17 +12,18 @@ and bit widths never exceed the type width, as Arrow's reader requires.
 The encoder uses blocks of 128 values split in 4 miniblocks of 32 (what
 parquet-java and Arrow write). Everything except the walk over block headers
 is vectorized; miniblocks of equal bit width are packed together. Decoding is
-the compiled kernel's (:func:`pqbloom.kernels.decode_delta_binary_packed`), or
-its numpy reference in :mod:`.delta_numpy`.
+the compiled kernel's (:func:`pqbloom.kernels.delta.decode_delta_binary_packed`), or
+its numpy reference in :mod:`pqbloom.kernels.reference.delta`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
+from ..kernels import binary as binary_kernels
+from ..kernels import delta as delta_kernels
 from ..limits import charge
 from .bitpack import Buffer, as_u8, bit_pack_groups, uleb128
 from .dictionary import padded_rows
@@ -138,10 +139,10 @@ def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
     ``count`` defaults to the header's total count; when given it must not
     exceed it and only the first ``count`` values are returned. ``dtype`` is
     int32 or int64 (INT32 values wrap modulo 2**32 as the writers intend).
-    The compiled kernel when built (:func:`pqbloom.kernels.decode_delta_binary_packed`), else
-    :func:`.delta_numpy.decode_delta_binary_packed_numpy`; both give the same values and errors.
+    The compiled kernel when built (:func:`pqbloom.kernels.delta.decode_delta_binary_packed`), else
+    :func:`pqbloom.kernels.reference.delta.decode_delta_binary_packed`; both give the same values and errors.
     """
-    return kernels.decode_delta_binary_packed(buf, count, dtype)
+    return delta_kernels.decode_delta_binary_packed(buf, count, dtype)
 
 
 # -- DELTA_LENGTH_BYTE_ARRAY ----------------------------------------------------
@@ -284,7 +285,7 @@ def decode_delta_byte_array(buf: Buffer, count: int, type_length: int | None = N
         total = int(lens.sum())
         charge(2 * total + 2 * n, f"{n:,} DELTA_BYTE_ARRAY values of {total:,} bytes")
     # the inherited prefixes resolved in one pass over the values (sizes first, one allocation)
-    result = kernels.rebuild_prefixes(prefix, suffixes)
+    result = binary_kernels.rebuild_prefixes(prefix, suffixes)
     if type_length is not None:
         return result.as_matrix(type_length) if n else np.zeros((0, type_length), np.uint8), used
     return result, used

@@ -20,10 +20,10 @@ from collections import Counter
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import PhysicalType
+from ..kernels import binary as binary_kernels
 from .bitpack import Buffer, as_u8, bit_width_of
 from .rle import decode_rle_bitpacked, encode_rle_bitpacked
 
@@ -159,7 +159,7 @@ def _unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _take(values, idx: np.ndarray):  # type: ignore[no-untyped-def]
     if isinstance(values, BinaryArray):
-        return kernels.take_binary(values, idx)
+        return binary_kernels.take_binary(values, idx)
     return np.asarray(values)[idx]
 
 
@@ -321,13 +321,13 @@ def decode_dictionary_indices(buf: Buffer, count: int) -> np.ndarray:
 def take_dictionary(dictionary_values, indices: np.ndarray):  # type: ignore[no-untyped-def]
     """Gather dictionary entries; CorruptFileError when an index is out of range.
 
-    Byte arrays are gathered by :func:`pqbloom.kernels.take_binary` (compact, no padding). Numbers and
+    Byte arrays are gathered by :func:`pqbloom.kernels.binary.take_binary` (compact, no padding). Numbers and
     fixed-width rows (2-D uint8) are one numpy gather straight into the result, whose own bounds check
     is the only one for 32-bit indices (decoded dictionary indices): indices are seen unsigned, so a
     negative one is out of range rather than counting from the end."""
     idx = np.asarray(indices)
     if isinstance(dictionary_values, BinaryArray):
-        return kernels.take_binary(dictionary_values, idx)
+        return binary_kernels.take_binary(dictionary_values, idx)
     arr = np.asarray(dictionary_values)
     if idx.dtype.kind == "i" and idx.dtype.itemsize == 4:
         uidx = idx.view(np.uint32)  # a negative index becomes >= 2**31: out of range

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import NUMERIC_DTYPES, PhysicalType, name_of
+from ..kernels import binary as binary_kernels
 from ..limits import BUDGET, charge
 from .bitpack import Buffer, as_u8
 
@@ -62,8 +62,8 @@ def encode_plain(values, ptype: int, type_length: int | None = None) -> bytes:  
 
 
 def encode_plain_byte_array(values: BinaryArray) -> bytes:
-    """Length-prefixed values in one pass (:func:`pqbloom.kernels.encode_plain_byte_array`)."""
-    return kernels.encode_plain_byte_array(values)
+    """Length-prefixed values in one pass (:func:`pqbloom.kernels.binary.encode_plain_byte_array`)."""
+    return binary_kernels.encode_plain_byte_array(values)
 
 
 def decode_plain(buf: Buffer, ptype: int, count: int,
@@ -108,7 +108,7 @@ def _need(u8: np.ndarray, need: int, count: int, what: str) -> None:
 def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     """Decode ``count`` length-prefixed values; return (BinaryArray, bytes consumed).
 
-    One pass over the length prefixes (:func:`pqbloom.kernels.decode_plain_byte_array`), after
+    One pass over the length prefixes (:func:`pqbloom.kernels.binary.decode_plain_byte_array`), after
     charging the result to the read's memory budget.
     """
     u8 = as_u8(buf)
@@ -124,4 +124,4 @@ def decode_plain_byte_array(buf: Buffer, count: int) -> tuple[BinaryArray, int]:
     # offsets and the value bytes, and the numpy reference's prefix positions and mask
     if BUDGET.get() is not None:
         charge(8 * (count + 1) + size + 8 * count + size, f"{count:,} PLAIN BYTE_ARRAY values")
-    return kernels.decode_plain_byte_array(u8, count)
+    return binary_kernels.decode_plain_byte_array(u8, count)

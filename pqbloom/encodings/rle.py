@@ -20,9 +20,11 @@ import numpy as np
 
 from .. import kernels
 from ..errors import CorruptFileError
+from ..kernels import hybrid as hybrid_kernels
+from ..kernels.reference.bits import checked_count
+from ..kernels.reference.hybrid import decode_hybrid_numpy, hybrid_dtype
 from ..limits import charge
-from .bitpack import Buffer, as_u8, bit_pack_groups, bit_width_of, checked_count, uleb128
-from .hybrid_numpy import decode_hybrid_numpy, hybrid_dtype
+from .bitpack import Buffer, as_u8, bit_pack_groups, bit_width_of, uleb128
 
 __all__ = [
     "encode_rle_bitpacked",
@@ -196,13 +198,11 @@ def decode_rle_bitpacked(buf: Buffer, bit_width: int, count: int, dtype: Any = N
 _KERNEL_VALUES_PER_BYTE = 256
 
 
-
-
 def decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) -> tuple[np.ndarray, int]:
     """Decode the hybrid; return the values (int32, or ``dtype`` as in :func:`decode_rle_bitpacked`) and
     the bytes the runs used.
 
-    The compiled kernel (:func:`pqbloom.kernels.decode_hybrid`, one pass over the runs) when in use,
+    The compiled kernel (:func:`pqbloom.kernels.hybrid.decode_hybrid`, one pass over the runs) when in use,
     else :func:`decode_hybrid_numpy`; both give the same values and errors.
     """
     if not kernels.COMPILED or not 0 <= int(count) <= _KERNEL_VALUES_PER_BYTE * len(as_u8(buf)) + 4096:
@@ -217,7 +217,7 @@ def decode_hybrid(buf: Buffer, bit_width: int, count: int, dtype: Any = None) ->
     # a few bytes of runs can honestly hold 2**31 values: charge what they expand to before making it
     charge(count * dt.itemsize, f"{count:,} RLE/bit-packed values")
     out = np.empty(count, dt)
-    used = kernels.decode_hybrid(buf, bit_width, count, out)
+    used = hybrid_kernels.decode_hybrid(buf, bit_width, count, out)
     return out, used
 
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import buffers, kernels
 from ..arrays import BinaryArray
 from ..format.enums import Encoding, PhysicalType
+from ..kernels.binary import decode_plain_byte_array_into, take_binary_into
 from ..limits import charge
+from ..memory import pool
 from ..schema import ColumnDescriptor
 
 __all__ = ["BinarySink"]
@@ -42,8 +43,8 @@ class BinarySink:
 
     def __init__(self, num_values: int, capacity: int) -> None:
         charge(capacity + 8 * (num_values + 1), f"the value buffer of a column chunk of {num_values:,} values")
-        self.offsets = buffers.empty(num_values + 1, np.int64)
-        self.data = buffers.empty(capacity, np.uint8)
+        self.offsets = pool.empty(num_values + 1, np.int64)
+        self.data = pool.empty(capacity, np.uint8)
         self._start(0, capacity)
 
     def _start(self, start: int, end: int) -> None:
@@ -95,7 +96,7 @@ class BinarySink:
         when they do not fit (the caller decodes them the usual way and :meth:`add` keeps them)."""
         if self.rest or self.n + count > len(self.offsets) - 1:
             return None
-        got = kernels.decode_plain_byte_array_into(buf, count, self.offsets[self.n:self.n + count + 1],
+        got = decode_plain_byte_array_into(buf, count, self.offsets[self.n:self.n + count + 1],
                                                    self.data[self.pos:self.end], self.pos)
         if got is None:
             self.offsets[self.n] = self.pos  # the failed attempt overwrote it
@@ -114,7 +115,7 @@ class BinarySink:
         k = len(indices)
         if self.rest or not isinstance(dictionary, BinaryArray) or self.n + k > len(self.offsets) - 1:
             return False
-        got = kernels.take_binary_into(dictionary, indices, self.offsets[self.n:self.n + k + 1],
+        got = take_binary_into(dictionary, indices, self.offsets[self.n:self.n + k + 1],
                                        self.data[self.pos:self.end], self.pos)
         if got is None:
             self.offsets[self.n] = self.pos  # the failed attempt overwrote it

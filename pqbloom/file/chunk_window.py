@@ -7,12 +7,19 @@ large as its decoded column, and with ``use_threads`` every chunk in flight hold
 :class:`ChunkWindow` hands :func:`pqbloom.file.pages.iter_pages` the bytes from the page being
 decoded onwards, at least :data:`WINDOW` of them (or to the chunk's end): the bytes of pages
 already decoded are dropped as the walk moves on.
+
+The window holds the lease of its bytes (:mod:`pqbloom.memory.scratch`) and releases it when it moves
+on (:meth:`ChunkWindow.advance`) or ends (:meth:`ChunkWindow.close`), unless the page loop said that
+something it handed on may view those bytes (:meth:`ChunkWindow.keep_if_viewed`: a page's values
+decoded as views of an uncompressed page), in which case the bytes stay with those values.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..io import RangeReader
-from ..scratch import Scratch
+from ..memory.scratch import Lease, Scratch
 
 __all__ = ["ChunkBytes", "ChunkWindow", "WINDOW"]
 
@@ -22,9 +29,9 @@ ChunkBytes = bytes | memoryview
 #: bytes read ahead at a time: a few typical pages (pyarrow writes ~1 MiB pages before compression)
 WINDOW = 1 << 20
 
-#: the windows' bytes, in buffers each thread reuses once no page refers to them (a new ``bytes``
-#: per window was fresh memory, faulted in again window after window)
-_windows = Scratch(keep=3, smallest=WINDOW)
+#: the windows' bytes, in buffers each thread reuses once released (a new ``bytes`` per window was
+#: fresh memory, faulted in again window after window)
+WINDOWS = Scratch(keep=3, smallest=WINDOW)
 
 
 class ChunkWindow:
@@ -35,6 +42,7 @@ class ChunkWindow:
         self.start = start
         self.end = start + length
         self.window = window
+        self.lease: Lease | None = None  # the lease of the bytes handed out last, while held
 
     @classmethod
     def for_chunk(cls, reader: RangeReader, start: int, length: int) -> ChunkWindow | None:
@@ -45,9 +53,29 @@ class ChunkWindow:
         return cls(reader, start, length, WINDOW)
 
     def _read(self, start: int, length: int) -> memoryview:
-        out = _windows.take(length)
-        self.reader.read_into(start, out, what="column chunk")
-        return out
+        lease = WINDOWS.take(length)
+        try:
+            self.reader.read_into(start, lease.view, what="column chunk")
+        except BaseException:
+            lease.release()  # nothing saw these bytes
+            raise
+        self.close()  # the last window's bytes: the page loop has moved past them
+        self.lease = lease
+        return lease.view
+
+    def keep_if_viewed(self, *outputs: Any) -> None:
+        """Leave the current window's bytes to ``outputs`` (values the page loop hands on) when they
+        may view them: they are then never reused (:meth:`~pqbloom.memory.scratch.Lease.detach`)."""
+        if self.lease is not None and self.lease.viewed_by(*outputs):
+            self.lease.detach()
+            self.lease = None
+
+    def close(self) -> None:
+        """Release the current window's bytes: nothing the page loop handed on views them (the
+        caller's word, checked by :meth:`keep_if_viewed` for each page)."""
+        lease, self.lease = self.lease, None
+        if lease is not None:
+            lease.release()
 
     def first(self) -> memoryview:
         """The first window of the chunk."""

@@ -18,12 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from .. import buffers
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format import PhysicalType
-from ..kernels import scatter_nulls, spread_offsets
+from ..kernels.levels import scatter_nulls, spread_offsets
 from ..limits import charge
+from ..memory import pool
 from ..schema import Field
 from ..table import Column, place_nulls
 from ..table.build import empty_values
@@ -74,7 +74,7 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         if type(values) is np.ndarray and out is None:
             charge(total * values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64)),
                    f"the values of a column chunk of {total:,} rows")
-            out = buffers.empty((total,) + values.shape[1:], values.dtype)  # every row is written below
+            out = pool.empty((total,) + values.shape[1:], values.dtype)  # every row is written below
         if out is None or type(values) is not np.ndarray or values.dtype != out.dtype \
                 or values.shape[1:] != out.shape[1:] or r + n > total:
             head = [] if out is None or r == 0 else [_dense(out[:r], flags[:-1] if present is not None else flags)]
@@ -88,7 +88,7 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         else:  # the values to the present rows, zeros to the others, in one pass
             scatter_nulls(values, present, 1, "a page of the chunk", out[r:r + n])
         r += n
-        values = None  # the page's buffer is free for the next one (compression._fresh)
+        values = None  # copied out: the page loop releases its buffer for the next page (memory.scratch)
     if parts is not None:
         return assemble_values(f, parts, flags if nullable else None, dictionary, total)
     if out is None:  # no pages
@@ -157,9 +157,9 @@ class ByteArrayRegions:
         charge(total_bytes + 8 * (total_rows + 1), f"the result buffer of column {f.name!r}")
         # not zeroed: each chunk writes every entry of its rows (its sink the first and those of its
         # values, the spreading those of its nulls), and the column is used only when every chunk did
-        self.offsets = buffers.empty(total_rows + 1, np.int64)
+        self.offsets = pool.empty(total_rows + 1, np.int64)
         self.offsets[0] = 0  # (a column of no rows has no chunk to write it)
-        self.data = buffers.empty(total_bytes, np.uint8)
+        self.data = pool.empty(total_bytes, np.uint8)
         self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
         self.byte_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).tolist()
 
@@ -181,9 +181,9 @@ class FixedRegions:
         total = sum(rows)
         charge(total * (ev.itemsize * int(np.prod(ev.shape[1:], dtype=np.int64)) + nullable),
                f"the result buffer of column {f.name!r}")
-        self.values = buffers.empty((total,) + ev.shape[1:], ev.dtype)  # every row is written by a chunk
+        self.values = pool.empty((total,) + ev.shape[1:], ev.dtype)  # every row is written by a chunk
         # the chunks' presence flags, joined in place (then inverted in place: the column's null mask)
-        self.present = buffers.empty(total, np.bool_) if nullable else None
+        self.present = pool.empty(total, np.bool_) if nullable else None
         self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
 
     def rows(self, j: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -260,7 +260,7 @@ class ColumnBuilder:
             charge(self.num_rows * first.dtype.itemsize * int(np.prod(first.shape[1:], dtype=np.int64)),
                    f"the result buffer of column {self.f.name!r}")
             # every row is written below: values, or zeros at nulls (as place_nulls leaves them)
-            self.out = buffers.empty((self.num_rows,) + first.shape[1:], first.dtype)
+            self.out = pool.empty((self.num_rows,) + first.shape[1:], first.dtype)
         out = self.out
         if any(p.dtype != out.dtype or p.shape[1:] != out.shape[1:] for p in pieces):
             return False
@@ -317,8 +317,8 @@ class ColumnBuilder:
             return False
         if self.data is None:
             charge(self.data_bytes + 8 * (self.num_rows + 1), f"the result buffer of column {self.f.name!r}")
-            self.data = buffers.empty(self.data_bytes, np.uint8)
-            self.offsets = buffers.zeros(self.num_rows + 1, np.int64)
+            self.data = pool.empty(self.data_bytes, np.uint8)
+            self.offsets = pool.zeros(self.num_rows + 1, np.int64)
         c = piece.compact()
         if self.nbytes + c.nbytes > len(self.data) or self.n + k > self.num_rows:
             return False

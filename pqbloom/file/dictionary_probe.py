@@ -59,6 +59,8 @@ def read_pruning_dictionary(pf: ChunkAccess, rg: int, desc: ColumnDescriptor, ro
         return None  # the full read reports the checksum error
     if keep is not None:  # the page is the prefix a later page-level read of this chunk needs
         keep[(start, hlen + csize)] = head[:hlen] + body
-    raw = compression_mod.decompress(compression_mod.codec_by_id(meta.codec), body, usize)
+    raw, lease = compression_mod.decompress_leased(compression_mod.codec_by_id(meta.codec), body, usize)
     values, _ = decode_plain(raw, desc.physical_type, dh.num_values, desc.type_length)
+    if lease is not None:  # (decode_plain copies) the page's buffer is free for the next read's pages
+        lease.release_unless_viewed(values)
     return values

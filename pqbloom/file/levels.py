@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError, UnsupportedError
+from ..kernels import levels as level_kernels
 from ..limits import charge
 from ..schema import ColumnDescriptor, Field, LNode, NestedField, repeated_def_levels
 from ..table.build import empty_values
@@ -39,7 +39,7 @@ LEVEL_DTYPE = np.int16
 def check_levels(desc: ColumnDescriptor, defs: np.ndarray | None, reps: np.ndarray | None, n: int) -> int:
     """Reject levels no valid writer produces: out of range, a first record continuing a list,
     or a repetition into a list that has no element. Returns the chunk's number of records."""
-    return kernels.check_chunk_levels(defs, reps, desc.max_definition_level, desc.max_repetition_level,
+    return level_kernels.check_chunk_levels(defs, reps, desc.max_definition_level, desc.max_repetition_level,
                                       repeated_def_levels(desc), n)
 
 
@@ -238,7 +238,7 @@ def _node_slots(node: LNode, lv: LeafLevels, max_rep: int, ctx_def: int,
         return n_entries if slot is None else int(np.count_nonzero(slot)), None, None
     if node.kind != "struct" and defs is not None and reps is not None and ctx_rep + 1 == max_rep:
         # the innermost list: its offsets in one pass over the levels, no slot positions made
-        offsets = kernels.list_offsets(defs, reps, node.elem_def, ctx_def, ctx_rep, f"list {'.'.join(node.path)!r}")
+        offsets = level_kernels.list_offsets(defs, reps, node.elem_def, ctx_def, ctx_rep, f"list {'.'.join(node.path)!r}")
         nslots = len(offsets) - 1
         return nslots, _null_slots(defs, reps, ctx_def, ctx_rep, node.def_level, nslots) if node.nullable else None, offsets
     # the node's slots start at the entries with def >= ctx_def and rep <= ctx_rep

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from .. import compression as compression_mod
-from .. import kernels
 from ..crypto import ModuleType
 from ..encodings import (
     bit_width_of,
@@ -33,6 +32,8 @@ from ..encodings import (
 from ..encodings.rle import level_dtype
 from ..errors import ChecksumError, CorruptFileError, UnsupportedError
 from ..format import Encoding, PageType, decode_page_header, decode_page_header_prefix
+from ..kernels.hybrid import page_levels
+from ..kernels.pageheader import page_header
 from ..limits import BUDGET, charge
 from ..schema import ColumnDescriptor, Field
 from ..statistics import parse_created_by
@@ -105,9 +106,9 @@ def flat_page_header(header: Any, end: int) -> FlatHeader:
 
 def page_header_fields(buf: Buffer, pos: int, *, offset: int) -> FlatHeader:
     """The plaintext page header at ``buf[pos]`` as a :data:`FlatHeader`: parsed by the compiled
-    kernel (:func:`pqbloom.kernels.page_header`, no Thrift objects), else, and for any bytes the kernel
+    kernel (:func:`pqbloom.kernels.pageheader.page_header`, no Thrift objects), else, and for any bytes the kernel
     does not accept, by Thrift, which raises the :class:`~pqbloom.errors.CorruptFileError`."""
-    got = kernels.page_header(buf, pos)
+    got = page_header(buf, pos)
     return got if got is not None else _thrift_page_header(buf, pos, offset)
 
 
@@ -145,6 +146,13 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
     chunk's later bytes are read as the pages need them. With ``views``, a PLAIN page's fixed-width
     values may be a read-only view of its buffer, valid until the next page is asked for (a caller
     that copies each page out at once saves the page's copy).
+
+    Buffers: a page decompresses into a scratch buffer whose lease this loop holds
+    (:func:`pqbloom.compression.decompress_leased`), and a ``window`` holds the lease of the chunk's
+    bytes. A lease is released when the caller asks for the next page (or, for the dictionary page,
+    once it is decoded) unless something handed on may view its buffer (values decoded as views of
+    the page, the dictionary; with ``views`` the caller has copied the values out by then): those
+    keep the buffer, which is then never reused (:mod:`pqbloom.memory.scratch`).
 
     ``page_ordinals``: ``buf`` holds only some data pages of the chunk (after its dictionary page, if
     any), and these are their ordinals in the chunk (from its OffsetIndex), in order. An encrypted
@@ -198,7 +206,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
             raise CorruptFileError(f"more than the {len(page_ordinals)} data pages expected", offset=base + pos)
         try:
             if header_decryption is None:
-                hdr = kernels.page_header(buf, pos)  # page_header_fields, one call less per page
+                hdr = page_header(buf, pos)  # page_header_fields, one call less per page
                 if hdr is None:
                     hdr = _thrift_page_header(buf, pos, base + pos)
             else:
@@ -240,11 +248,17 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
             if dictionary is not None:
                 raise CorruptFileError("second dictionary page in a column chunk", offset=base + hdr_raw_start)
             body = _open_module(decryption, ModuleType.DICTIONARY_PAGE, stored, rg, desc)
-            raw = compression_mod.decompress(codec, body, usize)
+            raw, page_lease = compression_mod.decompress_leased(codec, body, usize)
             if dh[1] != _PLAIN and dh[1] != _PLAIN_DICTIONARY:
                 raise UnsupportedError(f"dictionary page encoding {dh[1]}")
             dictionary, _ = decode_plain(raw, f.physical_type, dh[0], f.type_length)
-            raw = b""  # (a copy was made) the buffer is free for the first data page
+            raw = b""
+            # (decode_plain copies: the buffer is free for the first data page) the dictionary lives as
+            # long as the chunk's pages, so whatever it may view stays with it
+            if page_lease is not None:
+                page_lease.release_unless_viewed(dictionary)
+            if window is not None:
+                window.keep_if_viewed(dictionary)
             continue
         if ptype == _INDEX_PAGE:
             continue
@@ -254,6 +268,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                                                               page_ordinal)
         data_pages += 1
         page_present: np.ndarray | None = None
+        page_lease = None
         if ptype == _DATA_PAGE:
             if dp is None:
                 raise CorruptFileError("data page without its header", offset=base + hdr_raw_start)
@@ -261,7 +276,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
             if n is None or n < 0 or n > total_values - seen:
                 raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                        offset=base + hdr_raw_start)
-            raw = compression_mod.decompress(codec, body, usize)
+            raw, page_lease = compression_mod.decompress_leased(codec, body, usize)
             if levels_of.arrays:
                 reps, defs, p, n_present = levels_of.v1(raw, n, rep_enc, def_enc)
             else:  # a required flat column: no levels (v1's first case, a call less per page)
@@ -289,7 +304,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                 page_present = defs == max_def
             rest = body[rl + dl:]
             if is_compressed is None or is_compressed or v2_always_compressed:
-                rest = compression_mod.decompress(codec, rest, usize - rl - dl)
+                rest, page_lease = compression_mod.decompress_leased(codec, rest, usize - rl - dl)
             values_buf = memoryview(rest)
         seen += n
         if enc == _PLAIN:  # decode_page_values' first case, two calls less per page
@@ -298,14 +313,28 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                                       decode_plain(values_buf, phys, n_present, type_length, copy=not views)[0])
         else:
             kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
-        yield kind, values, ((defs, reps) if levels else page_present), dictionary
-        # this page's buffers let go before the next one decompresses: once its values are copied
-        # out, nothing refers to its buffer, which then takes the next page (compression._fresh)
+        flags = (defs, reps) if levels else page_present
+        yield kind, values, flags, dictionary
+        # the caller asked for the next page: this page's buffers go back for it, unless what was handed
+        # on may view them. The levels and presence flags are arrays made here (never views of a page);
+        # with ``views`` the caller has copied the values out by now, else they may be views of the page
+        # (or of the window, an uncompressed page) and are checked
         raw = rest = b""
         values_buf = _NO_BYTES
+        handed = None if views else (values, flags)
         values = None
+        if handed is None:
+            if page_lease is not None:
+                page_lease.release()
+        else:
+            if page_lease is not None:
+                page_lease.release_unless_viewed(handed)
+            if window is not None:
+                window.keep_if_viewed(handed)
     if seen != total_values:
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
+    if window is not None:
+        window.close()  # every page handed on: the last window's bytes are free (unless kept above)
 
 
 def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: object | None,
@@ -325,7 +354,7 @@ def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: 
 
 class _ChunkLevels:
     """The repetition and definition levels of a chunk's data pages: bit widths and dtype worked out
-    once, each page's levels decoded in one kernel call (:func:`pqbloom.kernels.page_levels`)."""
+    once, each page's levels decoded in one kernel call (:func:`pqbloom.kernels.hybrid.page_levels`)."""
 
     __slots__ = ("max_rep", "max_def", "rep_bw", "def_bw", "dtype", "rep_dtype", "def_dtype", "arrays", "chunk",
                  "chunk_reps", "chunk_defs", "filled")
@@ -369,7 +398,7 @@ class _ChunkLevels:
 
     def _decode(self, raw: Buffer, n: int, rl: int, dl: int) -> tuple[np.ndarray | None, np.ndarray | None, int, int]:
         reps, defs = self._arrays(n)
-        used, n_present = kernels.page_levels(raw, n, self.rep_bw, self.def_bw, rl, dl, reps, defs, self.max_def)
+        used, n_present = page_levels(raw, n, self.rep_bw, self.def_bw, rl, dl, reps, defs, self.max_def)
         return reps, defs, used, n_present
 
     def v1(self, raw: Buffer, n: int, rep_enc: int | None,

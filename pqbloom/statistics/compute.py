@@ -38,10 +38,10 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..format import StatisticsFields, numpy_dtype
 from ..format.enums import PhysicalType
+from ..kernels.binary import binary_argminmax as binary_argminmax_kernel
 from .order import BINARY_TYPES, UTF8_KINDS, SortOrder, is_float16, is_floating
 
 __all__ = ["compute_statistics", "truncate_min_value", "truncate_max_value", "binary_argminmax"]
@@ -51,10 +51,10 @@ def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
     """Indices of the byte-wise (unsigned, shorter-prefix-first) min and max value.
 
     Works on a BinaryArray or an ``(n, w)`` uint8 matrix; ``n`` must be > 0. One pass over the
-    values (:func:`pqbloom.kernels.binary_argminmax`; its numpy reference compares 8-byte words,
+    values (:func:`pqbloom.kernels.binary.binary_argminmax`; its numpy reference compares 8-byte words,
     further words only for the values still tied).
     """
-    return kernels.binary_argminmax(values)
+    return binary_argminmax_kernel(values)
 
 
 def _decimal_matrix(values: BinaryArray | np.ndarray) -> np.ndarray:
@@ -255,7 +255,7 @@ def compute_statistics(
                 raise TypeError("BYTE_ARRAY values must be a BinaryArray")
             src = values
         if sort_order is SortOrder.SIGNED:  # DECIMAL: two's complement big-endian
-            imin, imax = kernels.binary_argminmax(_decimal_matrix(src))
+            imin, imax = binary_argminmax_kernel(_decimal_matrix(src))
             mn, mx = _row_bytes(src, imin), _row_bytes(src, imax)
             if raw_bounds is not None:
                 raw_bounds += (mn, mx)

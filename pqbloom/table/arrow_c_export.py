@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..encodings import build_dictionary, encode_with_dictionary
 from ..errors import CorruptFileError, SchemaError, UnsupportedError
 from ..format.enums import PhysicalType
+from ..kernels import decimals as decimal_kernels
 from ..schema import Field, NestedField
 from .arrow_c_types import index_type, schema_desc
 from .arrow_schema import (
@@ -208,7 +208,7 @@ def _decimal_node(f: Field, v: Any, bits: Any, nulls: int, mask: np.ndarray | No
         a = np.asarray(v)
         src = a if a.dtype in (np.dtype(np.int32), np.dtype(np.int64)) else a.astype(np.int64)
     try:
-        words = kernels.decimal_buffer(src, width)
+        words = decimal_kernels.decimal_buffer(src, width)
     except CorruptFileError:
         raise UnsupportedError(f"column {f.name!r}: a DECIMAL({precision}, {scale}) value needs more than the "
                                f"{width} bytes of Arrow's decimal{8 * width}") from None

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
+from ..kernels.levels import scatter_nulls
 from ..limits import charge
 
 __all__ = ["place_nulls"]
@@ -17,7 +17,7 @@ def place_nulls(dense: Any, present: np.ndarray, where: str = "column", max_leve
     """Full-length physical values: ``dense`` at the ``present`` slots, zeros (empty values) elsewhere.
 
     ``dense``: a numpy array (1-D, or 2-D uint8 rows) or a BinaryArray (its bytes are shared, not
-    copied). One pass over ``present`` (:func:`pqbloom.kernels.scatter_nulls`), after charging the
+    copied). One pass over ``present`` (:func:`pqbloom.kernels.levels.scatter_nulls`), after charging the
     result to the read's memory budget. CorruptFileError when ``present`` holds a different number
     of values than ``dense``. With ``max_level``, ``present`` holds definition levels instead: a value
     is present where its level is ``max_level`` (no mask made from them first).
@@ -26,5 +26,5 @@ def place_nulls(dense: Any, present: np.ndarray, where: str = "column", max_leve
     row_bytes = 8 if isinstance(dense, BinaryArray) else dense.itemsize * int(np.prod(dense.shape[1:], dtype=np.int64))
     charge(n * row_bytes, "placing nulls")
     if max_level is None:
-        return kernels.scatter_nulls(dense, np.asarray(present, dtype=bool), 1, where)[0]
-    return kernels.scatter_nulls(dense, present, max_level, where)[0]
+        return scatter_nulls(dense, np.asarray(present, dtype=bool), 1, where)[0]
+    return scatter_nulls(dense, present, max_level, where)[0]

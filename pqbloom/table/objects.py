@@ -4,7 +4,7 @@ values, as pyarrow's ``to_pandas()`` (object dtype) and ``as_py`` give them.
 pandas has no dtype for these (pyarrow gives DECIMAL and DATE columns as object arrays), so one Python
 object per value is unavoidable; what is avoided is Python work per value. Each converter gets the
 column's integers with numpy, then makes the objects in bulk: the compiled kernels of
-:func:`pqbloom.kernels.decimal_objects` and :func:`pqbloom.kernels.time_objects`, numpy's own
+:func:`pqbloom.kernels.objects.decimal_objects` and :func:`pqbloom.kernels.objects.time_objects`, numpy's own
 ``datetime64[D]`` to ``datetime.date`` conversion. A column whose values repeat makes one object per
 distinct value and gathers them (Decimal and date objects are immutable): by offset when the values lie
 in a range shorter than the column (dates, small decimals), else, for decimals, through ``np.unique``
@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError, UnsupportedError
 from ..format.enums import PhysicalType
+from ..kernels import decimals as decimal_kernels
+from ..kernels import objects as object_kernels
 from ..schema import Field
 
 __all__ = ["decimal_objects", "date_objects", "time_objects", "DATE_DAYS", "DECIMAL_CONTEXT"]
@@ -75,7 +76,7 @@ def _unscaled(f: Field, v: Any) -> np.ndarray | None:
     precision = (f.logical_type.precision or 0) if f.logical_type is not None else 0
     for width in (16, 32) if precision <= 38 else (32,):
         try:  # big-endian bytes to little-endian words, in one pass (the one conversion to_arrow makes)
-            words = kernels.decimal_buffer(src, width).reshape(n, width)
+            words = decimal_kernels.decimal_buffer(src, width).reshape(n, width)
         except CorruptFileError:  # a value wider than the words (more digits than the precision says)
             continue
         if width == 16:
@@ -100,8 +101,8 @@ def decimal_objects(f: Field, v: Any, mask: np.ndarray | None) -> np.ndarray:
             out[mask] = None
         return out
     if unscaled.ndim == 2:
-        return kernels.decimal_objects(unscaled, scale, mask)
-    return _per_distinct(unscaled, mask, lambda ints, m: kernels.decimal_objects(ints, scale, m), unique=True)
+        return object_kernels.decimal_objects(unscaled, scale, mask)
+    return _per_distinct(unscaled, mask, lambda ints, m: object_kernels.decimal_objects(ints, scale, m), unique=True)
 
 
 def date_objects(name: str, days: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
@@ -129,4 +130,4 @@ def date_objects(name: str, days: np.ndarray, mask: np.ndarray | None) -> np.nda
 def time_objects(micros: np.ndarray, mask: np.ndarray | None) -> np.ndarray:
     """Microseconds after midnight as an object array of ``datetime.time`` (None for nulls); every value
     not masked must be in ``0 .. 86_400_000_000`` (ValueError otherwise: the callers check first)."""
-    return kernels.time_objects(micros, mask)
+    return object_kernels.time_objects(micros, mask)

@@ -12,10 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import buffers, kernels
 from ..arrays import BinaryArray
 from ..errors import CorruptFileError, UnsupportedError
 from ..format.enums import PhysicalType
+from ..kernels.decimals import decimal_buffer
+from ..memory import pool
 from ..schema import Field
 from .decimals import arrow_decimal_width
 from .int96 import int96_to_ns
@@ -231,7 +232,7 @@ def validity_buffer(mask: np.ndarray | None) -> Any:
 def _narrow_offsets(offsets: np.ndarray) -> np.ndarray:
     """int64 offsets (all below 2**31) as Arrow's int32 ones, in a buffer of the pool: a fresh one
     per call costs more in page faults than the conversion itself."""
-    out = buffers.empty(len(offsets), np.int32)
+    out = pool.empty(len(offsets), np.int32)
     np.copyto(out, offsets, casting="unsafe")
     return out
 
@@ -322,7 +323,7 @@ def _decimal_to_arrow(f: Field, v: Any, nulls: int, validity: Any) -> Any:
         src = a if a.dtype in (np.dtype(np.int32), np.dtype(np.int64)) else a.astype(np.int64)
     try:
         # one pass over the values (big-endian bytes or ints to little-endian words)
-        words = kernels.decimal_buffer(src, width)
+        words = decimal_buffer(src, width)
     except CorruptFileError:  # the only one decimal_buffer raises: a value wider than the words
         raise UnsupportedError(f"column {f.name!r}: a DECIMAL({precision}, {scale}) value needs more than the "
                                f"{width} bytes of Arrow's decimal{8 * width}") from None

@@ -27,6 +27,7 @@ from pqbloom.file import column_reader as column_reader_mod
 from pqbloom.file import pages as pages_mod
 from pqbloom.format import T
 from pqbloom.format import codec as format_codec
+from pqbloom.memory.scratch import Scratch
 from tests.corpora import needs
 from tests.paths import REAL_WORLD
 
@@ -168,8 +169,8 @@ def test_allocation_failure_is_a_memory_error_not_corruption(tmp_path, monkeypat
         raise MemoryError()
 
     if where == "decompressor":
-        # the page's output buffer, and cramjam's own allocations
-        monkeypatch.setattr(compression, "_fresh", no_memory)
+        # the page's output buffer (a scratch lease), and cramjam's own allocations
+        monkeypatch.setattr(Scratch, "take", no_memory)
         monkeypatch.setattr(cramjam.snappy, "decompress_raw", no_memory)
         monkeypatch.setattr(cramjam.snappy, "decompress_raw_into", no_memory)
     elif where == "decoder":

@@ -109,27 +109,43 @@ def test_zstd_reads_a_view_of_the_chunk() -> None:
 @settings(max_examples=40, deadline=None)
 @given(sizes=st.lists(st.integers(compression._SMALL, 3 * compression._SMALL), min_size=2, max_size=8),
        keep=st.lists(st.booleans(), min_size=8, max_size=8), codec=st.sampled_from(["snappy", "zstd"]))
-def test_a_page_buffer_is_taken_again_only_once_nothing_refers_to_it(sizes, keep, codec) -> None:
-    """Pages decompress into the thread's spare buffer once the last page's is let go: a page still
-    referred to (its values are views of it) keeps its bytes, whatever decompresses after it."""
+def test_a_page_buffer_is_taken_again_only_once_its_lease_is_released(sizes, keep, codec) -> None:
+    """Pages decompress into the thread's spare buffer once the last page's lease is released: a page
+    still viewed (its values are views of it) keeps its bytes, whatever decompresses after it."""
     c = compression.codec_by_name(codec)
     kept = []
     for i, size in enumerate(sizes):
         payload = bytes([i % 251 + 1]) * size
-        out = compression.decompress(c, c.compress(payload), size)
-        assert bytes(out) == payload
+        out, lease = compression.decompress_leased(c, c.compress(payload), size)
+        assert bytes(out) == payload and lease is not None
+        view = np.frombuffer(out, np.uint8)  # as PLAIN numeric values are
         if keep[i]:
-            kept.append((np.frombuffer(out, np.uint8), payload))  # a view, as PLAIN numeric values are
-        del out
+            kept.append((view, payload))
+            assert not lease.release_unless_viewed(view)
+        else:
+            assert lease.release_unless_viewed(view.copy())
+        del out, view
     for view, payload in kept:
         assert view.tobytes() == payload
 
 
-def test_a_let_go_page_buffer_takes_the_next_page() -> None:
+def test_a_released_page_buffer_takes_the_next_page() -> None:
     c = compression.codec_by_name("snappy")
     payload = b"x" * (4 * compression._SMALL)
-    first = compression.decompress(c, c.compress(payload), len(payload))
+    first, lease = compression.decompress_leased(c, c.compress(payload), len(payload))
     address = np.frombuffer(first, np.uint8).ctypes.data
-    del first
-    second = compression.decompress(c, c.compress(payload), len(payload))
+    assert lease is not None
+    lease.release()
+    second, _ = compression.decompress_leased(c, c.compress(payload), len(payload))
     assert np.frombuffer(second, np.uint8).ctypes.data == address  # no new allocation per page
+
+
+def test_a_page_its_caller_owns_is_never_a_reused_buffer() -> None:
+    c = compression.codec_by_name("snappy")
+    payload = b"y" * (4 * compression._SMALL)
+    mine = compression.decompress(c, c.compress(payload), len(payload))
+    other, lease = compression.decompress_leased(c, c.compress(payload), len(payload))
+    assert lease is not None and not np.shares_memory(np.frombuffer(mine, np.uint8), np.frombuffer(other, np.uint8))
+    lease.release()
+    compression.decompress_leased(c, c.compress(b"z" * len(payload)), len(payload))[1].release()  # type: ignore[union-attr]
+    assert bytes(mine) == payload

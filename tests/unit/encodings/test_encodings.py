@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqbloom import kernels, kernels_reference
+from pqbloom import kernels
 from pqbloom.arrays import BinaryArray
 from pqbloom.encodings import (
     bit_pack,
@@ -45,10 +45,12 @@ from pqbloom.encodings import (
     estimate_distinct_fraction,
     take_dictionary,
 )
-from pqbloom.encodings import hybrid_numpy as hybrid_mod
 from pqbloom.encodings.rle import level_dtype
 from pqbloom.errors import CorruptFileError, UnsupportedError
 from pqbloom.format import T, decode_prefix, encode
+from pqbloom.kernels import binary as binary_kernels
+from pqbloom.kernels.reference import binary as binary_reference
+from pqbloom.kernels.reference import hybrid as hybrid_mod
 from tests.corpora import needs
 from tests.paths import FIXTURES_DATA as FIXTURES
 
@@ -663,7 +665,7 @@ def test_plain_byte_array_round_trip(items, as_view) -> None:  # type: ignore[no
     buf = memoryview(enc + b"\x09") if as_view else np.frombuffer(enc + b"\x09", np.uint8)
     got, used = decode_plain(buf, PT.BYTE_ARRAY, len(items))
     assert used == len(enc) and got.to_pylist() == items
-    got2, used2 = kernels_reference.decode_plain_byte_array(np.frombuffer(enc, np.uint8), len(items))
+    got2, used2 = binary_reference.decode_plain_byte_array(np.frombuffer(enc, np.uint8), len(items))
     assert used2 == len(enc) and got2.to_pylist() == items
 
 
@@ -881,7 +883,7 @@ def test_delta_binary_packed_int32_widths_stay_within_32(items) -> None:  # type
 
 
 def _walk_delta_widths(enc: bytes) -> tuple[int, list[int]]:
-    from pqbloom.encodings.bitpack import read_uleb128
+    from pqbloom.kernels.reference.bits import read_uleb128
 
     pos = 0
     bs, pos = read_uleb128(enc, pos, len(enc))
@@ -999,8 +1001,8 @@ def test_delta_byte_array_rebuild_paths_agree() -> None:
     p, used = dbp(enc, len(words), np.int32)
     suffixes, _ = decode_delta_length_byte_array(enc[used:], len(words))
     # the reference's pass per byte column (short prefixes, many values) and the dispatch (compiled when built)
-    a = kernels_reference.rebuild_prefixes(p, suffixes)
-    b = kernels.rebuild_prefixes(p, suffixes)
+    a = binary_reference.rebuild_prefixes(p, suffixes)
+    b = binary_kernels.rebuild_prefixes(p, suffixes)
     assert a.to_pylist() == b.to_pylist() == words
     # long shared prefixes in a short column take the reference's loop path
     long_items = [b"L" * 1000 + b"%d" % i for i in range(20)]

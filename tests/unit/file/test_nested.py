@@ -836,8 +836,8 @@ def test_list_assembly_paths_agree_on_any_levels(records, data):
     """Levels no valid writer produces (a repetition continuing a list without an element, elements
     before the first record) give what the numpy reference of the offsets kernel gives, or a typed
     error from both: never anything else."""
-    from pqbloom import kernels_reference
     from pqbloom.file import levels
+    from pqbloom.kernels.reference import levels as level_reference
 
     node, desc = _list_node()
     d, r, vals = _list_levels(records)
@@ -856,7 +856,7 @@ def test_list_assembly_paths_agree_on_any_levels(records, data):
 
     fast = run()
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(levels.kernels, "list_offsets", kernels_reference.list_offsets)
+        m.setattr(levels.level_kernels, "list_offsets", level_reference.list_offsets)
         general = run()
     assert fast == general
 

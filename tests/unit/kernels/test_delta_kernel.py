@@ -1,4 +1,4 @@
-"""The compiled DELTA_BINARY_PACKED decoder (pqbloom.kernels.decode_delta_binary_packed) against its
+"""The compiled DELTA_BINARY_PACKED decoder (pqbloom.kernels.delta.decode_delta_binary_packed) against its
 numpy reference and an independent oracle.
 
 * Property tests (hypothesis): compiled == reference (same values and bytes used, or the same
@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import kernels
 from pqbloom.encodings.bitpack import uleb128
 from pqbloom.encodings.delta import decode_delta_binary_packed, encode_delta_binary_packed
 from pqbloom.errors import MemoryLimitError, ParquetError
+from pqbloom.kernels import delta as delta_kernels
 from pqbloom.limits import memory_budget
 from tests.unit.kernels.test_kernels import compiled
 
@@ -40,7 +40,7 @@ U64 = (1 << 64) - 1
 def outcome(buf: Any, count: int | None, dtype: Any, limit: int | None = None) -> tuple[Any, ...]:
     try:
         with memory_budget(limit):
-            vals, used = kernels.decode_delta_binary_packed(buf, count, dtype)
+            vals, used = delta_kernels.decode_delta_binary_packed(buf, count, dtype)
         return ("ok", vals.dtype.str, vals.tolist(), used)
     except (ParquetError, ValueError, TypeError) as e:
         return ("error", type(e).__name__, str(e))
@@ -62,7 +62,7 @@ def zigzag(v: int) -> int:
 
 def oracle(data: bytes, count: int | None, bits: int) -> tuple[list[int], int] | None:
     """The spec read bit by bit with Python ints: (values, bytes used), None when the stream is
-    refused. What is accepted is the reference's documented contract (delta_numpy's docstring)."""
+    refused. What is accepted is the reference's documented contract (pqbloom.kernels.reference.delta's docstring)."""
     pos = 0
 
     def varint() -> int:
@@ -288,12 +288,12 @@ def test_delta_columns_written_by_pyarrow_in_both_modes() -> None:
 
 def test_encodings_dispatch_to_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = kernels.decode_delta_binary_packed
+    real = delta_kernels.decode_delta_binary_packed
 
     def spy(*args: Any) -> Any:
         calls.append(1)
         return real(*args)
-    monkeypatch.setattr(kernels, "decode_delta_binary_packed", spy)
+    monkeypatch.setattr(delta_kernels, "decode_delta_binary_packed", spy)
     enc = encode_delta_binary_packed(np.arange(10))
     assert decode_delta_binary_packed(enc)[0].tolist() == list(range(10))
     assert calls == [1]

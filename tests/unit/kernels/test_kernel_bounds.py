@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pqbloom import kernels, kernels_reference
+from pqbloom.kernels import binary as binary_kernels
+from pqbloom.kernels import hybrid as hybrid_kernels
+from pqbloom.kernels import levels as level_kernels
+from pqbloom.kernels.reference import binary as binary_reference
 from tests.unit.kernels.test_kernels import compiled
 
 hybrid = pytest.importorskip("pqbloom._kernels.hybrid", reason="the compiled kernels are not built")
@@ -34,7 +37,7 @@ def test_page_levels_v2_lengths_past_the_page_raise(rep_bw: int, def_bw: int, re
         hybrid.page_levels(page, 1, rep_bw, def_bw, rep_len, def_len, lv, lv, 1)
     for on in (True, False):  # the dispatch and the reference say the same
         with compiled(on), pytest.raises(ValueError, match="must both be given and fit the page"):
-            kernels.page_levels(page, 1, rep_bw, def_bw, rep_len, def_len, lv, lv.copy(), 1)
+            hybrid_kernels.page_levels(page, 1, rep_bw, def_bw, rep_len, def_len, lv, lv.copy(), 1)
 
 
 def test_page_levels_v2_lengths_that_fit_still_decode() -> None:
@@ -53,7 +56,7 @@ def test_plain_decode_into_refuses_a_base_the_offsets_would_wrap_past(base: int)
     assert offsets.tolist() == [-7, -7]  # nothing written
     for on in (True, False):
         with compiled(on), pytest.raises(ValueError, match="offsets base"):
-            kernels.decode_plain_byte_array_into(page, 1, offsets, data, base)
+            binary_kernels.decode_plain_byte_array_into(page, 1, offsets, data, base)
 
 
 def test_plain_decode_into_takes_the_largest_base_that_cannot_wrap() -> None:
@@ -63,9 +66,9 @@ def test_plain_decode_into_takes_the_largest_base_that_cannot_wrap() -> None:
         offsets = np.zeros(2, np.int64)
         data = np.zeros(8, np.uint8)
         with compiled(on):
-            assert kernels.decode_plain_byte_array_into(page, 1, offsets, data, top) == (1, 5)
+            assert binary_kernels.decode_plain_byte_array_into(page, 1, offsets, data, top) == (1, 5)
         assert offsets.tolist() == [top, top + 1] and data[:1].tobytes() == b"x"
-    kernels_reference.check_offsets_base(top, len(page))
+    binary_reference.check_offsets_base(top, len(page))
 
 
 @pytest.mark.parametrize("itemsize", [1, 2, 4, 8, 3])
@@ -80,5 +83,5 @@ def test_scatter_fixed_of_no_slots_writes_nothing(itemsize: int) -> None:
             == levels.COUNT_MISMATCH
     for on in (True, False):
         with compiled(on):
-            out, validity = kernels.scatter_nulls(np.zeros(0, np.int64), np.zeros(0, np.int8), 1)
+            out, validity = level_kernels.scatter_nulls(np.zeros(0, np.int64), np.zeros(0, np.int8), 1)
         assert len(out) == 0

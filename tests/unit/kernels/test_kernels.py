@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqbloom import kernels, kernels_reference
+from pqbloom import kernels
 from pqbloom.arrays import BinaryArray
 from pqbloom.encodings.bitpack import uleb128
 from pqbloom.encodings.delta import common_prefix_lengths, decode_delta_byte_array, encode_delta_byte_array
@@ -29,6 +29,12 @@ from pqbloom.encodings.dictionary import take_dictionary
 from pqbloom.encodings.plain import decode_plain_byte_array, encode_plain_byte_array
 from pqbloom.encodings.rle import encode_rle_bitpacked
 from pqbloom.errors import CorruptFileError, ParquetError
+from pqbloom.kernels import binary as binary_kernels
+from pqbloom.kernels import decimals as decimal_kernels
+from pqbloom.kernels import hybrid as hybrid_kernels
+from pqbloom.kernels import levels as level_kernels
+from pqbloom.kernels.reference import binary as binary_reference
+from pqbloom.kernels.reference import hybrid as hybrid_reference
 from pqbloom.statistics import binary_argminmax
 
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,7 +133,7 @@ def _fits(dtype: Any, bw: int) -> bool:
 def hybrid_outcome(buf: bytes, bw: int, count: int, dtype: Any) -> tuple[Any, ...]:
     def run() -> tuple[np.ndarray, int]:
         out = np.full(max(count, 0) + 3, 0x55, dtype) if dtype != np.bool_ else np.ones(max(count, 0) + 3, bool)
-        used = kernels.decode_hybrid(buf, bw, count, out)
+        used = hybrid_kernels.decode_hybrid(buf, bw, count, out)
         return out[:count], used
     return same(run)
 
@@ -242,7 +248,7 @@ def test_hybrid_reference_equals_plain_loop(stream: tuple[bytes, int, int], dtyp
         return
     def ref() -> tuple[np.ndarray, int]:
         out = np.empty(count, dtype)
-        used = kernels_reference.decode_hybrid(data, bw, count, out)
+        used = hybrid_reference.decode_hybrid(data, bw, count, out)
         return out, used
     assert outcome(ref) == outcome(loop_decode_hybrid, data, bw, count, dtype)
 
@@ -272,7 +278,7 @@ def test_hybrid_decodes_what_the_writer_encodes(mode: str, bw: int) -> None:
     vals = vals.astype(np.int64)
     enc = encode_rle_bitpacked(vals.astype(np.uint32).view(np.int32) if bw == 32 else vals, bw)
     out = np.empty(len(vals), np.int32)
-    used = kernels.decode_hybrid(enc + b"\xAA\xBB", bw, len(vals), out)
+    used = hybrid_kernels.decode_hybrid(enc + b"\xAA\xBB", bw, len(vals), out)
     assert used == (0 if bw == 0 else len(enc))
     assert np.array_equal(out.view(np.uint32) if bw == 32 else out, vals if bw else np.zeros_like(vals))
 
@@ -282,10 +288,10 @@ def test_hybrid_booleans_and_levels(mode: str) -> None:
     bits = rng.random(10_007) < 0.9
     enc = encode_rle_bitpacked(bits.view(np.uint8), 1)
     out = np.empty(len(bits), bool)
-    assert kernels.decode_hybrid(enc, 1, len(bits), out) == len(enc)
+    assert hybrid_kernels.decode_hybrid(enc, 1, len(bits), out) == len(enc)
     assert np.array_equal(out, bits)
     levels = np.empty(len(bits), np.int8)
-    kernels.decode_hybrid(enc, 1, len(bits), levels)
+    hybrid_kernels.decode_hybrid(enc, 1, len(bits), levels)
     assert np.array_equal(levels, bits.astype(np.int8))
 
 
@@ -306,7 +312,7 @@ def test_hybrid_booleans_and_levels(mode: str) -> None:
 ])
 def test_hybrid_corrupt_input(mode: str, data: bytes, message: str) -> None:
     with pytest.raises(CorruptFileError, match=message):
-        kernels.decode_hybrid(data, 3, 8, np.empty(8, np.int32))
+        hybrid_kernels.decode_hybrid(data, 3, 8, np.empty(8, np.int32))
 
 
 def test_hybrid_huge_run_counts_are_capped(mode: str) -> None:
@@ -314,11 +320,11 @@ def test_hybrid_huge_run_counts_are_capped(mode: str) -> None:
     # produced (pyarrow reads these too)
     for header in (uleb128((2**31 - 1) << 1), bytes([0xFE, 0xFF, 0xFF, 0xFF, 0x0F])):
         out = np.empty(5, np.int32)
-        assert kernels.decode_hybrid(header + b"\x04", 3, 5, out) == len(header) + 1
+        assert hybrid_kernels.decode_hybrid(header + b"\x04", 3, 5, out) == len(header) + 1
         assert out.tolist() == [4] * 5
     # a final bit-packed run may lack its last group's padding: 2 groups, 9 values of 3 bits present
     out = np.empty(8, np.int32)
-    assert kernels.decode_hybrid(uleb128(2 << 1 | 1) + b"\xff\xff\xff\x07", 3, 8, out) == 5
+    assert hybrid_kernels.decode_hybrid(uleb128(2 << 1 | 1) + b"\xff\xff\xff\x07", 3, 8, out) == 5
     assert out.tolist() == [7] * 8
 
 
@@ -328,33 +334,33 @@ def test_hybrid_runs_the_input_cannot_hold(mode: str) -> None:
     (pyarrow and DuckDB refuse both; the reader used to return the values)."""
     out = np.empty(8, np.int32)
     with pytest.raises(CorruptFileError, match="needs 4 bytes at offset 1, have 3"):
-        kernels.decode_hybrid(uleb128(2 << 1 | 1) + b"\xff\xff\xff", 3, 8, out)
+        hybrid_kernels.decode_hybrid(uleb128(2 << 1 | 1) + b"\xff\xff\xff", 3, 8, out)
     with pytest.raises(CorruptFileError, match="needs 805306366 bytes"):
-        kernels.decode_hybrid(uleb128(2**28 << 1 | 1) + b"\xff\xff\xff", 3, 8, out)
+        hybrid_kernels.decode_hybrid(uleb128(2**28 << 1 | 1) + b"\xff\xff\xff", 3, 8, out)
     for header in (uleb128((1 << 63) << 1), bytes([0xFE] * 9 + [0x7F]), uleb128(2**31 << 1)):
         with pytest.raises(CorruptFileError, match="varint too long"):
-            kernels.decode_hybrid(header + b"\x04", 3, 5, np.empty(5, np.int32))
+            hybrid_kernels.decode_hybrid(header + b"\x04", 3, 5, np.empty(5, np.int32))
 
 
 def test_hybrid_value_wider_than_level(mode: str) -> None:
     with pytest.raises(CorruptFileError, match="RLE run value 9 does not fit 3 bits"):
-        kernels.decode_hybrid(b"\x10\x09", 3, 8, np.empty(8, np.int8))
+        hybrid_kernels.decode_hybrid(b"\x10\x09", 3, 8, np.empty(8, np.int8))
     out = np.empty(8, np.int32)  # indices keep the value (the dictionary take checks it)
-    kernels.decode_hybrid(b"\x10\x09", 3, 8, out)
+    hybrid_kernels.decode_hybrid(b"\x10\x09", 3, 8, out)
     assert out.tolist() == [9] * 8
 
 
 def test_hybrid_bad_calls(mode: str) -> None:
     with pytest.raises(CorruptFileError, match="bit width 33"):
-        kernels.decode_hybrid(b"\x02\x01", 33, 1, np.empty(1, np.int32))
+        hybrid_kernels.decode_hybrid(b"\x02\x01", 33, 1, np.empty(1, np.int32))
     with pytest.raises(CorruptFileError, match="invalid value count -1"):
-        kernels.decode_hybrid(b"\x02\x01", 3, -1, np.empty(1, np.int32))
+        hybrid_kernels.decode_hybrid(b"\x02\x01", 3, -1, np.empty(1, np.int32))
     with pytest.raises(ValueError, match="do not fit"):
-        kernels.decode_hybrid(b"\x02\x01", 8, 1, np.empty(1, np.int8))
+        hybrid_kernels.decode_hybrid(b"\x02\x01", 8, 1, np.empty(1, np.int8))
     with pytest.raises(ValueError, match="int8, int16, int32 or bool"):
-        kernels.decode_hybrid(b"\x02\x01", 3, 1, np.empty(1, np.int64))
+        hybrid_kernels.decode_hybrid(b"\x02\x01", 3, 1, np.empty(1, np.int64))
     with pytest.raises(ValueError, match="output of 1 values"):
-        kernels.decode_hybrid(b"\x04\x01", 3, 2, np.empty(1, np.int32))
+        hybrid_kernels.decode_hybrid(b"\x04\x01", 3, 2, np.empty(1, np.int32))
 
 
 # -- 1b. a data page's levels in one call ----------------------------------------------------------
@@ -392,7 +398,7 @@ def level_pages(draw: st.DrawFn) -> tuple[bytes, int, int, int, int, int, Any]:
 def page_levels_run(data: bytes, count: int, rep_bw: int, def_bw: int, rl: int, dl: int,
                     dtype: Any) -> tuple[Any, ...]:
     reps, defs = np.full(count, 0x55, dtype), np.full(count, 0x55, dtype)
-    used, present = kernels.page_levels(data, count, rep_bw, def_bw, rl, dl, reps if rep_bw else None,
+    used, present = hybrid_kernels.page_levels(data, count, rep_bw, def_bw, rl, dl, reps if rep_bw else None,
                                         defs if def_bw else None, (1 << def_bw) - 1)
     return (reps if rep_bw else None), (defs if def_bw else None), used, present
 
@@ -433,7 +439,7 @@ def test_page_levels_equal_the_per_block_decoders(page: tuple[bytes, int, int, i
 
 def test_page_levels_errors(mode: str) -> None:
     def call(data: bytes, rep_bw: int, def_bw: int, count: int = 8) -> tuple[int, int]:
-        return kernels.page_levels(data, count, rep_bw, def_bw, -1, -1, np.empty(count, np.int8),
+        return hybrid_kernels.page_levels(data, count, rep_bw, def_bw, -1, -1, np.empty(count, np.int8),
                                    np.empty(count, np.int8), (1 << def_bw) - 1)
     with pytest.raises(CorruptFileError, match="no length prefix"):
         call(b"\x02\x00", 0, 1)
@@ -450,7 +456,7 @@ def test_page_levels_errors(mode: str) -> None:
     with pytest.raises(CorruptFileError, match="RLE run value 5 does not fit 2 bits"):
         call(good + wide, 1, 2)
     with pytest.raises(ValueError):
-        kernels.page_levels(good, 8, 0, 1, 3, -1, None, np.empty(8, np.int8), 1)  # one v2 length only
+        hybrid_kernels.page_levels(good, 8, 0, 1, 3, -1, None, np.empty(8, np.int8), 1)  # one v2 length only
 
 
 @pytest.mark.parametrize("args", [
@@ -467,7 +473,7 @@ def test_page_levels_bad_calls_same_message(args: tuple[Any, ...]) -> None:
 
     def run() -> tuple[int, int]:
         out = np.zeros(max(min(count, 64), 0), dt)
-        return kernels.page_levels(b"\x02\x00\x00\x00\x10\x01", count, rep_bw, def_bw, rl, dl, out, out, 1)
+        return hybrid_kernels.page_levels(b"\x02\x00\x00\x00\x10\x01", count, rep_bw, def_bw, rl, dl, out, out, 1)
     got = same(run)
     assert got[0] == "error" and got[1] == "ValueError"
 
@@ -498,9 +504,9 @@ def plain_pages(draw: st.DrawFn) -> tuple[bytes, int]:
 @given(plain_pages())
 def test_plain_decode_compiled_equals_reference(page: tuple[bytes, int]) -> None:
     data, count = page
-    same(kernels.decode_plain_byte_array, data, count)
+    same(binary_kernels.decode_plain_byte_array, data, count)
     # the reference is the encodings' decoder
-    assert outcome(kernels_reference.decode_plain_byte_array, data, count) == \
+    assert outcome(binary_reference.decode_plain_byte_array, data, count) == \
         outcome(decode_plain_byte_array, data, count)
 
 
@@ -509,36 +515,36 @@ def test_plain_decode_every_truncation_and_boundary_length() -> None:
     page = plain_bytes(values)
     for cut in range(len(page) + 1):
         for count in (len(values) - 1, len(values)):
-            same(kernels.decode_plain_byte_array, page[:cut], count)
+            same(binary_kernels.decode_plain_byte_array, page[:cut], count)
     pos = 0
     for k, v in enumerate(values):  # each length prefix claiming one byte less, the exact rest, one byte more
         rest = len(page) - pos - 4
         for claim in (rest - 1, rest, rest + 1, rest + 2):
             bad = page[:pos] + struct.pack("<I", claim) + page[pos + 4:]
             for count in range(k, len(values) + 1):
-                same(kernels.decode_plain_byte_array, bad, count)
+                same(binary_kernels.decode_plain_byte_array, bad, count)
         pos += 4 + len(v)
 
 
 def test_plain_decode(mode: str) -> None:
     values = [b"", b"a", b"hello" * 20, b"\x00\xff"] * 50
     page = plain_bytes(values) + b"trailing"
-    got, used = kernels.decode_plain_byte_array(np.frombuffer(page, np.uint8), len(values))
+    got, used = binary_kernels.decode_plain_byte_array(np.frombuffer(page, np.uint8), len(values))
     assert got.to_pylist() == values and used == len(page) - 8
     with pytest.raises(CorruptFileError, match=r"length prefix past the end of the 8-byte page \(value 1\)"):
-        kernels.decode_plain_byte_array(b"\x01\x00\x00\x00a\x05\x00\x00", 2)
+        binary_kernels.decode_plain_byte_array(b"\x01\x00\x00\x00a\x05\x00\x00", 2)
     with pytest.raises(CorruptFileError, match="last value runs 4294967292 bytes past the end"):
-        kernels.decode_plain_byte_array(b"\xff\xff\xff\xff\x00\x00\x00", 1)
+        binary_kernels.decode_plain_byte_array(b"\xff\xff\xff\xff\x00\x00\x00", 1)
     with pytest.raises(CorruptFileError, match="3 values need at least 12 bytes"):
-        kernels.decode_plain_byte_array(b"\x00" * 11, 3)
-    assert kernels.decode_plain_byte_array(b"", 0)[0].to_pylist() == []
+        binary_kernels.decode_plain_byte_array(b"\x00" * 11, 3)
+    assert binary_kernels.decode_plain_byte_array(b"", 0)[0].to_pylist() == []
 
 
 def plain_into(data: bytes, count: int, spare_offsets: int, capacity: int, base: int) -> tuple[Any, ...]:
     """decode_plain_byte_array_into fresh buffers (filled with a marker): its result and what it wrote."""
     offsets = np.full(max(count + 1 + spare_offsets, 0), -7, np.int64)
     out = np.full(capacity, 0xAB, np.uint8)
-    got = kernels.decode_plain_byte_array_into(data, count, offsets, out, base)
+    got = binary_kernels.decode_plain_byte_array_into(data, count, offsets, out, base)
     if got is None:
         return (None,)
     size, used = got
@@ -552,7 +558,7 @@ def test_plain_decode_into_compiled_equals_reference(page: tuple[bytes, int], sp
     data, count = page
     got = same(plain_into, data, count, spare, capacity, base)
     # when the values fit, they are what decode_plain_byte_array returns, shifted by base
-    whole = outcome(kernels_reference.decode_plain_byte_array, data, count)
+    whole = outcome(binary_reference.decode_plain_byte_array, data, count)
     if got[0] == "ok" and got[1] != (None,):
         size, used, offs, written = got[1]
         values = BinaryArray(np.array(offs, np.int64) - base, np.frombuffer(written, np.uint8))
@@ -568,15 +574,15 @@ def test_plain_decode_into(mode: str) -> None:
     page = plain_bytes(values) + b"trailing"
     size = sum(len(v) for v in values)
     offsets, data = np.zeros(len(values) + 1, np.int64), np.zeros(size, np.uint8)
-    assert kernels.decode_plain_byte_array_into(page, len(values), offsets, data, 1000) == (size, len(page) - 8)
+    assert binary_kernels.decode_plain_byte_array_into(page, len(values), offsets, data, 1000) == (size, len(page) - 8)
     assert BinaryArray(offsets - 1000, data).to_pylist() == values
     # one byte short of room, or one offset short: None, the caller decodes the usual way
-    assert kernels.decode_plain_byte_array_into(page, len(values), offsets, data[:-1]) is None
-    assert kernels.decode_plain_byte_array_into(page, len(values), offsets[:-1], data) is None
-    assert kernels.decode_plain_byte_array_into(page, len(values), offsets.astype(np.int32), data) is None
+    assert binary_kernels.decode_plain_byte_array_into(page, len(values), offsets, data[:-1]) is None
+    assert binary_kernels.decode_plain_byte_array_into(page, len(values), offsets[:-1], data) is None
+    assert binary_kernels.decode_plain_byte_array_into(page, len(values), offsets.astype(np.int32), data) is None
     # a corrupt page is an error even where it would not fit
     with pytest.raises(CorruptFileError, match="last value runs 4294967292 bytes past the end"):
-        kernels.decode_plain_byte_array_into(b"\xff\xff\xff\xff\x00\x00\x00", 1, offsets, data[:0])
+        binary_kernels.decode_plain_byte_array_into(b"\xff\xff\xff\xff\x00\x00\x00", 1, offsets, data[:0])
 
 
 # -- 3. gather ------------------------------------------------------------------------------------
@@ -587,7 +593,7 @@ def test_plain_decode_into(mode: str) -> None:
 def test_take_compiled_equals_reference(values: list[bytes], idx: list[int], dtype: Any, lead: int, tail: int) -> None:
     arr = binary_array(values, lead, tail)
     indices = np.array(idx, dtype)
-    got = same(kernels.take_binary, arr, indices)
+    got = same(binary_kernels.take_binary, arr, indices)
     assert got == outcome(take_dictionary, arr, indices)  # what the dictionary decoder does today
     if got[0] == "ok":
         assert got[1][1] == [values[i] for i in idx]
@@ -596,13 +602,13 @@ def test_take_compiled_equals_reference(values: list[bytes], idx: list[int], dty
 def test_take_long_and_empty_values(mode: str) -> None:
     arr = BinaryArray.from_pylist([b"x" * 1000, b"", b"abc"])
     idx = np.array([0, 1, 2, 0, 1], np.int32)
-    assert kernels.take_binary(arr, idx).to_pylist() == [b"x" * 1000, b"", b"abc", b"x" * 1000, b""]
+    assert binary_kernels.take_binary(arr, idx).to_pylist() == [b"x" * 1000, b"", b"abc", b"x" * 1000, b""]
     with pytest.raises(CorruptFileError, match="dictionary index 3 out of range for a dictionary of 3 values"):
-        kernels.take_binary(arr, np.array([0, 3, 1], np.int32))
+        binary_kernels.take_binary(arr, np.array([0, 3, 1], np.int32))
     with pytest.raises(CorruptFileError, match="dictionary index -1 out of range"):
-        kernels.take_binary(arr, np.array([5, -1], np.int64))
+        binary_kernels.take_binary(arr, np.array([5, -1], np.int64))
     with pytest.raises(CorruptFileError, match="dictionary of 0 values"):
-        kernels.take_binary(BinaryArray.from_pylist([]), np.array([0], np.int32))
+        binary_kernels.take_binary(BinaryArray.from_pylist([]), np.array([0], np.int32))
 
 
 # -- 4. null scatter ------------------------------------------------------------------------------
@@ -640,7 +646,7 @@ def test_scatter_compiled_equals_reference(levels: list[int], max_level: int, lt
     present = lv if ltype == "mask" else lv == max_level
     ndense = max(0, int(np.count_nonzero(present)) + skew)  # skew: too few or too many values
     dense = dense_values(kind, ndense, np.random.default_rng(seed))
-    got = same(kernels.scatter_nulls, dense, lv, max_level, "leaf 'x'")
+    got = same(level_kernels.scatter_nulls, dense, lv, max_level, "leaf 'x'")
     if ndense == np.count_nonzero(present):
         assert got == ("ok", norm((scatter_oracle(dense, present), np.packbits(present, bitorder="little"))))
     else:
@@ -653,13 +659,13 @@ def test_scatter_nulls_to_arrow(mode: str) -> None:
     defs = (rng.random(1001) < 0.9).astype(np.int16) + 1  # 1 = null, 2 = present
     present = defs == 2
     dense = rng.integers(0, 10**9, int(present.sum()))
-    values, validity = kernels.scatter_nulls(dense, defs, 2)
+    values, validity = level_kernels.scatter_nulls(dense, defs, 2)
     arr = pa.Array.from_buffers(pa.int64(), len(defs), [pa.py_buffer(validity), pa.py_buffer(values)])
     expect = np.full(len(defs), None, object)
     expect[present] = dense
     assert arr.to_pylist() == expect.tolist()
     strings = BinaryArray.from_pylist([b"v%d" % i for i in range(int(present.sum()))])
-    svals, svalid = kernels.scatter_nulls(strings, defs, 2)
+    svals, svalid = level_kernels.scatter_nulls(strings, defs, 2)
     sarr = pa.Array.from_buffers(pa.binary(), len(defs), [pa.py_buffer(svalid), pa.py_buffer(svals.offsets.astype(np.int32)),
                                                           pa.py_buffer(svals.data)])
     sexpect = np.full(len(defs), None, object)
@@ -670,15 +676,15 @@ def test_scatter_nulls_to_arrow(mode: str) -> None:
 def test_scatter_object_values(mode: str) -> None:
     """Python objects are placed by numpy (copying their pointers in C would skip reference counts)."""
     dense = np.array([b"x", None, 3], object)
-    values, validity = kernels.scatter_nulls(dense, np.array([1, 0, 1, 1], np.int8), 1)
+    values, validity = level_kernels.scatter_nulls(dense, np.array([1, 0, 1, 1], np.int8), 1)
     assert values.tolist() == [b"x", 0, None, 3] and validity.tolist() == [0b1101]
 
 
 def test_scatter_count_mismatch(mode: str) -> None:
     with pytest.raises(CorruptFileError, match="leaf 'a': 2 defined levels but 3 values"):
-        kernels.scatter_nulls(np.arange(3), np.array([1, 0, 1], np.int8), 1, "leaf 'a'")
+        level_kernels.scatter_nulls(np.arange(3), np.array([1, 0, 1], np.int8), 1, "leaf 'a'")
     with pytest.raises(CorruptFileError, match="2 defined levels but 1 values"):
-        kernels.scatter_nulls(BinaryArray.from_pylist([b"a"]), np.array([True, True]))
+        level_kernels.scatter_nulls(BinaryArray.from_pylist([b"a"]), np.array([True, True]))
 
 
 # -- 5. DELTA_BYTE_ARRAY prefix rebuild -----------------------------------------------------------
@@ -689,7 +695,7 @@ def test_prefix_rebuild_of_encoded_values(values: list[bytes]) -> None:
     arr = BinaryArray.from_pylist(values)
     prefix = common_prefix_lengths(arr).astype(np.int32)
     suffixes = BinaryArray.from_pylist([v[p:] for v, p in zip(values, prefix.tolist())])
-    got = same(kernels.rebuild_prefixes, prefix, suffixes)
+    got = same(binary_kernels.rebuild_prefixes, prefix, suffixes)
     assert got == ("ok", norm(arr))
     # and as the encodings' decoder rebuilds the encoded values
     decoded, _ = decode_delta_byte_array(encode_delta_byte_array(arr), len(values))
@@ -702,7 +708,7 @@ def test_prefix_rebuild_adversarial(prefix: list[int], data: st.DataObject) -> N
     suffixes = binary_array(data.draw(st.lists(st.binary(max_size=5), min_size=len(prefix), max_size=len(prefix))),
                             data.draw(st.integers(0, 2)))
     p = np.array(prefix, np.int32)
-    got = same(kernels.rebuild_prefixes, p, suffixes)
+    got = same(binary_kernels.rebuild_prefixes, p, suffixes)
     if got[0] == "error":
         assert got[1] == "CorruptFileError"
 
@@ -713,18 +719,18 @@ def test_prefix_rebuild_boundary_lengths() -> None:
         for p in range(-1, 7):
             prefix = np.array([0, 4, 5, 5], np.int32)
             prefix[i] = p
-            same(kernels.rebuild_prefixes, prefix, s)
+            same(binary_kernels.rebuild_prefixes, prefix, s)
 
 
 def test_prefix_rebuild_errors(mode: str) -> None:
     s = BinaryArray.from_pylist([b"ab", b"c", b"d"])
     with pytest.raises(CorruptFileError, match="invalid prefix length"):
-        kernels.rebuild_prefixes(np.array([0, 5, -1], np.int32), s)  # negative wins over too long
+        binary_kernels.rebuild_prefixes(np.array([0, 5, -1], np.int32), s)  # negative wins over too long
     with pytest.raises(CorruptFileError, match="invalid prefix length"):
-        kernels.rebuild_prefixes(np.array([1, 0, 0], np.int32), s)
+        binary_kernels.rebuild_prefixes(np.array([1, 0, 0], np.int32), s)
     with pytest.raises(CorruptFileError, match="prefix longer than the previous value"):
-        kernels.rebuild_prefixes(np.array([0, 2, 4], np.int32), s)
-    assert kernels.rebuild_prefixes(np.array([0, 2, 3], np.int32), s).to_pylist() == [b"ab", b"abc", b"abcd"]
+        binary_kernels.rebuild_prefixes(np.array([0, 2, 4], np.int32), s)
+    assert binary_kernels.rebuild_prefixes(np.array([0, 2, 3], np.int32), s).to_pylist() == [b"ab", b"abc", b"abcd"]
 
 
 # -- 6. list offsets ------------------------------------------------------------------------------
@@ -756,7 +762,7 @@ rows_strategy = st.lists(st.one_of(st.none(), st.lists(st.one_of(st.none(), st.i
 @given(rows_strategy)
 def test_list_offsets_of_written_levels(rows: Lists) -> None:
     defs, reps, offsets = list_levels(rows)
-    got = same(kernels.list_offsets, defs, reps, 2)
+    got = same(level_kernels.list_offsets, defs, reps, 2)
     assert got == ("ok", norm(np.array(offsets, np.int64)))
 
 
@@ -779,7 +785,7 @@ def test_list_offsets_innermost_of_two_levels(outer: list[Lists | None]) -> None
         reps[first] = 0
         for row in rows:
             offsets.append(offsets[-1] + len(row or []))
-    got = same(kernels.list_offsets, np.array(defs, np.int16), np.array(reps, np.int16), 4, 2, 1)
+    got = same(level_kernels.list_offsets, np.array(defs, np.int16), np.array(reps, np.int16), 4, 2, 1)
     assert got == ("ok", norm(np.array(offsets, np.int64)))
 
 
@@ -790,7 +796,7 @@ def test_list_offsets_random_levels(levels: list[tuple[int, int]], elem_def: int
                                     dtype: str) -> None:
     defs = np.array([d for d, _ in levels], dtype)
     reps = np.array([r for _, r in levels], "i4" if dtype == "i1" else dtype)  # mixed types too
-    got = same(kernels.list_offsets, defs, reps, elem_def, ctx_def, ctx_rep)
+    got = same(level_kernels.list_offsets, defs, reps, elem_def, ctx_def, ctx_rep)
     if got[0] == "error":
         assert got[1:] == ("CorruptFileError", "list: elements before the first slot")
 
@@ -801,7 +807,7 @@ def test_list_offsets_random_levels(levels: list[tuple[int, int]], elem_def: int
 @given(binaries(), st.integers(0, 3))
 def test_argminmax(values: list[bytes], lead: int) -> None:
     arr = binary_array(values, lead, 1)
-    got = same(kernels.binary_argminmax, arr)
+    got = same(binary_kernels.binary_argminmax, arr)
     if not values:
         assert got[:2] == ("error", "ValueError")
         return
@@ -814,7 +820,7 @@ def test_argminmax(values: list[bytes], lead: int) -> None:
 @given(st.integers(1, 30), st.integers(0, 9), st.integers(0, 2**32 - 1))
 def test_argminmax_matrix(n: int, w: int, seed: int) -> None:
     mat = np.random.default_rng(seed).integers(0, 3, (n, w)).astype(np.uint8)
-    got = same(kernels.binary_argminmax, mat)
+    got = same(binary_kernels.binary_argminmax, mat)
     rows = [bytes(r) for r in mat]
     assert got == ("ok", (rows.index(min(rows)), rows.index(max(rows)))) == ("ok", binary_argminmax(mat))
 
@@ -823,7 +829,7 @@ def test_argminmax_matrix(n: int, w: int, seed: int) -> None:
 @given(binaries(), st.integers(0, 3), st.integers(0, 3))
 def test_plain_encode(values: list[bytes], lead: int, tail: int) -> None:
     arr = binary_array(values, lead, tail)
-    got = same(kernels.encode_plain_byte_array, arr)
+    got = same(binary_kernels.encode_plain_byte_array, arr)
     assert got == ("ok", plain_bytes(values)) == ("ok", encode_plain_byte_array(arr))
 
 
@@ -840,7 +846,7 @@ def shared_heads() -> st.SearchStrategy[list[bytes]]:
 def test_argminmax_shared_heads(values: list[bytes], lead: int) -> None:
     # the compiled comparison goes word by word past the first 8 bytes
     arr = binary_array(values, lead, 1)
-    got = same(kernels.binary_argminmax, arr)
+    got = same(binary_kernels.binary_argminmax, arr)
     if values:
         assert got == ("ok", (values.index(min(values)), values.index(max(values))))
 
@@ -850,13 +856,13 @@ def test_argminmax_shared_heads(values: list[bytes], lead: int) -> None:
 def test_plain_encode_long_values(values: list[bytes], lead: int, tail: int) -> None:
     # values up to and past 128 bytes, copied in 32-byte steps near the end of either buffer or not
     arr = binary_array(values, lead, tail)
-    got = same(kernels.encode_plain_byte_array, arr)
+    got = same(binary_kernels.encode_plain_byte_array, arr)
     assert got == ("ok", plain_bytes(values)) == ("ok", encode_plain_byte_array(arr))
 
 
 def test_plain_encode_type_error(mode: str) -> None:
     with pytest.raises(TypeError, match="must be a BinaryArray"):
-        kernels.encode_plain_byte_array([b"a"])  # type: ignore[arg-type]
+        binary_kernels.encode_plain_byte_array([b"a"])  # type: ignore[arg-type]
 
 
 # -- 8. decimals ----------------------------------------------------------------------------------
@@ -870,7 +876,7 @@ def le_bytes(v: int, width: int) -> bytes:
 def test_decimal_fixed(values: list[int], w: int, width: int) -> None:
     fits = [v for v in values if -(2 ** (8 * w - 1)) <= v < 2 ** (8 * w - 1)] if w else [0] * len(values)
     mat = np.array([list(v.to_bytes(w, "big", signed=True)) for v in fits], np.uint8).reshape(len(fits), w)
-    got = same(kernels.decimal_buffer, mat, width)
+    got = same(decimal_kernels.decimal_buffer, mat, width)
     ok = [v for v in fits if -(2 ** (8 * width - 1)) <= v < 2 ** (8 * width - 1)]
     if len(ok) == len(fits):
         assert got == ("ok", norm(np.frombuffer(b"".join(le_bytes(v, width) for v in fits), np.uint8)))
@@ -888,7 +894,7 @@ def test_decimal_binary(values: list[tuple[int, int]], width: int) -> None:
         n = (v.bit_length() + 8) // 8 if v else 0
         raw.append(v.to_bytes(n + pad, "big", signed=True))
     arr = binary_array(raw, 1, 2)
-    got = same(kernels.decimal_buffer, arr, width)
+    got = same(decimal_kernels.decimal_buffer, arr, width)
     fits = [-(2 ** (8 * width - 1)) <= v < 2 ** (8 * width - 1) for v, _ in values]
     if all(fits):
         assert got == ("ok", norm(np.frombuffer(b"".join(le_bytes(v, width) for v, _ in values), np.uint8)))
@@ -903,7 +909,7 @@ def test_decimal_ints(values: list[int], width: int, narrow: bool) -> None:
     if narrow:
         values = [v >> 32 for v in values]
     a = np.array(values, np.int32 if narrow else np.int64)
-    got = same(kernels.decimal_buffer, a, width)
+    got = same(decimal_kernels.decimal_buffer, a, width)
     assert got == ("ok", norm(np.frombuffer(b"".join(le_bytes(v, width) for v in values), np.uint8)))
 
 
@@ -912,14 +918,14 @@ def test_decimal_buffer_is_arrow_decimal(mode: str) -> None:
 
     vals = [-(10**37) + 7, 0, 12345, -1, 10**37]
     raw = BinaryArray.from_pylist([v.to_bytes(17, "big", signed=True) for v in vals])
-    buf = kernels.decimal_buffer(raw, 16)
+    buf = decimal_kernels.decimal_buffer(raw, 16)
     arr = pa.Array.from_buffers(pa.decimal128(38, 2), len(vals), [None, pa.py_buffer(buf)])
     ctx = decimal.Context(prec=50)
     assert arr.to_pylist() == [ctx.create_decimal(v).scaleb(-2, ctx) for v in vals]
     with pytest.raises(TypeError, match="decimal values"):
-        kernels.decimal_buffer(np.zeros(3, np.float64), 16)
+        decimal_kernels.decimal_buffer(np.zeros(3, np.float64), 16)
     with pytest.raises(ValueError, match="16 or 32"):
-        kernels.decimal_buffer(np.zeros(3, np.int64), 8)
+        decimal_kernels.decimal_buffer(np.zeros(3, np.int64), 8)
 
 
 # -- the modes --------------------------------------------------------------------------------------
@@ -953,7 +959,7 @@ def test_scatter_long_runs_of_groups(mode: str, dtype: type, pattern: str) -> No
                "sparse": rng.random(n) > 0.97}[pattern]
     dense = rng.integers(-100, 100, int(present.sum())).astype(dtype)
     for levels in (present, present.astype(np.int16) + 1):
-        values, validity = kernels.scatter_nulls(dense, levels, 1 if levels.dtype == np.bool_ else 2)
+        values, validity = level_kernels.scatter_nulls(dense, levels, 1 if levels.dtype == np.bool_ else 2)
         want = np.zeros(n, dtype)
         want[present] = dense
         assert values.dtype == dtype and np.array_equal(values, want)

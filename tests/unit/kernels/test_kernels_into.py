@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqbloom import kernels
 from pqbloom.arrays import BinaryArray
 from pqbloom.errors import CorruptFileError
+from pqbloom.kernels import binary as binary_kernels
+from pqbloom.kernels import levels as level_kernels
 from tests.unit.kernels.test_kernels import compiled
 
 PROPS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -24,7 +25,7 @@ def _take_into(dictionary: BinaryArray, idx: np.ndarray, room: int, base: int) -
     offsets = np.full(len(idx) + 3, -7, np.int64)
     data = np.full(room, 0xAB, np.uint8)
     try:
-        got = kernels.take_binary_into(dictionary, idx, offsets, data, base)
+        got = binary_kernels.take_binary_into(dictionary, idx, offsets, data, base)
     except (CorruptFileError, ValueError) as exc:
         return type(exc).__name__, str(exc)
     if got is None:
@@ -65,7 +66,7 @@ def test_take_into_never_writes_past_its_data() -> None:
     whole = np.full(64, 0xEE, np.uint8)
     offsets = np.empty(5, np.int64)
     with compiled(True):
-        got = kernels.take_binary_into(values, np.array([2, 1, 0, 2], np.int32), offsets, whole[10:19], 10)
+        got = binary_kernels.take_binary_into(values, np.array([2, 1, 0, 2], np.int32), offsets, whole[10:19], 10)
     assert got == 9
     assert whole[10:19].tobytes() == b"defbcadef"
     assert (whole[:10] == 0xEE).all() and (whole[19:] == 0xEE).all()
@@ -93,7 +94,7 @@ def test_scatter_into_out_is_the_reference(present: list[bool], dtype: Any, shif
             np.full(len(mask), 7, dense.dtype)
         with compiled(on):
             try:
-                values, validity = kernels.scatter_nulls(dense, mask, 1, "page", out)
+                values, validity = level_kernels.scatter_nulls(dense, mask, 1, "page", out)
                 assert values is out
                 outs.append((out.tobytes(), validity.tobytes()))
             except CorruptFileError as exc:
@@ -115,7 +116,7 @@ def test_scatter_refuses_an_out_that_cannot_take_the_rows(on: bool) -> None:
     for bad in (np.empty(3, np.int64), np.empty(4, np.int32), np.empty(8, np.int64)[::2],
                 np.frombuffer(bytes(32), np.int64)):
         with compiled(on), pytest.raises(ValueError, match="out must be"):
-            kernels.scatter_nulls(dense, mask, 1, "page", bad)
+            level_kernels.scatter_nulls(dense, mask, 1, "page", bad)
 
 
 def _spread(dense_lens: list[int], present: np.ndarray, count: int, extra: int) -> Any:
@@ -124,7 +125,7 @@ def _spread(dense_lens: list[int], present: np.ndarray, count: int, extra: int) 
     full[:len(dense_lens) + 1] = np.concatenate([[0], np.cumsum(dense_lens, dtype=np.int64)])
     before = full.copy()
     try:
-        kernels.spread_offsets(full, present, count)
+        level_kernels.spread_offsets(full, present, count)
     except (CorruptFileError, ValueError) as exc:
         assert np.array_equal(full, before)  # nothing written on a refusal
         return type(exc).__name__, str(exc)

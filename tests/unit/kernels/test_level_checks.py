@@ -1,4 +1,4 @@
-"""The one-pass check of a nested chunk's levels (pqbloom.kernels.check_chunk_levels) against its
+"""The one-pass check of a nested chunk's levels (pqbloom.kernels.levels.check_chunk_levels) against its
 numpy reference and an independent oracle, and the null scatter on levels that come in runs.
 
 * Property tests (hypothesis): compiled == reference (the same record count, or the same
@@ -15,8 +15,8 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqbloom import kernels
 from pqbloom.arrays import BinaryArray
+from pqbloom.kernels import levels as level_kernels
 from tests.unit.kernels.test_kernels import compiled, outcome, same
 
 PROPS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -42,7 +42,7 @@ def oracle(defs: list[int], reps: list[int], max_def: int, max_rep: int, rep_def
 
 def check(defs: list[int], reps: list[int], max_def: int, max_rep: int, rep_def: list[int], dtype: str) -> None:
     d, r = np.array(defs, dtype), np.array(reps, dtype)
-    got = same(kernels.check_chunk_levels, d, r, max_def, max_rep, rep_def, len(d))
+    got = same(level_kernels.check_chunk_levels, d, r, max_def, max_rep, rep_def, len(d))
     assert got == oracle(defs, reps, max_def, max_rep, rep_def)
 
 
@@ -101,11 +101,11 @@ def test_records_counted_in_both_modes() -> None:
     defs, reps = shredded([[[1, None], None, []], None, [], [[2]]])
     for on in (True, False):
         with compiled(on):
-            assert kernels.check_chunk_levels(np.array(defs, np.int8), np.array(reps, np.int8), 5, 2, [0, 2, 4],
+            assert level_kernels.check_chunk_levels(np.array(defs, np.int8), np.array(reps, np.int8), 5, 2, [0, 2, 4],
                                               len(defs)) == 4
     # without repetition levels the records are the entries; mixed dtypes take the reference
-    assert outcome(kernels.check_chunk_levels, np.array([0, 1], np.int8), None, 1, 0, [0], 2) == ("ok", 2)
-    assert outcome(kernels.check_chunk_levels, np.array(defs, np.int16), np.array(reps, np.int8), 5, 2,
+    assert outcome(level_kernels.check_chunk_levels, np.array([0, 1], np.int8), None, 1, 0, [0], 2) == ("ok", 2)
+    assert outcome(level_kernels.check_chunk_levels, np.array(defs, np.int16), np.array(reps, np.int8), 5, 2,
                    [0, 2, 4], len(defs)) == ("ok", 4)
 
 
@@ -119,7 +119,7 @@ def test_scatter_runs(runs: list[tuple[bool, int]], extra: int, kind: str, lvtyp
     lv = levels == 3 if lvtype == "mask" else levels.astype(lvtype)
     dense = (BinaryArray.from_pylist([bytes([i % 251]) * (i % 3) for i in range(nd)]) if kind == "binary"
              else np.arange(1, nd + 1).astype(kind))
-    got = same(kernels.scatter_nulls, dense, lv, 3)
+    got = same(level_kernels.scatter_nulls, dense, lv, 3)
     if nd != sum(present):
         assert got[0] == "error"
         return

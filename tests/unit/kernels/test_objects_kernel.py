@@ -1,4 +1,4 @@
-"""The object kernels (``pqbloom.kernels.decimal_objects``, ``time_objects``; compiled module
+"""The object kernels (``pqbloom.kernels.objects``: ``decimal_objects``, ``time_objects``; compiled module
 ``pqbloom._kernels.objects``) against their numpy reference and independent oracles: pyarrow's own
 Decimal objects (its ``as_py`` of decimal128 / decimal256) and Python's ``datetime.time``.
 
@@ -19,7 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pqbloom import kernels, kernels_reference
+from pqbloom import kernels
+from pqbloom.kernels import objects as object_kernels
+from pqbloom.kernels.reference import objects as object_reference
 
 PROPS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXACT = decimal.Context(prec=400, Emax=999_999, Emin=-999_999)
@@ -71,10 +73,10 @@ def test_decimal_objects_are_pyarrows(data: st.DataObject, precision: int, nulls
     want = pa.array([None if m else python_decimal(v, scale) for v, m in zip(ints, mask.tolist())], typ).to_pylist()
     for on in (True, False) if kernels.EXTENSION_BUILT else (False,):
         with compiled(on):
-            got = kernels.decimal_objects(words_of(ints, width), scale, mask if nulls else None)
+            got = object_kernels.decimal_objects(words_of(ints, width), scale, mask if nulls else None)
             assert got.dtype == object and reprs(got) == reprs(want)
             if precision <= 18:  # int64 values: the same objects
-                assert reprs(kernels.decimal_objects(np.array(ints, np.int64), scale, mask)) == reprs(want)
+                assert reprs(object_kernels.decimal_objects(np.array(ints, np.int64), scale, mask)) == reprs(want)
 
 
 # -- compiled == reference == Python --------------------------------------------------------------------
@@ -88,10 +90,11 @@ int64s = st.integers(-(2**63), 2**63 - 1)
 def test_int64_values_any_scale(ints: list[int], scale: int) -> None:
     values = np.array(ints, np.int64)
     want = [python_decimal(v, scale) for v in ints]
-    ref = kernels_reference.decimal_objects(values, scale)
+    ref = object_reference.decimal_objects(values, scale)
     assert reprs(ref) == reprs(want)
     if kernels.EXTENSION_BUILT:
-        assert reprs(kernels.decimal_objects(values, scale)) == reprs(want)
+        with compiled(True):
+            assert reprs(object_kernels.decimal_objects(values, scale)) == reprs(want)
     # the exponent is the scale's, whatever the value (zero included), as pyarrow makes them
     assert all(d.as_tuple().exponent == -scale for d in ref)
 
@@ -103,20 +106,21 @@ def test_word_values_of_every_width(data: st.DataObject, width: int, scale: int)
     ints = data.draw(st.lists(st.integers(lo, hi) | st.sampled_from([0, -1, lo, hi, 10**9, -(10**9)]), max_size=40))
     want = [python_decimal(v, scale) for v in ints]
     words = words_of(ints, width)
-    assert reprs(kernels_reference.decimal_objects(words, scale)) == reprs(want)
+    assert reprs(object_reference.decimal_objects(words, scale)) == reprs(want)
     if kernels.EXTENSION_BUILT:
-        assert reprs(kernels.decimal_objects(words, scale)) == reprs(want)
+        with compiled(True):
+            assert reprs(object_kernels.decimal_objects(words, scale)) == reprs(want)
 
 
 def test_masked_slots_are_none_and_arguments_are_checked(mode: str) -> None:
-    got = kernels.decimal_objects(np.array([5, 7, -9], np.int64), 1, np.array([False, True, False]))
+    got = object_kernels.decimal_objects(np.array([5, 7, -9], np.int64), 1, np.array([False, True, False]))
     assert reprs(got) == ["Decimal('0.5')", "None", "Decimal('-0.9')"]
-    assert kernels.decimal_objects(np.zeros(0, np.int64), 3).shape == (0,)
+    assert object_kernels.decimal_objects(np.zeros(0, np.int64), 3).shape == (0,)
     with pytest.raises(ValueError, match="mask's length"):
-        kernels.decimal_objects(np.array([1, 2], np.int64), 0, np.array([True]))
+        object_kernels.decimal_objects(np.array([1, 2], np.int64), 0, np.array([True]))
     for bad in (np.array([1, 2], np.int32), np.zeros((2, 6), np.uint8), np.zeros((2, 68), np.uint8)):
         with pytest.raises(TypeError, match="decimal values are int64"):
-            kernels.decimal_objects(bad, 0)
+            object_kernels.decimal_objects(bad, 0)
 
 
 # -- times ---------------------------------------------------------------------------------------------
@@ -130,15 +134,16 @@ def test_time_objects(micros: list[int], data: st.DataObject) -> None:
     mask = np.array(data.draw(st.lists(st.booleans(), min_size=len(micros), max_size=len(micros))), dtype=bool)
     want = [None if m else dt.time(us // 3_600_000_000, us // 60_000_000 % 60, us // 1_000_000 % 60, us % 1_000_000)
             for us, m in zip(micros, mask.tolist())]
-    assert kernels_reference.time_objects(np.array(micros, np.int64), mask).tolist() == want
+    assert object_reference.time_objects(np.array(micros, np.int64), mask).tolist() == want
     if kernels.EXTENSION_BUILT:
-        assert kernels.time_objects(np.array(micros, np.int64), mask).tolist() == want
+        with compiled(True):
+            assert object_kernels.time_objects(np.array(micros, np.int64), mask).tolist() == want
 
 
 @pytest.mark.parametrize("bad", [-1, DAY, 2**62])
 def test_a_time_outside_a_day_is_refused_alike(mode: str, bad: int) -> None:
     with pytest.raises(ValueError, match="value 1 is outside a day"):
-        kernels.time_objects(np.array([5, bad, 7], np.int64))
+        object_kernels.time_objects(np.array([5, bad, 7], np.int64))
     # masked, it is not looked at
-    assert kernels.time_objects(np.array([5, bad], np.int64), np.array([False, True])).tolist() == [
+    assert object_kernels.time_objects(np.array([5, bad], np.int64), np.array([False, True])).tolist() == [
         dt.time(0, 0, 0, 5), None]

@@ -1,4 +1,4 @@
-"""The compiled page-header parser (pqbloom.kernels.page_header) against Thrift's decoder.
+"""The compiled page-header parser (pqbloom.kernels.pageheader.page_header) against Thrift's decoder.
 
 The parser's reference is Thrift (``pqbloom.format.decode_at``): on random encoded ``PageHeader``
 objects (statistics, index page headers, unknown fields of every compact type, fields of the wrong
@@ -21,6 +21,7 @@ from pqbloom.encodings.bitpack import uleb128
 from pqbloom.errors import CorruptFileError
 from pqbloom.file.pages import flat_page_header, page_header_fields
 from pqbloom.format import T, decode_at, encode
+from pqbloom.kernels import pageheader as pageheader_kernels
 
 PROPS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -144,7 +145,7 @@ def fields(buf: bytes, pos: int) -> tuple[str, Any]:
 @given(encoded_headers(), st.binary(max_size=3), st.binary(max_size=3))
 def test_parse_matches_thrift(data: bytes, before: bytes, after: bytes) -> None:
     buf = before + data + after
-    got = kernels.page_header(buf, len(before))
+    got = pageheader_kernels.page_header(buf, len(before))
     assert got is not None, "the compiled parser refused a valid header"
     assert ("ok", got) == thrift(buf, len(before))
     assert got[0] == len(before) + len(data)
@@ -167,7 +168,7 @@ def test_truncated_and_mutated_headers(data: bytes, draw: st.DataObject) -> None
             b[at:at] = draw.draw(st.sampled_from([b"\xff" * 11, uleb128(2**31), uleb128(2**32 - 1), b"\x0d",
                                                   b"\x1c\x1c\x1c\x1c", b"\x19\xfc"]))
     buf = bytes(b)
-    got = kernels.page_header(buf, 0)
+    got = pageheader_kernels.page_header(buf, 0)
     expected = thrift(buf, 0)
     if got is not None:  # accepted: Thrift accepts it too, with the same fields
         assert ("ok", got) == expected
@@ -176,23 +177,23 @@ def test_truncated_and_mutated_headers(data: bytes, draw: st.DataObject) -> None
 
 def test_hostile_inputs() -> None:
     deep = b"\x5c" + b"\x1c" * 5000  # data page header, then structs nested 5000 deep, cut off
-    assert kernels.page_header(deep, 0) is None
+    assert pageheader_kernels.page_header(deep, 0) is None
     assert fields(deep, 0)[0] == "error"
     for buf in (b"", b"\x15", b"\x15\xff\xff\xff\xff\xff", b"\x18\xff\xff\xff\xff\x0f", b"\x19\xf8\xff\xff\xff\x7f",
                 b"\x1b\xff\xff\xff\xff\x0f\x88", b"\x1e", b"\x1d" + b"\x00" * 16 + b"\x00"):
-        got = kernels.page_header(buf, 0)
+        got = pageheader_kernels.page_header(buf, 0)
         if got is not None:
             assert ("ok", got) == thrift(buf, 0)
         assert fields(buf, 0) == thrift(buf, 0)
-    assert kernels.page_header(b"\x00", 1) is None  # at the end: nothing to parse
-    assert kernels.page_header(b"\x00", 2) is None  # outside the buffer: refused, not read
-    assert kernels.page_header(b"\x00", -1) is None
+    assert pageheader_kernels.page_header(b"\x00", 1) is None  # at the end: nothing to parse
+    assert pageheader_kernels.page_header(b"\x00", 2) is None  # outside the buffer: refused, not read
+    assert pageheader_kernels.page_header(b"\x00", -1) is None
 
 
 def test_repeated_struct_field_replaces_the_earlier_one() -> None:
     first = encode(T.PageHeader(type=0, data_page_header=T.DataPageHeader(num_values=5, encoding=0)))
     second = encode(T.DataPageHeader(num_values=7))
     buf = first[:-1] + b"\x0c" + uleb128(zigzag(5, 16)) + second + b"\x00"
-    got = kernels.page_header(buf, 0)
+    got = pageheader_kernels.page_header(buf, 0)
     assert got is not None and got[5] == (7, None, None, None)
     assert ("ok", got) == thrift(buf, 0)

@@ -1,7 +1,5 @@
-"""The wrapper of the DELTA_BINARY_PACKED kernel (:func:`pqbloom.kernels.decode_delta_binary_packed`
-calls it with the compiled module, or None in the reference mode), kept apart from
-:mod:`pqbloom.kernels` to keep that module readable; the reference is
-:func:`pqbloom.kernels_reference.decode_delta_binary_packed`."""
+"""The DELTA_BINARY_PACKED kernel (compiled module ``delta``): INT32 / INT64 values, and the lengths and
+prefixes of the DELTA byte-array encodings. The reference is :mod:`pqbloom.kernels.reference.delta`."""
 
 from __future__ import annotations
 
@@ -9,20 +7,27 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels_reference as reference
-from .arrays import Buffer, as_u8
-from .limits import charge
+from ..arrays import Buffer, as_u8
+from ..limits import charge
+from . import compiled as compiled_module
+from .reference import delta as reference
 
 __all__ = ["decode_delta_binary_packed"]
 
 _DELTA_DTYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
 
-def decode_delta_binary_packed(buf: Buffer, count: int | None, dtype: type | np.dtype,
-                               compiled: Any) -> tuple[np.ndarray, int]:
-    """DELTA_BINARY_PACKED values: (int32 or int64 array, bytes the whole stream uses); see
-    :func:`pqbloom.kernels.decode_delta_binary_packed`. ``compiled``: the compiled module
-    (``pqbloom._kernels.delta``), or None for the reference."""
+def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
+                               dtype: type | np.dtype = np.int64) -> tuple[np.ndarray, int]:
+    """DELTA_BINARY_PACKED values: (int32 or int64 array, bytes the whole stream uses).
+
+    ``count`` defaults to the header's total count; when given it must not exceed it and only the
+    first ``count`` values are returned (the rest of the stream is still checked and its size
+    counted). INT32 values wrap modulo 2**32. See
+    :func:`pqbloom.kernels.reference.delta.decode_delta_binary_packed` for what is accepted;
+    CorruptFileError otherwise.
+    """
+    compiled: Any = compiled_module("delta")
     if compiled is None:
         return reference.decode_delta_binary_packed(buf, count, dtype)
     dt = np.dtype(dtype)

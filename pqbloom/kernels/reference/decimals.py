@@ -1,14 +1,13 @@
-"""Numpy reference of the DECIMAL kernel (:func:`pqbloom.kernels.decimal_buffer`), kept apart from
-:mod:`pqbloom.kernels_reference` (which re-exports it) to keep that module readable. Same contract:
-the oracle the compiled kernel is tested against and its fallback.
+"""Numpy reference of the DECIMAL kernel (:func:`pqbloom.kernels.decimals.decimal_buffer`): the oracle
+the compiled kernel is tested against and its fallback.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .arrays import BinaryArray
-from .errors import CorruptFileError
+from ...arrays import BinaryArray
+from ...errors import CorruptFileError
 
 __all__ = ["decimal_buffer"]
 

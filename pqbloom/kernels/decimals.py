@@ -1,6 +1,5 @@
-"""The wrapper of the DECIMAL kernel (:func:`pqbloom.kernels.decimal_buffer` calls it with the
-compiled module, or None in the reference mode), kept apart from :mod:`pqbloom.kernels` to keep
-that module readable; the reference is :mod:`pqbloom.kernels_reference_decimals`."""
+"""The DECIMAL kernel (compiled module ``decimals``): DECIMAL values to Arrow decimal128 / decimal256
+bytes. The reference is :mod:`pqbloom.kernels.reference.decimals`."""
 
 from __future__ import annotations
 
@@ -8,21 +7,22 @@ from typing import Any
 
 import numpy as np
 
-from .arrays import BinaryArray
-from .errors import CorruptFileError
-from .kernels_reference_decimals import decimal_buffer as reference_decimal_buffer
+from ..arrays import BinaryArray
+from ..errors import CorruptFileError
+from . import compiled as compiled_module
+from .reference.decimals import decimal_buffer as reference_decimal_buffer
 
 __all__ = ["decimal_buffer"]
 
 
-def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int, compiled: Any) -> np.ndarray:
+def decimal_buffer(values: BinaryArray | np.ndarray, byte_width: int) -> np.ndarray:
     """DECIMAL unscaled values as Arrow decimal128 (16) / decimal256 (32) bytes: a uint8 array of
     ``len(values) * byte_width`` little-endian two's complement, sign-extended.
 
     ``values``: a BinaryArray (BYTE_ARRAY, big-endian), 2-D uint8 rows (FIXED_LEN_BYTE_ARRAY,
     big-endian) or int32 / int64. CorruptFileError for a value that does not fit ``byte_width``.
-    ``compiled``: the compiled module (``pqbloom._kernels.decimals``), or None for the reference.
     """
+    compiled: Any = compiled_module("decimals")
     if compiled is None:
         return reference_decimal_buffer(values, byte_width)
     if byte_width not in (16, 32):

@@ -1,9 +1,8 @@
 """The numpy DELTA_BINARY_PACKED decoder: the reference of the compiled kernel
-(:func:`pqbloom.kernels.decode_delta_binary_packed`) and its fallback when the extension is not
-built or ``PQBLOOM_PURE_PYTHON=1``. A module of its own, as :mod:`.hybrid_numpy`: it does not import
-the kernels (:mod:`.delta`, which dispatches to them, does), so the reference can use it.
+(:func:`pqbloom.kernels.delta.decode_delta_binary_packed`) and its fallback when the extension is not
+built or ``PQBLOOM_PURE_PYTHON=1``.
 
-Layout (see :mod:`.delta`)::
+Layout (see :mod:`pqbloom.encodings.delta`)::
 
     header := varint(block_size) varint(miniblocks_per_block) varint(total_count) zigzag_varint(first_value)
     block  := zigzag_varint(min_delta) miniblock_bit_widths[miniblocks_per_block] miniblock_bodies
@@ -19,13 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CorruptFileError
-from ..limits import charge
-from .bitpack import Buffer, as_u8, read_uleb128, unpack_groups
+from ...arrays import Buffer, as_u8
+from ...errors import CorruptFileError
+from ...limits import charge
+from .bits import MAX_COUNT, read_uleb128, unpack_groups
 
-__all__ = ["decode_delta_binary_packed_numpy"]
+__all__ = ["decode_delta_binary_packed"]
 
-_MAX_COUNT = (1 << 31) - 1
 _MAX_BLOCK_SIZE = 1 << 16  # no known writer goes beyond 2048; bounds amplification
 _U64 = (1 << 64) - 1
 
@@ -35,7 +34,7 @@ def _unzigzag_u64(z: int) -> int:
     return ((z >> 1) ^ -(z & 1)) & _U64
 
 
-def decode_delta_binary_packed_numpy(buf: Buffer, count: int | None = None,
+def decode_delta_binary_packed(buf: Buffer, count: int | None = None,
                                dtype: type | np.dtype = np.int64) -> tuple[np.ndarray, int]:
     """Decode; return (values, bytes consumed by the whole encoded stream).
 
@@ -58,7 +57,7 @@ def decode_delta_binary_packed_numpy(buf: Buffer, count: int | None = None,
         raise CorruptFileError(f"DELTA_BINARY_PACKED: invalid block size {block_size}")
     if n_mb == 0 or block_size % n_mb or (block_size // n_mb) % 32:
         raise CorruptFileError(f"DELTA_BINARY_PACKED: invalid miniblock count {n_mb} for block size {block_size}")
-    if total > _MAX_COUNT:
+    if total > MAX_COUNT:
         raise CorruptFileError(f"DELTA_BINARY_PACKED: invalid total count {total}")
     if count is not None:
         count = int(count)

@@ -1,5 +1,5 @@
-"""Numpy reference of the object kernels (:func:`pqbloom.kernels.decimal_objects`,
-:func:`pqbloom.kernels.time_objects`): the oracle the compiled module ``pqbloom._kernels.objects`` is tested
+"""Numpy reference of the object kernels (:func:`pqbloom.kernels.objects.decimal_objects`,
+:func:`pqbloom.kernels.objects.time_objects`): the oracle the compiled module ``pqbloom._kernels.objects`` is tested
 against and its fallback. The digits of every value are computed with numpy over the whole column (as
 fixed-width text); only the constructor runs once per value, as in the compiled kernel.
 """

@@ -1,7 +1,6 @@
-"""The wrappers of the object kernels (:func:`pqbloom.kernels.decimal_objects` and
-:func:`pqbloom.kernels.time_objects` call them with the compiled module ``pqbloom._kernels.objects``, or None
-in the reference mode), kept apart from :mod:`pqbloom.kernels` to keep that module readable; the reference
-is :mod:`pqbloom.kernels_reference_objects`."""
+"""The object kernels (compiled module ``objects``): ``decimal.Decimal`` and ``datetime.time`` objects in
+bulk, for object columns (these hold the GIL: they create objects). The reference is
+:mod:`pqbloom.kernels.reference.objects`."""
 
 from __future__ import annotations
 
@@ -10,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from . import kernels_reference_objects as reference
+from . import compiled as compiled_module
+from .reference import objects as reference
 
 __all__ = ["decimal_objects", "time_objects"]
 
@@ -25,9 +25,10 @@ def _mask_bytes(mask: np.ndarray | None, n: int) -> np.ndarray:
     return np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
 
 
-def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None, compiled: Any) -> np.ndarray:
+def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None = None) -> np.ndarray:
     """``decimal.Decimal`` objects of DECIMAL unscaled values (int64, or ``(n, width)`` uint8 little-endian
-    words); see :func:`pqbloom.kernels_reference_objects.decimal_objects`."""
+    words); see :func:`pqbloom.kernels.reference.objects.decimal_objects`."""
+    compiled: Any = compiled_module("objects")
     if compiled is None:
         return reference.decimal_objects(values, scale, mask)
     words = reference.check_decimal_words(values)
@@ -41,9 +42,10 @@ def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None, com
     return out
 
 
-def time_objects(micros: np.ndarray, mask: np.ndarray | None, compiled: Any) -> np.ndarray:
+def time_objects(micros: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """``datetime.time`` objects of microseconds after midnight; see
-    :func:`pqbloom.kernels_reference_objects.time_objects`."""
+    :func:`pqbloom.kernels.reference.objects.time_objects`."""
+    compiled: Any = compiled_module("objects")
     if compiled is None:
         return reference.time_objects(micros, mask)
     us = np.ascontiguousarray(micros, dtype=np.int64)

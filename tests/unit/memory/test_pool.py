@@ -1,5 +1,6 @@
-"""The pool of large column buffers (pqbloom.buffers, pqbloom/_kernels/pool.pyx): a block goes back
-to the pool only when nothing refers to it any more, and is only then handed out again."""
+"""The pool of large column buffers (pqbloom.memory.pool, pqbloom/_kernels/pool.pyx): a block goes back
+to the pool only when the object that exports it goes (the array, its views, an Arrow buffer), and is only
+then handed out again. Trims run at a time the test chooses (an injected clock and timer), never by waiting."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -15,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pqbloom import buffers, kernels
+from pqbloom import kernels
+from pqbloom.memory import pool as buffers
 
 MIB = 1 << 20
 
@@ -89,23 +93,37 @@ def test_views_and_arrow_buffers_keep_the_block():
     del c
 
 
+def _mark(a: np.ndarray, v: int) -> None:
+    """Write ``v`` at a few places of ``a`` (its first, middle and last values: a few pages touched, not
+    the whole block, which a fill would fault in)."""
+    a[0] = a[len(a) // 2] = a[-1] = v
+
+
+def _marked(a: np.ndarray, v: int) -> bool:
+    return bool(a[0] == v and a[len(a) // 2] == v and a[-1] == v)
+
+
 @needs_pool
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.integers(4, 24), st.integers(0, 7)), min_size=1, max_size=30))
 def test_a_live_buffer_is_never_handed_out_again(ops):
-    """Random takes and frees: every live buffer keeps the bytes written to it."""
+    """Random takes and frees: a new buffer never overlaps a live one (or a live view of one), and every
+    live buffer keeps the values written to it. A freed block joins the pool as its array goes (no
+    collection needed: nothing here is in a cycle)."""
     live: list[tuple[np.ndarray, int]] = []
     for n, (take, mib, pick) in enumerate(ops):
         if take or not live:
             a = buffers.empty(mib * MIB // 8, np.int64)
-            a[:] = n
-            live.append((a[mib:], n) if pick % 2 else (a, n))  # a view of it, now and then
-            del a
+            for arr, _ in live:
+                assert not np.shares_memory(a, arr)
+            kept = a[mib:] if pick % 2 else a  # a view of it, now and then
+            _mark(kept, n)
+            live.append((kept, n))
+            del a, kept
         else:
             live.pop(pick % len(live))
-        gc.collect()
         for arr, v in live:
-            assert arr[0] == v and arr[-1] == v and arr[len(arr) // 2] == v
+            assert _marked(arr, v)
 
 
 @needs_pool
@@ -115,58 +133,76 @@ def test_free_blocks_are_unmapped_after_the_decay_and_by_release():
     assert _free() >= 6 * MIB
     buffers.release()
     assert buffers.pool_stats()[1:] == (0, 0)
-    from pqbloom._kernels import pool
-
-    pool.configure(buffers.LIMIT, 0.05, None)
+    buffers.configure(buffers.LIMIT, 10.0, None)
     try:
         b = buffers.empty(6 * MIB, np.uint8)
         del b
         assert _free() >= 6 * MIB
-        time.sleep(0.1)
-        assert pool.trim() == 0
+        freed = time.monotonic()
+        assert buffers.trim(freed) >= 6 * MIB  # (the decay has not passed at the time it was freed)
+        assert buffers.trim(freed + 10.5) == 0  # it has: unmapped
     finally:
-        pool.configure(buffers.LIMIT, buffers.DECAY, buffers._trim_later)
+        buffers.configure(buffers.LIMIT, buffers.DECAY, buffers.TRIMS)
+
+
+class _Timers:
+    """Timers that fire when the test says (``fire()``), at a clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = time.monotonic()
+        self.started: list[tuple[float, Callable[[], None]]] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def start(self, delay: float, callback: Callable[[], None]) -> Any:
+        self.started.append((delay, callback))
+        return self
+
+    def cancel(self) -> None:
+        pass
+
+    def fire(self) -> None:
+        self.started.pop(0)[1]()
 
 
 @needs_pool
-def test_the_timer_unmaps_what_waits_longer_than_the_decay(monkeypatch):
-    monkeypatch.setattr(buffers, "DECAY", 0.05)
-    from pqbloom._kernels import pool
-
-    if buffers._timer is not None:  # one set by an earlier test, for the usual decay
-        buffers._timer.cancel()
-        buffers._timer = None
-
-    pool.configure(buffers.LIMIT, 0.05, buffers._trim_later)
+def test_the_timer_unmaps_what_waits_longer_than_the_decay():
+    timers = _Timers()
+    trims = buffers.Trims(decay=10.0, clock=timers.clock, start_timer=timers.start)
+    buffers.configure(buffers.LIMIT, 10.0, trims)
     try:
         a = buffers.empty(6 * MIB, np.uint8)
         del a
         assert _free() >= 6 * MIB
-        deadline = time.monotonic() + 5
-        while buffers.pool_stats()[1] and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert buffers.pool_stats()[1] == 0
+        assert [d for d, _ in timers.started] == [10.5]  # a block joined the free list: one timer, past the decay
+        b = buffers.empty(6 * MIB, np.uint8)
+        del b
+        assert len(timers.started) == 1  # one timer at a time
+        timers.fire()  # before the decay has passed: nothing unmapped, and the trim is scheduled again
+        assert _free() >= 6 * MIB and len(timers.started) == 1 and trims.pending is not None
+        timers.now += 10.5
+        timers.fire()  # after it: the block is unmapped, and nothing is left to wait for
+        assert buffers.pool_stats()[1] == 0 and timers.started == [] and trims.pending is None
     finally:
-        pool.configure(buffers.LIMIT, buffers.DECAY, buffers._trim_later)
+        buffers.configure(buffers.LIMIT, buffers.DECAY, buffers.TRIMS)
 
 
 @needs_pool
 def test_no_more_than_the_limit_is_kept():
-    from pqbloom._kernels import pool
-
-    pool.configure(8 * MIB, buffers.DECAY, None)
+    buffers.configure(8 * MIB, buffers.DECAY, None)
     try:
         arrays = [buffers.empty(6 * MIB, np.uint8) for _ in range(3)]
         del arrays
         assert 0 < _free() <= 8 * MIB
     finally:
-        pool.configure(buffers.LIMIT, buffers.DECAY, buffers._trim_later)
+        buffers.configure(buffers.LIMIT, buffers.DECAY, buffers.TRIMS)
 
 
 @pytest.mark.parametrize("env", [{"PQBLOOM_BUFFER_POOL": "0"}, {"PQBLOOM_PURE_PYTHON": "1"}])
 def test_the_pool_can_be_turned_off(env):
-    code = ("import numpy as np; from pqbloom import buffers; a = buffers.empty(8 << 20, np.uint8); "
-            "print(buffers.POOLED, a.flags.owndata)")
+    code = ("import numpy as np; from pqbloom.memory import pool; a = pool.empty(8 << 20, np.uint8); "
+            "print(pool.POOLED, a.flags.owndata)")
     out = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == ["False", "True"]
@@ -188,20 +224,3 @@ def test_tracemalloc_sees_a_pooled_buffer_while_it_is_handed_out():
     finally:
         tracemalloc.stop()
     assert held >= 12 * MIB and peak >= 12 * MIB and after < MIB
-
-
-@needs_pool
-def test_a_table_kept_until_the_interpreter_exits_does_not_hang_it(tmp_path):
-    # a read's result held in a global is freed while the interpreter finalizes; its block joining the
-    # free list used to start the trim timer then, and Timer.start() waited forever for a thread that
-    # never runs (the process hung at exit)
-    import pyarrow.parquet as pq
-
-    path = str(tmp_path / "ints.parquet")
-    pq.write_table(pa.table({"a": np.arange(2_000_000, dtype=np.int64)}), path)
-    code = (f"import pqbloom\nt = pqbloom.read_table({path!r}, use_threads=False)\n"
-            "from pqbloom import buffers\nassert buffers._timer is None, 'a trim is pending'\n"
-            "print(t.num_rows)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split() == ["2000000"]

@@ -1,8 +1,11 @@
-"""The RLE / bit-packed hybrid decoded with numpy only: the reference of the compiled kernel
-(:func:`pqbloom.kernels.decode_hybrid`) and its fallback.
+"""The RLE / bit-packed hybrid decoded with numpy only: the reference of the compiled kernels
+(:mod:`pqbloom.kernels.hybrid`) and their fallback.
 
-It lives apart from :mod:`pqbloom.encodings.rle` so that :mod:`pqbloom.kernels_reference` can use it
-without importing the RLE module, which imports :mod:`pqbloom.kernels` (a cycle otherwise).
+:func:`decode_hybrid_numpy` allocates and returns the values (the encodings' RLE decoder uses it when
+the kernels are not in use); :func:`decode_hybrid` and :func:`page_levels` are the reference of the
+compiled kernels of the same names (same arguments, results and errors), and the ``check_*``
+functions the argument checks both modes share. Like every module of :mod:`pqbloom.kernels.reference`
+it imports only arrays, errors, limits, numpy and the bit-level decoders of :mod:`.bits`.
 """
 
 from __future__ import annotations
@@ -11,11 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptFileError
-from ..limits import charge
-from .bitpack import Buffer, as_u8, checked_count, unpack_groups
+from ...arrays import Buffer, as_u8
+from ...errors import CorruptFileError
+from ...limits import charge
+from .bits import MAX_COUNT, checked_count, unpack_groups
 
-__all__ = ["decode_hybrid_numpy", "hybrid_dtype", "empty_run_message"]
+__all__ = ["decode_hybrid_numpy", "hybrid_dtype", "empty_run_message", "HYBRID_DTYPES", "LEVEL_DTYPES",
+           "check_hybrid_args", "decode_hybrid", "check_page_levels_args", "page_levels"]
+
+#: output dtypes of the hybrid decoder: levels (int8, int16, int32), dictionary indices (int32), booleans
+HYBRID_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.bool_))
+#: the dtypes levels decode to
+LEVEL_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32))
 
 
 def empty_run_message(bit_packed: bool, offset: int) -> str:
@@ -380,3 +390,104 @@ def _header_chain(u8: np.ndarray, bit_width: int) -> tuple[np.ndarray, np.ndarra
     chain = heads.T.reshape(-1)
     chain = chain[:int(np.searchsorted(chain, end))]
     return chain, value[chain].astype(np.int64), hlen[chain].astype(np.int64), cont[chain].astype(bool)
+
+
+
+# -- the kernels' reference ----------------------------------------------------------------------------
+
+def check_hybrid_args(bit_width: int, count: int, out: np.ndarray) -> int:
+    """Validate a :func:`decode_hybrid` call (as the encodings do, in that order); return ``count``."""
+    if not 0 <= bit_width <= 32:
+        raise CorruptFileError(f"RLE/bit-packed bit width {bit_width} out of range 0..32")
+    count = int(count)
+    if count < 0 or count > MAX_COUNT:
+        raise CorruptFileError(f"RLE/bit-packed hybrid: invalid value count {count}")
+    if not isinstance(out, np.ndarray) or out.ndim != 1 or not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("the hybrid decodes into a writable 1-D contiguous array")
+    dt = out.dtype
+    if dt not in HYBRID_DTYPES:
+        raise ValueError(f"hybrid values decode to int8, int16, int32 or bool, not {dt}")
+    if dt in (np.dtype(np.int8), np.dtype(np.int16)) and bit_width >= dt.itemsize * 8:
+        raise ValueError(f"{bit_width}-bit values do not fit {dt}")
+    if len(out) < count:
+        raise ValueError(f"output of {len(out)} values for {count} values")
+    return count
+
+
+def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
+    """Decode ``count`` values of the RLE / bit-packed hybrid into ``out[:count]``; return the bytes used.
+
+    ``out`` is int8 or int16 (levels narrower than the type: an RLE value wider than ``bit_width``
+    is then a CorruptFileError), int32 (values as stored, the bit pattern of 32-bit ones), or bool
+    (non-zero is True). A final bit-packed run may lack its padding bytes; the bytes used end after
+    the last run needed, padding included as far as ``buf`` holds it. Bit width 0 gives zeros and
+    uses no bytes.
+
+    This is the encodings' numpy decoder (:func:`decode_hybrid_numpy`:
+    run headers by pointer jumping when runs are many and small, a loop otherwise); it never dispatches
+    back to the kernels.
+    """
+    count = check_hybrid_args(bit_width, count, out)
+    if out.dtype == np.bool_:
+        vals, used = decode_hybrid_numpy(buf, bit_width, count, np.int32)
+        np.not_equal(vals, 0, out=out[:count])
+    else:
+        vals, used = decode_hybrid_numpy(buf, bit_width, count, out.dtype)
+        out[:count] = vals
+    return used
+
+
+def check_page_levels_args(buf: np.ndarray, count: int, rep_bw: int, def_bw: int, rep_len: int, def_len: int,
+                           reps: np.ndarray | None, defs: np.ndarray | None) -> int:
+    """Validate a :func:`page_levels` call; return ``count``."""
+    count = int(count)
+    if not 0 <= rep_bw <= 32 or not 0 <= def_bw <= 32 or not 0 <= count <= MAX_COUNT:
+        raise ValueError("page_levels: bit widths 0..32 and a count of 0..2**31-1")
+    if (rep_len >= 0) != (def_len >= 0) or (rep_len >= 0 and rep_len + def_len > len(buf)):
+        raise ValueError("page_levels: v2 block lengths must both be given and fit the page")
+    for bw, out in ((rep_bw, reps), (def_bw, defs)):
+        if bw:
+            if out is None:
+                raise ValueError("page_levels: no array for levels of a non-zero bit width")
+            check_hybrid_args(bw, count, out)
+            if out.dtype not in LEVEL_DTYPES:
+                raise ValueError(f"levels decode to int8, int16 or int32, not {out.dtype}")
+    if rep_bw and def_bw and reps is not None and defs is not None and reps.dtype != defs.dtype:
+        raise ValueError("page_levels: both level arrays must have one dtype")
+    return count
+
+
+def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int, def_len: int,
+                reps: np.ndarray | None, defs: np.ndarray | None, max_def: int) -> tuple[int, int]:
+    """Decode the repetition then the definition levels of one data page (``count`` each) from the
+    start of ``buf`` into ``reps[:count]`` and ``defs[:count]``; return (bytes the levels take, number
+    of definition levels equal to ``max_def``, ``count`` when the page has none).
+
+    A bit width of 0 means the page has no such levels. ``rep_len`` and ``def_len`` are a v2 page
+    header's block lengths, or both -1 for v1 blocks (each a 4-byte little-endian length, then the
+    hybrid). Mirrors the page reader's former per-block calls of
+    :func:`pqbloom.encodings.decode_levels_v1` (v1) and :func:`decode_hybrid` on the stated slices (v2).
+    """
+    u8 = as_u8(buf)
+    count = check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+    pos = 0
+    present = count
+    for bw, stated, out in ((rep_bw, rep_len, reps), (def_bw, def_len, defs)):
+        if not bw:
+            pos += max(stated, 0)
+            continue
+        if stated < 0:
+            if len(u8) - pos < 4:
+                raise CorruptFileError("level data truncated: no length prefix")
+            length = int.from_bytes(u8[pos:pos + 4].tobytes(), "little")
+            pos += 4
+            if length > len(u8) - pos:
+                raise CorruptFileError(f"level data length {length} exceeds the {len(u8) - pos} bytes available")
+        else:
+            length = stated
+        assert out is not None  # checked above
+        decode_hybrid(u8[pos:pos + length], bw, count, out)
+        pos += length
+        if out is defs and defs is not None:
+            present = int(np.count_nonzero(defs[:count] == max_def))
+    return (rep_len + def_len if rep_len >= 0 else pos), present

@@ -1,0 +1,88 @@
+"""The RLE / bit-packed hybrid kernels (compiled module ``hybrid``): :func:`decode_hybrid` into a
+preallocated array (levels, dictionary indices, booleans), returning the bytes used, and
+:func:`page_levels`, a data page's repetition and definition levels (v1 or v2 blocks) in one call,
+counting the values present. The reference is :mod:`pqbloom.kernels.reference.hybrid`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..arrays import Buffer, as_u8
+from ..errors import CorruptFileError
+from . import compiled
+from .reference import hybrid as reference
+from .reference.hybrid import empty_run_message
+
+__all__ = ["decode_hybrid", "page_levels"]
+
+
+def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
+    """Decode ``count`` values of the RLE / bit-packed hybrid into ``out[:count]``; return the bytes used.
+
+    ``out``: int8 / int16 (levels; an RLE value wider than ``bit_width`` is corrupt), int32 (levels,
+    dictionary indices: values as stored) or bool (non-zero is True). Truncated or inconsistent
+    input raises CorruptFileError; see :func:`pqbloom.kernels.reference.hybrid.decode_hybrid`.
+    """
+    kernel = compiled("hybrid")
+    if kernel is None:
+        return reference.decode_hybrid(buf, bit_width, count, out)
+    count = reference.check_hybrid_args(bit_width, count, out)
+    info = np.zeros(3, np.int64)
+    rc = int(kernel.decode(np.ascontiguousarray(as_u8(buf)), bit_width, count,
+                           out.view(np.uint8) if out.dtype == np.bool_ else out, info))
+    if rc >= 0:
+        return rc
+    raise _hybrid_error(kernel, rc, info, bit_width)
+
+
+def _hybrid_error(kernel: Any, rc: int, info: Any, bit_width: int) -> CorruptFileError:
+    """The reference's CorruptFileError for a negative return of the compiled hybrid decoder."""
+    if rc == kernel.HEADER_TRUNCATED:
+        return CorruptFileError("RLE/bit-packed run header: truncated varint")
+    if rc == kernel.HEADER_TOO_LONG:
+        return CorruptFileError("RLE/bit-packed run header: varint too long")
+    if rc == kernel.BITPACKED_TRUNCATED:
+        return CorruptFileError(f"bit-packed run truncated: needs {info[0]} bytes at offset {info[1]}, have {info[2]}")
+    if rc == kernel.RLE_VALUE_TRUNCATED:
+        return CorruptFileError("RLE run value truncated")
+    if rc == kernel.EMPTY_RUN:
+        return CorruptFileError(empty_run_message(bool(info[0]), int(info[1])))
+    return CorruptFileError(f"RLE run value {info[0]} does not fit {bit_width} bits")
+
+
+_NO_LEVELS = np.zeros(0, np.int8)
+
+
+def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int, def_len: int,
+                reps: np.ndarray | None, defs: np.ndarray | None, max_def: int) -> tuple[int, int]:
+    """A data page's repetition and definition levels in one call: (bytes they take, number of
+    definition levels equal to ``max_def``); see :func:`pqbloom.kernels.reference.hybrid.page_levels`."""
+    kernel = compiled("hybrid")
+    if kernel is None:
+        return reference.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, reps, defs, max_def)
+    # an absent block's array is not touched; the kernel takes one dtype for both
+    r = reps if rep_bw else (defs if def_bw else _NO_LEVELS)
+    d = defs if def_bw else r
+    try:
+        # the kernel checks what its memory safety needs (widths, lengths, dtypes, shapes) and raises
+        # ValueError, TypeError or OverflowError for a bad call: the reference's checks then give the
+        # same message. ``buf`` goes as it is (a contiguous byte buffer: bytes, a memoryview, uint8).
+        got = kernel.page_levels(buf, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def)
+    except (ValueError, TypeError, OverflowError, BufferError):
+        u8 = np.ascontiguousarray(as_u8(buf))  # a strided or non-byte buffer: as the reference takes it
+        try:
+            got = kernel.page_levels(u8, count, rep_bw, def_bw, rep_len, def_len, r, d, max_def)
+        except (ValueError, TypeError, OverflowError):
+            reference.check_page_levels_args(u8, count, rep_bw, def_bw, rep_len, def_len, reps, defs)
+            raise
+    rc = got[0]
+    if rc >= 0:
+        return got  # type: ignore[no-any-return]
+    if rc == kernel.LEVELS_NO_PREFIX:
+        raise CorruptFileError("level data truncated: no length prefix")
+    if rc == kernel.LEVELS_PAST_END:
+        raise CorruptFileError(f"level data length {got[1]} exceeds the {got[2]} bytes available")
+    raise _hybrid_error(kernel, rc, got[1:4], def_bw if got[4] else rep_bw)  # got[4]: which block failed
