@@ -21,6 +21,8 @@ _GROUP = 10**9  # digits are made nine at a time: 10**9 < 2**32, so (remainder <
 def decimal_suffix(scale: int) -> bytes:
     """The exponent written after a value's digits: ``b"E-2"`` for scale 2 (``"12345E-2"`` is the
     Decimal pyarrow makes of ``"123.45"``: coefficient 12345, exponent -2), nothing for scale 0."""
+    if not -(2**31) <= scale < 2**31:  # Parquet's scale is an i32 (and the compiled kernel's suffix is short)
+        raise ValueError(f"decimal scale {scale} is outside int32")
     return b"" if scale == 0 else f"E{-scale:+d}".encode()
 
 
@@ -81,10 +83,10 @@ def decimal_objects(values: np.ndarray, scale: int, mask: np.ndarray | None = No
     n = len(words)
     if mask is not None and len(mask) != n:
         raise ValueError("the mask's length is not the values'")
+    suffix = decimal_suffix(scale)
     if n == 0:
         return np.empty(0, object)
-    out = np.fromiter(map(decimal.Decimal, _digit_text(words, decimal_suffix(scale))), dtype=object,
-                      count=n)
+    out = np.fromiter(map(decimal.Decimal, _digit_text(words, suffix)), dtype=object, count=n)
     if mask is not None:
         out[np.asarray(mask, bool)] = None
     return out

@@ -147,3 +147,11 @@ def test_a_time_outside_a_day_is_refused_alike(mode: str, bad: int) -> None:
     # masked, it is not looked at
     assert object_kernels.time_objects(np.array([5, bad], np.int64), np.array([False, True])).tolist() == [
         dt.time(0, 0, 0, 5), None]
+
+
+@pytest.mark.parametrize("scale", [2**31, -(2**31) - 1, 10**40])
+def test_a_scale_outside_int32_is_refused_alike(mode: str, scale: int) -> None:
+    # Parquet's scale is an i32; the compiled kernel's exponent suffix has room for no more
+    for values in (np.array([1], np.int64), np.zeros((0, 16), np.uint8)):
+        with pytest.raises(ValueError, match="outside int32"):
+            object_kernels.decimal_objects(values, scale)
