@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import BinaryArray
 from ..errors import CorruptFileError, SchemaError, UnsupportedError
 from ..format.enums import PhysicalType
 from ..schema import Field, LogicalType, Schema, make_field
@@ -36,6 +37,7 @@ from .arrow_schema import (
 from .build import column_from_values, looks_nested, nested_column
 from .column import Column, DictionaryColumn, dictionary_codes, object_array, with_dictionary
 from .objects import date_objects, time_objects
+from .outputs import validity_buffer
 from .pandas_meta import (
     PANDAS_KEY,
     build_metadata,
@@ -527,7 +529,15 @@ def _strings(col: Column, dtype: Any) -> Any:
     if getattr(dtype, "storage", None) == "pyarrow":  # pandas keeps these in pyarrow: hand it the buffers
         import pyarrow as pa
 
-        arr = Column(replace(col.field, logical_type=LogicalType("STRING")), col.values, col.mask).to_arrow()
+        if isinstance(col.values, BinaryArray):
+            # as large_string, which pandas keeps (it casts a string array, copying its offsets to 64 bits):
+            # the int64 offsets are Arrow's as they are
+            c = col.values.compact()
+            arr = pa.Array.from_buffers(pa.large_string(), len(c), [
+                validity_buffer(col.mask), pa.py_buffer(np.ascontiguousarray(c.offsets, np.int64)),
+                pa.py_buffer(c.data)])
+        else:
+            arr = Column(replace(col.field, logical_type=LogicalType("STRING")), col.values, col.mask).to_arrow()
         try:
             arr.validate(full=True)
         except pa.ArrowInvalid:

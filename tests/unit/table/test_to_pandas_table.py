@@ -156,3 +156,22 @@ def test_duckdb_written_lineitem_to_pandas_is_pyarrows(mode: str, tmp_path) -> N
     got = _same_frame(path.read_bytes())
     assert got["l_tax"].isna().sum() > 0
     assert {type(v) for v in got["l_tax"].dropna()} == {type(v) for v in got["wide"]} == {decimal.Decimal}
+
+
+def test_a_slice_of_the_table_to_pandas_is_pyarrows_slice(mode: str) -> None:
+    # strings of a slice start past offset 0 in their buffers
+    frame = _lineitem_frame(seed=7)
+    sink = io.BytesIO()
+    pq.write_table(_arrow_table(frame, False), sink, row_group_size=4_000)
+    want = pq.read_table(io.BytesIO(sink.getvalue())).slice(4_321, 2_500).to_pandas()
+    got = pqbloom.read_table(io.BytesIO(sink.getvalue())).slice(4_321, 2_500).to_pandas()
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+def test_a_string_that_is_not_utf8_is_a_typed_error(mode: str) -> None:
+    # a typed error naming the column, never a str column holding bytes that are not text
+    arr = pa.array([b"ok", b"\xff\xfe", None], pa.binary()).view(pa.string())
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"s": arr}), sink)
+    with pytest.raises(pqbloom.errors.CorruptFileError, match="'s': a STRING value is not UTF-8"):
+        pqbloom.read_table(io.BytesIO(sink.getvalue())).to_pandas()
