@@ -49,6 +49,7 @@ from pqbloom.kernels import decimals as decimal_kernels  # noqa: E402
 from pqbloom.kernels import delta as delta_kernels  # noqa: E402
 from pqbloom.kernels import hybrid as hybrid_kernels  # noqa: E402
 from pqbloom.kernels import levels as level_kernels  # noqa: E402
+from pqbloom.kernels import objects as object_kernels  # noqa: E402
 
 INTERESTING = [0x00, 0x01, 0x02, 0x03, 0x7F, 0x80, 0x81, 0xFE, 0xFF]
 
@@ -310,6 +311,43 @@ def case_decimal(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...
     return decimal_kernels.decimal_buffer, (np.array([rng.randint(-(2**63), 2**63 - 1) for _ in range(n)], np.int64), width)
 
 
+def _rand_mask(rng: random.Random, n: int) -> np.ndarray | None:
+    """None, a mask of ``n`` flags, or (rarely) one of the wrong length."""
+    r = rng.random()
+    if r < 0.4:
+        return None
+    size = n if r < 0.95 else rng.randint(0, n + 2)
+    return np.array([rng.random() < 0.3 for _ in range(size)], dtype=bool)
+
+
+def case_decimal_objects(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """Decimal objects of int64 values or little-endian words of any width the kernel takes (and some it
+    refuses), at any scale (int32 extremes and beyond included)."""
+    n = rng.randint(0, 40)
+    scale = rng.choice([0, 2, -3, 38, 76, rng.randint(-200, 200), 2**31 - 1, -(2**31), 2**31])
+    if rng.random() < 0.4:
+        values = np.array([rng.randint(-(2**63), 2**63 - 1) >> rng.randint(0, 63) for _ in range(n)], np.int64)
+    else:
+        width = rng.choice([4, 8, 12, 16, 32, 48, 64] * 4 + [0, 6, 68])
+        raw = bytearray(rand_bytes(rng, n * width))
+        for i in range(n):  # mostly small values (sign extension above a few bytes), sometimes extremes
+            if width and rng.random() < 0.6:
+                keep = rng.randint(0, width)
+                fill = 0xFF if keep and raw[i * width + keep - 1] & 0x80 else 0
+                raw[i * width + keep:(i + 1) * width] = bytes([fill]) * (width - keep)
+        values = np.frombuffer(bytes(raw), np.uint8).reshape(n, width)
+    return object_kernels.decimal_objects, (values, scale, _rand_mask(rng, n))
+
+
+def case_time_objects(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """time objects of microseconds, mostly within a day, some outside it (masked or not)."""
+    day = 86_400_000_000
+    n = rng.randint(0, 40)
+    micros = [rng.choice([rng.randint(0, day - 1), 0, day - 1, day, -1, rng.randint(-(2**63), 2**63 - 1)])
+              if rng.random() < 0.1 else rng.randint(0, day - 1) for _ in range(n)]
+    return object_kernels.time_objects, (np.array(micros, np.int64), _rand_mask(rng, n))
+
+
 def case_delta(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     """DELTA_BINARY_PACKED from the encoder (varied layouts and value ranges), or a hand-made header
     over random bytes (widths 0..255 in the blocks, any count)."""
@@ -406,6 +444,8 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "encode": case_encode,
     "decimal": case_decimal,
     "delta": case_delta,
+    "decimal_objects": case_decimal_objects,
+    "time_objects": case_time_objects,
     "plain_page": case_plain_page,
     "page_header": case_page_header,
 }
@@ -416,6 +456,8 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
 def norm(x: Any) -> Any:
     if isinstance(x, BinaryArray):
         return ("binary", x.to_pylist())
+    if isinstance(x, np.ndarray) and x.dtype == object:  # Decimal / time objects: by repr (exponent included)
+        return ("objects", x.shape, [repr(v) for v in x.tolist()])
     if isinstance(x, np.ndarray):
         return ("array", x.dtype.str, x.shape, x.tobytes())
     if isinstance(x, tuple):

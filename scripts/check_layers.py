@@ -136,8 +136,8 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.kernels": "the compiled kernels of `_kernels/` behind checked arguments and typed errors, or "
                            "their numpy reference: `__init__.py` `MODULES` (the one list, which setup.py reads) "
                            "and which are compiled, one wrapper per family (`hybrid.py`, `binary.py`, "
-                           "`levels.py`, `decimals.py`, `delta.py`, `pageheader.py`), `reference/` the numpy "
-                           "oracles of the same names and the bit-level decoders they share (`bits.py`)",
+                           "`levels.py`, `decimals.py`, `delta.py`, `pageheader.py`, `objects.py`), `reference/` "
+                           "the numpy oracles of the same names and the bit-level decoders they share (`bits.py`)",
         "pqbloom.arrow_c": "the Arrow C Data and Stream Interfaces' structs and PyCapsules (`_kernels/arrow_c.pyx`, "
                            "through `pqbloom.kernels`), without pyarrow",
     }),

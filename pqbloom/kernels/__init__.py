@@ -12,12 +12,14 @@ built by ``pip install``) and its numpy reference of the same name in :mod:`pqbl
 * :mod:`.decimals`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 * :mod:`.delta`: DELTA_BINARY_PACKED;
 * :mod:`.pageheader`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is the
-  Thrift decoder of :mod:`pqbloom.format`).
+  Thrift decoder of :mod:`pqbloom.format`);
+* :mod:`.objects`: ``decimal.Decimal`` and ``datetime.time`` objects in bulk, for object columns (these
+  hold the GIL: they create objects).
 
 Each function runs its compiled kernel unless that module was not built or ``PQBLOOM_PURE_PYTHON=1`` is
 set, and decides per call (:func:`compiled`): tests switch :data:`COMPILED` to run both. Both give the
 same results and raise the same :mod:`pqbloom.errors` exceptions with the same messages; the compiled
-kernels release the GIL, so threads decode in parallel.
+kernels release the GIL (but those of :mod:`.objects`), so threads decode in parallel.
 
 :data:`MODULES` is the one list of the compiled modules: ``setup.py`` reads it from this file (parsed,
 not imported), and the buffer pool (``pool``, :mod:`pqbloom.memory.pool`) is one of them. A new compiled
@@ -44,6 +46,7 @@ MODULES: tuple[str, ...] = (
     "pool",
     "arrow_c",
     "arrow_c_import",
+    "objects",
 )
 
 

@@ -6,7 +6,6 @@ the column classes (:mod:`pqbloom.table.column`) call them without this module k
 from __future__ import annotations
 
 import datetime as _dt
-import decimal
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -21,13 +20,10 @@ from ..memory import pool
 from ..schema import Field
 from .decimals import arrow_decimal_width
 from .int96 import int96_to_ns
+from .objects import DECIMAL_CONTEXT, date_objects, decimal_objects, time_objects
 
 __all__ = ["logical_numpy", "to_numpy", "to_pylist", "to_arrow", "arrow_field", "nested_to_arrow", "validity_buffer",
            "zone_info", "in_zone", "durations_to_py", "DECIMAL_CONTEXT"]
-
-
-# Parquet decimals reach 38 digits (and more on BYTE_ARRAY); Python's default context keeps only 28.
-DECIMAL_CONTEXT = decimal.Context(prec=200, Emax=999_999, Emin=-999_999)
 
 
 def logical_numpy(f: Field, v: Any, mask: np.ndarray | None = None) -> np.ndarray:
@@ -61,8 +57,10 @@ def to_numpy(f: Field, values: Any, mask: np.ndarray | None) -> np.ndarray:
     kind = f.logical_type.kind if f.logical_type is not None else None
     if kind == "UNKNOWN":  # the Null logical type: every value is null, whatever is stored
         return np.full(len(values), None, dtype=object)
+    if kind == "DECIMAL":
+        return decimal_objects(f, values, mask)
     fixed = f.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY
-    if isinstance(values, BinaryArray) or fixed and kind != "FLOAT16" or kind == "DECIMAL":
+    if isinstance(values, BinaryArray) or fixed and kind != "FLOAT16":
         return np.array(to_pylist(f, values, mask), dtype=object)
     out = logical_numpy(f, values, mask)
     if mask is None:
@@ -80,10 +78,6 @@ def to_numpy(f: Field, values: Any, mask: np.ndarray | None) -> np.ndarray:
     return obj
 
 
-def _decimal_from_bytes(b: bytes, scale: int) -> decimal.Decimal:
-    return decimal.Decimal(int.from_bytes(b, "big", signed=True)).scaleb(-scale, context=DECIMAL_CONTEXT)
-
-
 def to_pylist(f: Field, v: Any, mask: np.ndarray | None) -> list[Any]:
     """A column's values as Python objects in their logical type (as pyarrow's ``as_py`` gives them);
     None for nulls."""
@@ -92,26 +86,21 @@ def to_pylist(f: Field, v: Any, mask: np.ndarray | None) -> list[Any]:
     p = f.physical_type
     if kind == "UNKNOWN":  # the Null logical type: every value is null, whatever is stored (as pyarrow reads it)
         return [None] * len(v)
+    if kind == "DECIMAL":
+        return decimal_objects(f, v, mask).tolist()  # type: ignore[no-any-return]
+    if kind == "DATE":
+        return date_objects(f.name, v, mask).tolist()  # type: ignore[no-any-return]
     if isinstance(v, BinaryArray):
-        if kind == "DECIMAL":
-            vals: list[Any] = [_decimal_from_bytes(b, lt.scale or 0) for b in v]  # type: ignore[union-attr]
-        elif kind in ("STRING", "JSON", "ENUM"):
+        if kind in ("STRING", "JSON", "ENUM"):
             vals = [b.decode("utf-8", errors="surrogateescape") for b in v]
         else:
             vals = v.to_pylist()
     elif p == PhysicalType.FIXED_LEN_BYTE_ARRAY and kind != "FLOAT16":
         raw = [bytes(r) for r in np.ascontiguousarray(v).reshape(len(v), -1)] if len(v) else []
-        if kind == "DECIMAL":
-            vals = [_decimal_from_bytes(b, lt.scale or 0) for b in raw]  # type: ignore[union-attr]
-        elif kind == "UUID":
+        if kind == "UUID":
             vals = [uuid.UUID(bytes=b) for b in raw]
         else:
             vals = raw
-    elif kind == "DECIMAL":
-        vals = [decimal.Decimal(int(x)).scaleb(-(lt.scale or 0), context=DECIMAL_CONTEXT)  # type: ignore[union-attr]
-                for x in v.tolist()]
-    elif kind == "DATE":
-        vals = [_dt.date(1970, 1, 1) + _dt.timedelta(days=int(x)) for x in v.tolist()]
     elif kind == "TIMESTAMP" or p == PhysicalType.INT96:
         ints = int96_to_ns(v, mask, f.name) if p == PhysicalType.INT96 else v
         unit: str = "ns" if p == PhysicalType.INT96 or lt is None or lt.unit is None else lt.unit
@@ -120,11 +109,9 @@ def to_pylist(f: Field, v: Any, mask: np.ndarray | None) -> list[Any]:
         ticks = v.astype(np.int64)
         per_us = {"ms": 1000, "us": 1, "ns": 0}[lt.unit]  # type: ignore[union-attr, index]
         micros = ticks // 1000 if per_us == 0 else ticks * per_us
-        vals = []
         # a time of day outside 0..24 h (some writers store negative ones) wraps around the day, as
         # pyarrow and DuckDB read it
-        for us in (micros % 86_400_000_000).tolist():
-            vals.append(_dt.time(us // 3_600_000_000, us // 60_000_000 % 60, us // 1_000_000 % 60, us % 1_000_000))
+        return time_objects(micros % 86_400_000_000, mask).tolist()  # type: ignore[no-any-return]
     else:
         vals = logical_numpy(f, v).tolist()
     if mask is not None:

@@ -11,7 +11,6 @@ reads the same frame from the same file. pandas is imported only when these func
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -19,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptFileError, SchemaError
+from ..arrays import BinaryArray
+from ..errors import CorruptFileError, SchemaError, UnsupportedError
 from ..format.enums import PhysicalType
 from ..schema import Field, LogicalType, Schema, make_field
 from .arrow import arrow_column, typed_pylist
@@ -36,6 +36,8 @@ from .arrow_schema import (
 )
 from .build import column_from_values, looks_nested, nested_column
 from .column import Column, DictionaryColumn, dictionary_codes, object_array, with_dictionary
+from .objects import date_objects, time_objects
+from .outputs import validity_buffer
 from .pandas_meta import (
     PANDAS_KEY,
     build_metadata,
@@ -490,8 +492,8 @@ def _to_pandas_values(col: Column, af: ArrowField | None, ext: Any, tz_override:
         return Column(replace(col.field, logical_type=None), col.values, col.mask).to_numpy()
     if k == "null":
         return np.full(len(col), None, dtype=object)
-    if k == "date":
-        return np.array(col.to_pylist(), dtype=object)
+    if k == "date" and col.field.logical_type is not None and col.field.logical_type.kind == "DATE":
+        return date_objects(col.field.name, col.values, col.mask)
     return col.to_numpy()
 
 
@@ -527,7 +529,15 @@ def _strings(col: Column, dtype: Any) -> Any:
     if getattr(dtype, "storage", None) == "pyarrow":  # pandas keeps these in pyarrow: hand it the buffers
         import pyarrow as pa
 
-        arr = Column(replace(col.field, logical_type=LogicalType("STRING")), col.values, col.mask).to_arrow()
+        if isinstance(col.values, BinaryArray):
+            # as large_string, which pandas keeps (it casts a string array, copying its offsets to 64 bits):
+            # the int64 offsets are Arrow's as they are
+            c = col.values.compact()
+            arr = pa.Array.from_buffers(pa.large_string(), len(c), [
+                validity_buffer(col.mask), pa.py_buffer(np.ascontiguousarray(c.offsets, np.int64)),
+                pa.py_buffer(c.data)])
+        else:
+            arr = Column(replace(col.field, logical_type=LogicalType("STRING")), col.values, col.mask).to_arrow()
         try:
             arr.validate(full=True)
         except pa.ArrowInvalid:
@@ -540,21 +550,24 @@ def _strings(col: Column, dtype: Any) -> Any:
 
 
 def _times(col: Column, unit: str) -> np.ndarray:
-    """TIME values as datetime.time objects (nanoseconds truncated to microseconds, as pyarrow does)."""
+    """TIME values as datetime.time objects. Nanoseconds that are not whole microseconds, which
+    datetime.time cannot hold, raise :class:`~pqbloom.errors.UnsupportedError` (pyarrow refuses them too)."""
     per_us = {"s": 1_000_000, "ms": 1000, "us": 1, "ns": 0}[unit]
     ints = col.values.astype(np.int64)
     us = ints // 1000 if per_us == 0 else ints * per_us
-    out = np.empty(len(col), dtype=object)
     bad = (us < 0) | (us >= 86_400_000_000)
     if col.mask is not None:
         bad &= ~col.mask
     if bad.any():
         raise CorruptFileError(f"column {col.field.name!r}: TIME value {int(ints[bad][0])} is outside a day")
-    for i, v in enumerate(us.tolist()):
-        out[i] = _dt.time(v // 3_600_000_000, v // 60_000_000 % 60, v // 1_000_000 % 60, v % 1_000_000)
-    if col.mask is not None:
-        out[col.mask] = None
-    return out
+    if per_us == 0:
+        lost = ints % 1000 != 0
+        if col.mask is not None:
+            lost &= ~col.mask
+        if lost.any():
+            raise UnsupportedError(f"column {col.field.name!r}: TIME value {int(ints[lost][0])} (ns) is not a whole "
+                                   f"number of microseconds, which datetime.time holds; use to_arrow() or to_numpy()")
+    return time_objects(us, col.mask)
 
 
 def _to_categorical(col: Column, af: ArrowField) -> Any:
