@@ -44,6 +44,7 @@ MODULES: tuple[str, ...] = (
     "pool",
     "arrow_c",
     "arrow_c_import",
+    "dictionary",
 )
 
 
