@@ -44,6 +44,7 @@ from ..format import (
     encode_data_page_header_v2,
     encode_dictionary_page_header,
 )
+from ..kernels.dictionary import count_distinct
 from ..schema import ColumnDescriptor, Field, LogicalType
 from ..statistics import compute_statistics, sort_order_for
 from .encryption import WriterEncryption, encrypt_module
@@ -251,6 +252,7 @@ class ColumnChunkWriter:
         # -- dictionary decision
         dict_values = None
         indices = None
+        distinct_values = None  # the dense values' distinct values, when a dictionary built from them has them
         if plan.dictionary and (n_dense > 0 or data.dictionary is not None and len(data.dictionary) > 0):
             built = None
             if data.dictionary is not None:
@@ -258,6 +260,7 @@ class ColumnChunkWriter:
             mostly_distinct = built is None and estimate_distinct_fraction(dense) > 0.5
             if built is None and not mostly_distinct:
                 built = build_dictionary(dense, f.physical_type, opts.dictionary_pagesize_limit)
+                distinct_values = built[0] if built is not None else None
             if built is not None:
                 dict_values, indices = built
             elif log.isEnabledFor(level := logging.DEBUG if mostly_distinct else logging.INFO):
@@ -272,12 +275,15 @@ class ColumnChunkWriter:
         # -- Bloom filter over the dense values
         bloom = None
         if plan.bloom is not None and not (opts.bloom_filter_skip_dictionary and dict_values is not None):
-            hashes = hash_values(dense, f.physical_type)
+            # a dictionary built from the values holds each of them once: its hashes are the column's
+            # distinct hashes, so inserting them sets the same bits and counting them counts the same
+            # values (a given dictionary, a categorical's, may hold values the column does not)
+            hashes = hash_values(dense if distinct_values is None else distinct_values, f.physical_type)
             ndv = plan.bloom.ndv
             if ndv is None:
                 ndv = distinct_count(hashes)
             else:
-                ndv = min(ndv, len(hashes))  # as peers do: never size past what the row group holds
+                ndv = min(ndv, n_dense)  # as peers do: never size past what the row group holds
             bloom = BloomFilter(optimal_num_bytes(max(ndv, 1), plan.bloom.fpp, plan.bloom.max_bytes))
             bloom.insert_hashes(hashes)
             distinct = ndv if plan.bloom.ndv is None else distinct_count(hashes)
@@ -541,11 +547,8 @@ def sum_histograms(per_page: list[np.ndarray] | None, max_level: int) -> list[in
 
 
 def distinct_count(hashes: np.ndarray) -> int:
-    """Distinct 64-bit hashes (a sort beats np.unique, which is far slower for this in numpy 2.x)."""
-    if len(hashes) == 0:
-        return 0
-    s = np.sort(hashes)
-    return 1 + int(np.count_nonzero(s[1:] != s[:-1]))
+    """Distinct 64-bit hashes (:func:`pqbloom.kernels.dictionary.count_distinct`)."""
+    return count_distinct(hashes)
 
 
 def _as_values(raw: list[bytes], ptype: int) -> Any:

@@ -45,6 +45,7 @@ MODULES: tuple[str, ...] = (
     "arrow_c",
     "arrow_c_import",
     "dictionary",
+    "bloom",
 )
 
 
