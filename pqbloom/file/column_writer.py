@@ -46,7 +46,7 @@ from ..format import (
 )
 from ..kernels.dictionary import count_distinct
 from ..schema import ColumnDescriptor, Field, LogicalType
-from ..statistics import compute_statistics, sort_order_for
+from ..statistics import DictionaryBounds, compute_statistics, sort_order_for
 from .encryption import WriterEncryption, encrypt_module
 from .options import ENCODINGS_BY_NAME, BloomFilterOptions, WriterOptions
 from .parallel import map_ordered
@@ -332,6 +332,9 @@ class ColumnChunkWriter:
         raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
             f.physical_type in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) else None
         pages_with_values = 0
+        # dictionary-encoded strings: a page's bounds from its indices' ranks, not from comparing its values
+        dict_bounds = DictionaryBounds.build(dict_values, n_dense, f.physical_type, plan.sort_order) \
+            if plan.statistics and dict_values is not None else None
         # v1 pages of PLAIN byte arrays: the values go to compress_page unencoded and are encoded
         # there, on the worker that compresses the page when pages are compressed on threads
         plain_in_compressor = not v2 and dict_values is None and value_encoding == Encoding.PLAIN and \
@@ -359,7 +362,8 @@ class ColumnChunkWriter:
                 num_nulls = num_values - (d1 - d0)
                 page_stats = None
                 if plan.statistics:
-                    page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
+                    stats_of = pv if dict_bounds is None or indices is None else dict_bounds.bounds(indices[d0:d1])
+                    page_stats = compute_statistics(stats_of, f.physical_type, null_count=num_nulls,
                                                     sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                                     type_length=f.type_length,
                                                     max_binary_length=opts.statistics_truncate_length,

@@ -327,3 +327,60 @@ def test_written_filters_hold_plain_bytes_hashed_by_xxhash(tmp_path: Any) -> Non
                 assert spec_contains(bitset, xxhash.xxh64_intdigest(b)), (name, v)
         start = stop
     assert ("city", True) in encodings_seen and ("comment", False) in encodings_seen
+
+
+# -- statistics of dictionary-encoded strings (bounds from the indices' ranks) ------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from([b"", b"a", b"a\x00", b"ab", b"b", b"\x7f", b"\x80", b"\xff", b"\xff\xff", b"zz" * 40]),
+                min_size=2, max_size=10, unique=True),
+       st.integers(0, 2**32 - 1), st.booleans())
+def test_dictionary_page_statistics_are_the_values_min_and_max(tmp_path_factory: Any, entries: list[bytes],
+                                                               seed: int, nulls: bool) -> None:
+    """Every page's bounds in the column index and the chunk's statistics (read by pyarrow) are the
+    min and max, byte-wise unsigned, of the page's / chunk's values, computed here in Python; the
+    long value is truncated as statistics_truncate_length says."""
+    from pqbloom.format import T, decode
+
+    rng = np.random.default_rng(seed)
+    n = 4000
+    pick = rng.integers(0, len(entries), n)
+    # clustered: each page sees only some of the entries, so page bounds differ from the chunk's
+    pick = np.sort(pick) if seed % 2 else pick
+    mask = rng.random(n) < 0.3 if nulls else np.zeros(n, bool)
+    col = pa.array([entries[i] for i in pick.tolist()], pa.binary(), mask=mask)
+    p = tmp_path_factory.mktemp("dict") / "s.parquet"
+    with compiled(True):
+        pqbloom.write_table(pa.table({"s": col}), p, data_page_size=64, statistics_truncate_length=16)
+    assert pq.read_table(p).column("s").combine_chunks().equals(col)
+    md = pq.ParquetFile(p).metadata.row_group(0).column(0)
+    assert "RLE_DICTIONARY" in md.encodings
+    present = [v for v in col.to_pylist() if v is not None]
+
+    def trunc_max(v: bytes) -> bytes:
+        if len(v) <= 16:
+            return v
+        cut = bytearray(v[:16])
+        while cut and cut[-1] == 0xFF:
+            cut.pop()
+        if not cut:
+            return v
+        cut[-1] += 1
+        return bytes(cut)
+
+    if present:
+        assert bytes(md.statistics.min)[:16] == min(present)[:16]
+        assert bytes(md.statistics.max) == trunc_max(max(present))
+    raw = p.read_bytes()
+    cc = pqbloom.ParquetFile(p).thrift_metadata.row_groups[0].columns[0]
+    ci = decode(T.ColumnIndex, raw[cc.column_index_offset:cc.column_index_offset + cc.column_index_length])
+    oi = decode(T.OffsetIndex, raw[cc.offset_index_offset:cc.offset_index_offset + cc.offset_index_length])
+    starts = [loc.first_row_index for loc in oi.page_locations] + [n]
+    assert len(starts) > 2  # several pages
+    values = col.to_pylist()
+    for k in range(len(starts) - 1):
+        page = [v for v in values[starts[k]:starts[k + 1]] if v is not None]
+        assert ci.null_pages[k] == (not page)
+        if page:
+            assert ci.min_values[k] == min(page)[:16]
+            assert ci.max_values[k] == trunc_max(max(page))
