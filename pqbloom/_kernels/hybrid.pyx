@@ -413,17 +413,27 @@ cdef int64_t _put_packed(const enc_t *v, int64_t s, int64_t e, int64_t n, int bw
         o = _put_varint(out, o, cap, (<uint64_t>groups << 1) | 1)
         if o < 0 or cap - o < groups * bw:
             return -1
+        # 32 bits leave the accumulator at a time (it holds < 32 + 32 bits); a group of 8 values is
+        # ``bw`` whole bytes, so what is left after the last value is whole bytes too
         acc = 0
         nbits = 0
         for i in range(c, c + groups * 8):
             if i < n:
                 acc |= (<uint64_t>v[i] & mask) << nbits
             nbits += bw
-            while nbits >= 8:
-                out[o] = <uint8_t>(acc & 0xFF)
-                o += 1
-                acc >>= 8
-                nbits -= 8
+            if nbits >= 32:
+                out[o] = <uint8_t>acc
+                out[o + 1] = <uint8_t>(acc >> 8)
+                out[o + 2] = <uint8_t>(acc >> 16)
+                out[o + 3] = <uint8_t>(acc >> 24)
+                o += 4
+                acc >>= 32
+                nbits -= 32
+        while nbits > 0:
+            out[o] = <uint8_t>acc
+            o += 1
+            acc >>= 8
+            nbits -= 8
         c = c_end
     return o
 
