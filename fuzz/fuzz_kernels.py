@@ -45,8 +45,10 @@ from pqbloom.file.column_writer import EncodedPage, compress_page  # noqa: E402
 from pqbloom.file.pages import page_header_fields  # noqa: E402
 from pqbloom.format import T, encode  # noqa: E402
 from pqbloom.kernels import binary as binary_kernels  # noqa: E402
+from pqbloom.kernels import bloom as bloom_kernels  # noqa: E402
 from pqbloom.kernels import decimals as decimal_kernels  # noqa: E402
 from pqbloom.kernels import delta as delta_kernels  # noqa: E402
+from pqbloom.kernels import dictionary as dictionary_kernels  # noqa: E402
 from pqbloom.kernels import hybrid as hybrid_kernels  # noqa: E402
 from pqbloom.kernels import levels as level_kernels  # noqa: E402
 from pqbloom.kernels import objects as object_kernels  # noqa: E402
@@ -427,6 +429,85 @@ def case_page_header(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any,
     return run, (as_buffer(rng, before + data), len(before))
 
 
+# -- the writer's kernels: valid inputs (they take the writer's own arrays), hostile shapes and limits --
+
+def _runs(rng: random.Random, n: int, top: int) -> np.ndarray:
+    vals = np.array([rng.choice([0, top, rng.randint(0, top)]) for _ in range(n)], np.int64)
+    return np.repeat(vals, [rng.choice([1, 1, 2, 8, 9, 15, 70]) for _ in range(n)])[:n]
+
+
+def case_hybrid_encode(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    bw = rng.choice([0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, rng.randint(0, 32)])
+    n = rng.choice([rng.randint(0, 40), rng.randint(0, 3000)])
+    vals = _runs(rng, n, (1 << bw) - 1)
+    dtype = rng.choice([d for d in (np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32, np.int64)
+                        if bw < np.iinfo(d).bits or (bw == 32 and d == np.int32)])
+    v = vals.astype(np.uint32).view(np.int32) if dtype == np.int32 and bw == 32 else vals.astype(dtype)
+    return hybrid_kernels.encode_hybrid, (v, bw, rng.choice([8, 8, 9, 15, 16, 100]))
+
+
+def _limit(rng: random.Random) -> int | None:
+    return rng.choice([None, None, 0, 1, rng.randint(0, 50), rng.randint(0, 5000)])
+
+
+def case_unique_first(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    kind = rng.randint(0, 2)
+    n = rng.randint(0, 400)
+    if kind == 0:
+        dt = rng.choice(["i1", "u2", "i4", "i8", "f4", "f8", "?"])
+        raw = np.frombuffer(rand_bytes(rng, n * np.dtype(dt).itemsize), np.uint8)
+        vals = (raw % 2).astype(bool) if dt == "?" else (raw & rng.choice([1, 3, 255])).view(dt)
+        return dictionary_kernels.unique_first, (vals, _limit(rng), None)
+    if kind == 1:
+        w = rng.randint(1, 20)
+        rows = np.frombuffer(rand_bytes(rng, 6 * w), np.uint8).reshape(6, w)
+        m = rows[np.array([rng.randrange(6) for _ in range(n)], np.int64)] if n else np.zeros((0, w), np.uint8)
+        return dictionary_kernels.unique_first, (m, _limit(rng), None)
+    pool = rand_values(rng, max_n=30, max_len=rng.choice([8, 24, 200]))
+    values = [rng.choice(pool) for _ in range(n)] if pool else []
+    return dictionary_kernels.unique_first, (rand_binary(rng, values), _limit(rng), _limit(rng))
+
+
+def case_count_distinct(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    n = rng.choice([rng.randint(0, 50), rng.randint(0, 20_000)])
+    keys = np.array([rng.choice([0, 1, 2**63, 2**64 - 1, rng.getrandbits(64), rng.getrandbits(12)]) for _ in range(n)],
+                    np.uint64)
+    return dictionary_kernels.count_distinct, (keys,)
+
+
+def case_xxh64(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    kind = rng.randint(0, 3)
+    if kind == 0:
+        return bloom_kernels.xxh64_binary, (rand_binary(rng, rand_values(rng, max_len=rng.choice([8, 40, 100]))),)
+    if kind == 1:
+        w = rng.randint(1, 70)
+        n = rng.randint(0, 30)
+        return bloom_kernels.xxh64_fixed, (np.frombuffer(rand_bytes(rng, n * w), np.uint8).reshape(n, w),)
+    n = rng.randint(0, 60)
+    dt = np.uint32 if kind == 2 else np.uint64
+    lanes = np.frombuffer(rand_bytes(rng, n * np.dtype(dt).itemsize), dt)
+    fn = bloom_kernels.xxh64_u32 if kind == 2 else bloom_kernels.xxh64_u64
+
+    def run(lanes: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(lanes), np.uint64)
+        fn(lanes, out)
+        return out
+    return run, (lanes,)
+
+
+def case_bloom_insert(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    blocks = rng.choice([1, 2, 3, rng.randint(1, 300)])
+    n = rng.randint(0, 500)
+    hashes = np.frombuffer(rand_bytes(rng, 8 * n), np.uint64)
+    start = np.frombuffer(rand_bytes(rng, 32 * blocks), np.uint32).reshape(blocks, 8)
+
+    def run(start: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+        words = start.copy()
+        bloom_kernels.insert_hashes(words, hashes)
+        return words
+    return run, (start, hashes)
+
+
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
     "page_levels": case_page_levels,
@@ -448,6 +529,11 @@ CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, 
     "time_objects": case_time_objects,
     "plain_page": case_plain_page,
     "page_header": case_page_header,
+    "hybrid_encode": case_hybrid_encode,
+    "unique_first": case_unique_first,
+    "count_distinct": case_count_distinct,
+    "xxh64": case_xxh64,
+    "bloom_insert": case_bloom_insert,
 }
 
 

@@ -33,7 +33,9 @@ from .arrays import BinaryArray
 from .errors import BloomFilterError, CorruptFileError, UnsupportedError
 from .format import decode_bloom_filter_header, encode_bloom_filter_header
 from .format.enums import NUMERIC_DTYPES, PhysicalType, name_of
-from .xxhash64 import xxh64_binary, xxh64_fixed, xxh64_u32, xxh64_u64
+from .kernels.bloom import insert_hashes as insert_into_words
+from .kernels.bloom import xxh64_binary, xxh64_fixed, xxh64_u32, xxh64_u64
+from .kernels.reference.bloom import FILTER_CHUNK, MASK_SHIFT, SALT, WORDS_PER_BLOCK, block_indices, masks, missing_bits
 
 __all__ = [
     "BLOCK_BYTES",
@@ -53,24 +55,14 @@ __all__ = [
 
 #: Bytes per block: eight 32-bit words.
 BLOCK_BYTES = 32
-#: Words per block.
-WORDS_PER_BLOCK = 8
 #: Smallest and largest filter Arrow C++ and parquet-java create or accept.
 MIN_BLOOM_FILTER_BYTES = 32
 MAX_BLOOM_FILTER_BYTES = 128 * 1024 * 1024
 
-#: The eight odd multipliers of the SBBF ``mask`` function (one per word).
-SALT = (0x47B6137B, 0x44974D91, 0x8824AD5B, 0xA2B7289D, 0x705495C7, 0x2DF1424B, 0x9EFC4947, 0x5C6BFB31)
-_SALT_U32 = np.array(SALT, dtype=np.uint32)
-_MASK_SHIFT = 27  # (x * salt) mod 2**32 >> 27 selects a bit 0..31
 
-#: Hashes masked and inserted/checked per numpy pass.
-_FILTER_CHUNK = 1 << 14
-_SALT_TILE = np.tile(_SALT_U32, _FILTER_CHUNK)
 #: Bytes decoded when looking for the Thrift header (a valid one is ~16 bytes).
 _HEADER_PROBE_BYTES = 256
 
-_BLOCK_VOID = np.dtype((np.void, BLOCK_BYTES))
 
 
 # --------------------------------------------------------------------------
@@ -254,38 +246,6 @@ def _check_num_bytes(num_bytes: int, *, available: int | None = None, offset: in
                                offset=offset)
 
 
-def _masks(low: np.ndarray) -> np.ndarray:
-    """The ``(n, 8)`` uint32 SBBF masks of the low 32 bits of hashes (``n <= _FILTER_CHUNK``).
-
-    Built with 1-D passes (``repeat`` then a multiply by the tiled salts):
-    numpy is much slower when broadcasting over an inner axis of length 8.
-    """
-    pos = np.repeat(low, WORDS_PER_BLOCK)
-    pos *= _SALT_TILE[:len(pos)]
-    pos >>= np.uint32(_MASK_SHIFT)
-    np.left_shift(np.uint32(1), pos, out=pos)
-    return pos.reshape(-1, WORDS_PER_BLOCK)
-
-
-def _block_indices(h: np.ndarray, num_blocks: int) -> np.ndarray:
-    # (h >> 32) < 2**32 and num_blocks < 2**31, so the product fits in 64 bits.
-    idx = h >> np.uint64(32)
-    idx *= np.uint64(num_blocks)
-    idx >>= np.uint64(32)
-    return idx.astype(np.intp)
-
-
-def _missing_bits(words64: np.ndarray, idx: np.ndarray, masks64: np.ndarray) -> np.ndarray:
-    """Per row, the OR of the mask bits not set in block ``idx`` (0 means present)."""
-    g = np.take(words64, idx, axis=0)
-    np.invert(g, out=g)
-    g &= masks64
-    acc = g[:, 0] | g[:, 1]
-    acc |= g[:, 2]
-    acc |= g[:, 3]
-    return acc
-
-
 def _popcount32(words: np.ndarray) -> np.ndarray:
     if hasattr(np, "bitwise_count"):
         return np.bitwise_count(words)
@@ -438,7 +398,7 @@ class BloomFilter:
     def block_index(h: int | np.ndarray, num_blocks: int) -> Any:
         """Block of hash(es) ``h`` in a filter of ``num_blocks`` blocks: ``((h >> 32) * num_blocks) >> 32``."""
         if isinstance(h, np.ndarray):
-            return _block_indices(h.astype(np.uint64, copy=False), num_blocks)
+            return block_indices(h.astype(np.uint64, copy=False), num_blocks)
         return ((int(h) >> 32) * num_blocks) >> 32
 
     @staticmethod
@@ -455,34 +415,14 @@ class BloomFilter:
             raise ValueError("a block has 8 words")
         x = int(h) & 0xFFFFFFFF
         for word, salt in zip(words, SALT):
-            if not (word >> (((x * salt) & 0xFFFFFFFF) >> _MASK_SHIFT)) & 1:
+            if not (word >> (((x * salt) & 0xFFFFFFFF) >> MASK_SHIFT)) & 1:
                 return False
         return True
 
     def insert_hashes(self, h: np.ndarray) -> None:
-        """Insert 64-bit hashes (any integer array, read as uint64).
-
-        Per chunk: gather the target blocks, OR the masks in, scatter the
-        blocks back as 32-byte items. When several hashes of a chunk share a
-        block only the last scatter survives, so the rows whose bits did not
-        land are then applied with ``np.bitwise_or.at`` (which handles
-        repeated indices). This is faster than ``bitwise_or.at`` alone, which
-        handles every hash one at a time (docs/benchmarks.md).
-        """
-        hashes = np.asarray(h).reshape(-1).astype(np.uint64, copy=False)
-        words64 = self._words.view(np.uint64)  # (blocks, 4): two words per uint64, same bit layout
-        blocks = self._words.view(_BLOCK_VOID).reshape(-1)
-        z = self.num_blocks
-        for s in range(0, len(hashes), _FILTER_CHUNK):
-            part = hashes[s:s + _FILTER_CHUNK]
-            idx = _block_indices(part, z)
-            masks = _masks(part.astype(np.uint32)).view(np.uint64)
-            merged = np.take(words64, idx, axis=0)
-            merged |= masks
-            blocks[idx] = merged.view(_BLOCK_VOID).reshape(-1)
-            lost = np.flatnonzero(_missing_bits(words64, idx, masks))
-            if len(lost):
-                np.bitwise_or.at(words64, idx[lost], masks[lost])
+        """Insert 64-bit hashes (any integer array, read as uint64): one compiled pass
+        (:func:`pqbloom.kernels.bloom.insert_hashes`), or its numpy reference."""
+        insert_into_words(self._words, np.asarray(h).reshape(-1).astype(np.uint64, copy=False))
 
     def check_hashes(self, h: np.ndarray) -> np.ndarray:
         """For each 64-bit hash, whether it might have been inserted (``bool`` array)."""
@@ -490,10 +430,10 @@ class BloomFilter:
         out = np.empty(len(hashes), bool)
         words64 = self._words.view(np.uint64)
         z = self.num_blocks
-        for s in range(0, len(hashes), _FILTER_CHUNK):
-            part = hashes[s:s + _FILTER_CHUNK]
-            masks = _masks(part.astype(np.uint32)).view(np.uint64)
-            missing = _missing_bits(words64, _block_indices(part, z), masks)
+        for s in range(0, len(hashes), FILTER_CHUNK):
+            part = hashes[s:s + FILTER_CHUNK]
+            m = masks(part.astype(np.uint32)).view(np.uint64)
+            missing = missing_bits(words64, block_indices(part, z), m)
             np.equal(missing, 0, out=out[s:s + len(part)])
         return out
 
@@ -502,7 +442,7 @@ class BloomFilter:
         block = self._words[self.block_index(h, self.num_blocks)]
         x = int(h) & 0xFFFFFFFF
         for i, salt in enumerate(SALT):
-            block[i] |= np.uint32(1 << (((x * salt) & 0xFFFFFFFF) >> _MASK_SHIFT))
+            block[i] |= np.uint32(1 << (((x * salt) & 0xFFFFFFFF) >> MASK_SHIFT))
 
     def check_hash(self, h: int) -> bool:
         """Whether one 64-bit hash might have been inserted."""

@@ -4,19 +4,12 @@ Dictionaries list the distinct values in order of FIRST APPEARANCE (like
 parquet-java and Arrow). Values are distinguished bitwise: ``-0.0`` and
 ``+0.0`` are two entries, and NaNs with different payloads are distinct.
 
-Building is vectorized: numeric values are uniqued on their bit patterns;
-byte strings of equal length <= 8 are uniqued on an exact uint64 key; other
-fixed-width rows and variable-length strings up to 128 bytes on a 64-bit hash
-of their zero-padded rows and length, after which every value is compared
-with its dictionary entry, so a hash collision can never corrupt data (it
-only triggers the exact dict-based path). Longer variable-length strings use
-that Python dict directly: hashing them with numpy costs more than CPython's
-own bytes hashing.
+Building is one hash-table pass (:func:`pqbloom.kernels.dictionary.unique_first`, compiled, or its
+sort-based numpy reference), which stops as soon as the dictionary passes the size limit: a column
+that will not be dictionary-encoded costs only the values read until then.
 """
 
 from __future__ import annotations
-
-from collections import Counter
 
 import numpy as np
 
@@ -24,6 +17,7 @@ from ..arrays import BinaryArray
 from ..errors import CorruptFileError
 from ..format.enums import PhysicalType
 from ..kernels import binary as binary_kernels
+from ..kernels.dictionary import unique_first
 from .bitpack import Buffer, as_u8, bit_width_of
 from .rle import decode_rle_bitpacked, encode_rle_bitpacked
 
@@ -34,54 +28,8 @@ __all__ = [
     "decode_dictionary_indices",
     "take_dictionary",
     "estimate_distinct_fraction",
+    "padded_rows",
 ]
-
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
-_ROW_CHUNK_BYTES = 1 << 23  # bound on temporaries of the chunked passes
-_PADDED_MAX = 128  # strings up to this length are hashed via a padded row matrix
-# equal-length strings up to this length are hashed as a row matrix (one numpy pass per 8 bytes of
-# width, so a single huge value would cost millions of passes); longer ones use the dict loop
-_FIXED_HASH_MAX = 4096
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer, in place on a uint64 array."""
-    x ^= x >> np.uint64(30)
-    x *= _M1
-    x ^= x >> np.uint64(27)
-    x *= _M2
-    x ^= x >> np.uint64(31)
-    return x
-
-
-def _hash_words(words: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """Hash rows of a (m, k) uint64 matrix together with each row's byte length."""
-    h = lens.astype(np.uint64) * _GOLD
-    for c in range(words.shape[1]):
-        h ^= words[:, c]
-        _mix(h)
-    return h
-
-
-def _hash_matrix(mat: np.ndarray) -> np.ndarray:
-    """Exact uint64 key for rows of <= 8 bytes, else a hash. ``mat`` is (n, w) uint8."""
-    n, w = mat.shape
-    w8 = max(8, (w + 7) // 8 * 8)
-    lens = np.full(n, w, np.int64)
-    out = np.empty(n, np.uint64)
-    step = max(1, _ROW_CHUNK_BYTES // w8)
-    for r0 in range(0, n, step):
-        r1 = min(n, r0 + step)
-        if w == w8:
-            words = np.ascontiguousarray(mat[r0:r1]).view(np.uint64)
-        else:
-            padded = np.zeros((r1 - r0, w8), np.uint8)
-            padded[:, :w] = mat[r0:r1]
-            words = padded.view(np.uint64)
-        out[r0:r1] = words[:, 0] if w <= 8 else _hash_words(words, lens[r0:r1])
-    return out
 
 
 def padded_rows(v: BinaryArray, r0: int, r1: int, w8: int) -> np.ndarray:
@@ -92,119 +40,21 @@ def padded_rows(v: BinaryArray, r0: int, r1: int, w8: int) -> np.ndarray:
     return mat
 
 
-def _padded_rows(v: BinaryArray, maxlen: int) -> list[tuple[int, int, np.ndarray]]:
-    """Chunks ``(r0, r1, matrix)`` of values zero-padded to rows of a multiple of 8 bytes."""
-    n = len(v)
-    w8 = max(8, (maxlen + 7) // 8 * 8)
-    step = max(1, _ROW_CHUNK_BYTES // w8)
-    return [(r0, min(n, r0 + step), padded_rows(v, r0, min(n, r0 + step), w8)) for r0 in range(0, n, step)]
-
-
-def _hash_padded(chunks: list[tuple[int, int, np.ndarray]], lens: np.ndarray) -> np.ndarray:
-    out = np.empty(len(lens), np.uint64)
-    for r0, r1, mat in chunks:
-        out[r0:r1] = _hash_words(mat.view(np.uint64), lens[r0:r1])
-    return out
-
-
-def _keys(values, ptype: int):  # type: ignore[no-untyped-def]
-    """Per-value keys, and how to verify them.
-
-    Returns ``(keys, check)``: ``check`` is None when the keys are exact,
-    ``"rows"`` when they hash fixed-width rows, a list of padded row chunks
-    when they hash short variable-length strings, and ``keys`` is None when
-    the strings are too long to hash profitably (use the dict loop).
-    """
-    if isinstance(values, BinaryArray):
-        v = values.compact()
-        w = v.fixed_width()
-        if w is not None and w <= _FIXED_HASH_MAX:
-            return _hash_matrix(v.as_matrix(w)), (None if w <= 8 else "rows")
-        maxlen = int(v.lengths().max())
-        if maxlen > _PADDED_MAX:
-            return None, None
-        chunks = _padded_rows(v, maxlen)
-        return _hash_padded(chunks, v.lengths()), chunks
-    a = np.asarray(values)
-    if a.ndim == 2:
-        return _hash_matrix(np.ascontiguousarray(a, dtype=np.uint8)), (None if a.shape[1] <= 8 else "rows")
-    if a.dtype == np.bool_:
-        return a.view(np.uint8), None
-    if a.dtype.kind == "f":
-        return np.ascontiguousarray(a).view(f"u{a.dtype.itemsize}"), None
-    if a.dtype.kind in "iu":
-        return a, None
-    raise TypeError(f"cannot build a dictionary of {a.dtype} values")
-
-
-def _unique_first(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(index of the first occurrence of each distinct key, in appearance order; int32 codes)."""
-    n = len(keys)
-    perm = np.argsort(keys)
-    sk = keys[perm]
-    new = np.empty(n, bool)
-    new[:1] = True
-    np.not_equal(sk[1:], sk[:-1], out=new[1:])
-    starts = np.flatnonzero(new)
-    first = np.minimum.reduceat(perm, starts)  # earliest occurrence of each key
-    order = np.argsort(first)
-    rank = np.empty(len(first), np.int32)
-    rank[order] = np.arange(len(first), dtype=np.int32)
-    group = np.cumsum(new, dtype=np.int32)
-    group -= 1
-    codes = np.empty(n, np.int32)
-    codes[perm] = rank[group]
-    return first[order], codes
-
-
 def _take(values, idx: np.ndarray):  # type: ignore[no-untyped-def]
     if isinstance(values, BinaryArray):
         return binary_kernels.take_binary(values, idx)
     return np.asarray(values)[idx]
 
 
-def _verify(values, dict_values, codes: np.ndarray, check) -> bool:  # type: ignore[no-untyped-def]
-    """Whether every value equals its dictionary entry (guards against hash collisions)."""
-    if check is None:
-        return True
-    if isinstance(values, BinaryArray):
-        v = values.compact()
-        if not np.array_equal(v.lengths(), dict_values.lengths()[codes]):
-            return False
-        if isinstance(check, list):  # padded rows of short strings
-            dmat = _padded_rows(dict_values.compact(), int(dict_values.lengths().max()))[0][2] \
-                if len(dict_values) else np.zeros((0, 8), np.uint8)
-            for r0, r1, mat in check:
-                if dmat.shape[1] != mat.shape[1] or not np.array_equal(mat, dmat[codes[r0:r1]]):
-                    return False
-            return True
-        w = v.fixed_width()
-        assert w is not None  # check == "rows" only for equal lengths
-        a = v.as_matrix(w)
-        d = dict_values.compact().as_matrix(w)
-    else:
-        a = np.asarray(values)
-        d = np.asarray(dict_values)
-    step = max(1, _ROW_CHUNK_BYTES // max(a.shape[1], 1))
-    for r0 in range(0, len(codes), step):
-        r1 = min(len(codes), r0 + step)
-        if not np.array_equal(a[r0:r1], d[codes[r0:r1]]):
-            return False
-    return True
-
-
-def _dict_loop(values: BinaryArray) -> tuple[np.ndarray, np.ndarray]:
-    """Exact fallback: a Python dict over the byte strings."""
-    seen: dict[bytes, int] = {}
-    firsts: list[int] = []
-    codes = []
-    for i, b in enumerate(values):
-        c = seen.get(b)
-        if c is None:
-            c = seen[b] = len(firsts)
-            firsts.append(i)
-        codes.append(c)
-    return np.array(firsts, np.int64), np.array(codes, np.int32)
+def _max_count(values, ptype: int, max_dictionary_bytes: int | None) -> int | None:  # type: ignore[no-untyped-def]
+    """The most entries of a fixed-width dictionary whose PLAIN encoding fits ``max_dictionary_bytes``."""
+    if max_dictionary_bytes is None or isinstance(values, BinaryArray):
+        return None
+    if ptype == PhysicalType.BOOLEAN:  # one bit each: (count + 7) // 8 bytes
+        return 8 * max(max_dictionary_bytes, 0)
+    a = np.asarray(values)
+    width = a.itemsize * (a.shape[1] if a.ndim == 2 else 1)
+    return max_dictionary_bytes // width if width else None
 
 
 def build_dictionary(values, ptype: int,  # type: ignore[no-untyped-def]
@@ -215,29 +65,14 @@ def build_dictionary(values, ptype: int,  # type: ignore[no-untyped-def]
     appearance (same representation as ``values``) and int32 indices into them —
     or None when the PLAIN-encoded dictionary would exceed ``max_dictionary_bytes``.
     """
-    n = len(values)
-    if n == 0:
+    if len(values) == 0:
         return _take(values, np.zeros(0, np.int64)), np.zeros(0, np.int32)
-    keys, check = _keys(values, ptype)
-    if keys is None:
-        firsts, codes = _dict_loop(values)
-    else:
-        firsts, codes = _unique_first(keys)
-    if max_dictionary_bytes is not None:
-        if isinstance(values, BinaryArray):
-            size = 4 * len(firsts) + int(values.lengths()[firsts].sum())
-        else:
-            a = np.asarray(values)
-            size = (len(firsts) + 7) // 8 if ptype == PhysicalType.BOOLEAN else len(firsts) * a.itemsize * (
-                a.shape[1] if a.ndim == 2 else 1)
-        if size > max_dictionary_bytes:
-            return None
-    dict_values = _take(values, firsts)
-    if keys is not None and not _verify(values, dict_values, codes, check):  # pragma: no cover - 64-bit collision
-        bv = values if isinstance(values, BinaryArray) else BinaryArray.from_fixed(np.asarray(values))
-        firsts, codes = _dict_loop(bv)
-        dict_values = _take(values, firsts)
-    return dict_values, codes
+    built = unique_first(values, _max_count(values, ptype, max_dictionary_bytes),
+                         max_dictionary_bytes if isinstance(values, BinaryArray) else None)
+    if built is None:
+        return None
+    firsts, codes = built
+    return _take(values, firsts), codes
 
 
 def encode_with_dictionary(dictionary, values, ptype: int,  # type: ignore[no-untyped-def]
@@ -278,18 +113,14 @@ def estimate_distinct_fraction(values, sample: int = 4096, seed: int = 0) -> flo
     if n == 0:
         return 0.0
     if n <= sample:
-        keys, _ = _keys(values, -1)
-        if keys is None:
-            return len(set(values)) / n
-        return len(np.unique(keys)) / n
+        built = unique_first(values)
+        assert built is not None  # no limit
+        return len(built[0]) / n
     starts = np.random.default_rng(seed).integers(0, n - _SAMPLE_RUN + 1, sample // _SAMPLE_RUN)
     idx = np.unique((starts[:, None] + np.arange(_SAMPLE_RUN)).ravel())
-    sampled = _take(values, idx)
-    keys, _ = _keys(sampled, -1)
-    if keys is None:
-        counts = np.array(list(Counter(sampled).values()))
-    else:
-        _, counts = np.unique(keys, return_counts=True)
+    built = unique_first(_take(values, idx))
+    assert built is not None
+    counts = np.bincount(built[1])
     d = len(counts)
     f1 = int((counts == 1).sum())
     f2 = int((counts == 2).sum())

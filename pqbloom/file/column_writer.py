@@ -44,8 +44,9 @@ from ..format import (
     encode_data_page_header_v2,
     encode_dictionary_page_header,
 )
+from ..kernels.dictionary import count_distinct
 from ..schema import ColumnDescriptor, Field, LogicalType
-from ..statistics import compute_statistics, sort_order_for
+from ..statistics import DictionaryBounds, compute_statistics, sort_order_for
 from .encryption import WriterEncryption, encrypt_module
 from .options import ENCODINGS_BY_NAME, BloomFilterOptions, WriterOptions
 from .parallel import map_ordered
@@ -265,6 +266,7 @@ class ColumnChunkWriter:
         # -- dictionary decision
         dict_values = None
         indices = None
+        distinct_values = None  # the dense values' distinct values, when a dictionary built from them has them
         if plan.dictionary and (n_dense > 0 or data.dictionary is not None and len(data.dictionary) > 0):
             built = None
             if data.dictionary is not None:
@@ -272,6 +274,7 @@ class ColumnChunkWriter:
             mostly_distinct = built is None and estimate_distinct_fraction(dense) > 0.5
             if built is None and not mostly_distinct:
                 built = build_dictionary(dense, f.physical_type, opts.dictionary_limit)
+                distinct_values = built[0] if built is not None else None
             if built is not None:
                 dict_values, indices = built
             elif log.isEnabledFor(level := logging.DEBUG if mostly_distinct else logging.INFO):
@@ -291,12 +294,15 @@ class ColumnChunkWriter:
         # -- Bloom filter over the dense values
         bloom = None
         if plan.bloom is not None and not (opts.bloom_filter_skip_dictionary and dict_values is not None):
-            hashes = hash_values(dense, f.physical_type)
+            # a dictionary built from the values holds each of them once: its hashes are the column's
+            # distinct hashes, so inserting them sets the same bits and counting them counts the same
+            # values (a given dictionary, a categorical's, may hold values the column does not)
+            hashes = hash_values(dense if distinct_values is None else distinct_values, f.physical_type)
             ndv = plan.bloom.ndv
             if ndv is None:
                 ndv = distinct_count(hashes)
             else:
-                ndv = min(ndv, len(hashes))  # as peers do: never size past what the row group holds
+                ndv = min(ndv, n_dense)  # as peers do: never size past what the row group holds
             bloom = BloomFilter(optimal_num_bytes(max(ndv, 1), plan.bloom.fpp, plan.bloom.max_bytes))
             bloom.insert_hashes(hashes)
             distinct = ndv if plan.bloom.ndv is None else distinct_count(hashes)
@@ -347,6 +353,9 @@ class ColumnChunkWriter:
         raw_bounds: list[bytes] | None = [] if plan.statistics and len(bounds) > 1 and \
             f.physical_type in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY) else None
         pages_with_values = 0
+        # dictionary-encoded strings: a page's bounds from its indices' ranks, not from comparing its values
+        dict_bounds = DictionaryBounds.build(dict_values, n_dense, f.physical_type, plan.sort_order) \
+            if plan.statistics and dict_values is not None else None
         # v1 pages of PLAIN byte arrays: the values go to compress_page unencoded and are encoded
         # there, on the worker that compresses the page when pages are compressed on threads
         plain_in_compressor = not v2 and dict_values is None and value_encoding == Encoding.PLAIN and \
@@ -374,7 +383,8 @@ class ColumnChunkWriter:
                 num_nulls = num_values - (d1 - d0)
                 page_stats = None
                 if plan.statistics:
-                    page_stats = compute_statistics(pv, f.physical_type, null_count=num_nulls,
+                    stats_of = pv if dict_bounds is None or indices is None else dict_bounds.bounds(indices[d0:d1])
+                    page_stats = compute_statistics(stats_of, f.physical_type, null_count=num_nulls,
                                                     sort_order=plan.sort_order, logical_kind=plan.logical_kind,
                                                     type_length=f.type_length,
                                                     max_binary_length=opts.statistics_truncate_length,
@@ -562,11 +572,8 @@ def sum_histograms(per_page: list[np.ndarray] | None, max_level: int) -> list[in
 
 
 def distinct_count(hashes: np.ndarray) -> int:
-    """Distinct 64-bit hashes (a sort beats np.unique, which is far slower for this in numpy 2.x)."""
-    if len(hashes) == 0:
-        return 0
-    s = np.sort(hashes)
-    return 1 + int(np.count_nonzero(s[1:] != s[:-1]))
+    """Distinct 64-bit hashes (:func:`pqbloom.kernels.dictionary.count_distinct`)."""
+    return count_distinct(hashes)
 
 
 def _as_values(raw: list[bytes], ptype: int) -> Any:

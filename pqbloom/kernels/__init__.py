@@ -4,13 +4,16 @@ One wrapper module per kernel family, each over one compiled module of :mod:`pqb
 built by ``pip install``) and its numpy reference of the same name in :mod:`pqbloom.kernels.reference`:
 
 * :mod:`.hybrid`: the RLE / bit-packed hybrid (levels, dictionary indices, booleans), a data page's
-  levels in one call;
+  levels in one call, and its encoder;
 * :mod:`.binary`: PLAIN BYTE_ARRAY decode (whole or into a column's buffers), the dictionary gather,
   the DELTA_BYTE_ARRAY prefix rebuild, byte-wise arg-min/max and the PLAIN BYTE_ARRAY encoder;
 * :mod:`.levels`: nulls placed from definition levels, offsets spread to their rows, repetition levels
   to list offsets, a nested chunk's level checks;
 * :mod:`.decimals`: DECIMAL values to Arrow decimal128 / decimal256 bytes;
 * :mod:`.delta`: DELTA_BINARY_PACKED;
+* :mod:`.dictionary`: the writer's dictionary build by hashing (first-appearance order, stops at a size
+  limit) and distinct counts;
+* :mod:`.bloom`: XXH64 of many values and split-block Bloom filter insertion;
 * :mod:`.pageheader`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is the
   Thrift decoder of :mod:`pqbloom.format`);
 * :mod:`.objects`: ``decimal.Decimal`` and ``datetime.time`` objects in bulk, for object columns (these
@@ -47,6 +50,8 @@ MODULES: tuple[str, ...] = (
     "arrow_c",
     "arrow_c_import",
     "objects",
+    "dictionary",
+    "bloom",
 )
 
 

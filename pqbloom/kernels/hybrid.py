@@ -15,8 +15,9 @@ from ..errors import CorruptFileError
 from . import compiled
 from .reference import hybrid as reference
 from .reference.hybrid import empty_run_message
+from .reference.hybrid_encode import encode_hybrid as reference_encode
 
-__all__ = ["decode_hybrid", "page_levels"]
+__all__ = ["decode_hybrid", "page_levels", "encode_hybrid"]
 
 
 def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
@@ -86,3 +87,31 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
     if rc == kernel.LEVELS_PAST_END:
         raise CorruptFileError(f"level data length {got[1]} exceeds the {got[2]} bytes available")
     raise _hybrid_error(kernel, rc, got[1:4], def_bw if got[4] else rep_bw)  # got[4]: which block failed
+
+
+#: the integer types the compiled encoder takes as they are (others are widened first)
+_ENCODE_DTYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int8, np.int16, np.int32, np.int64))
+
+
+def encode_hybrid(values: np.ndarray, bit_width: int, min_rle_run: int = 8) -> bytes:
+    """The RLE / bit-packed hybrid encoding of a 1-D integer array whose values the caller has checked
+    fit ``bit_width`` (0..32) bits, no length prefix; see
+    :func:`pqbloom.kernels.reference.hybrid_encode.encode_hybrid` for the runs chosen (the same bytes)."""
+    kernel = compiled("hybrid")
+    v = np.asarray(values).reshape(-1)
+    if kernel is None or not 0 <= bit_width <= 32 or min_rle_run < 8:
+        return reference_encode(v, bit_width, min_rle_run)
+    if v.dtype not in _ENCODE_DTYPES:
+        if v.dtype == np.bool_:
+            v = v.view(np.uint8)
+        elif v.dtype in (np.dtype(np.uint16), np.dtype(np.uint32)):
+            v = v.astype(np.int64)
+        else:
+            return reference_encode(v, bit_width, min_rle_run)
+    n = len(v)
+    # bit-packed groups, a 1-byte header per 63 of them or per stretch, at most 9 bytes per RLE run
+    out = np.empty((n // 8 + 3) * (bit_width + 11) + 16, np.uint8)
+    rc = int(kernel.encode(np.ascontiguousarray(v), bit_width, min_rle_run, out))
+    if rc < 0:  # pragma: no cover - the output is sized for the worst case
+        return reference_encode(v, bit_width, min_rle_run)
+    return out[:rc].tobytes()

@@ -11,7 +11,7 @@ BOOLEAN ``bool``; INT32 ``int32``; INT64 ``int64``; FLOAT ``float32``; DOUBLE
 BYTE_ARRAY :class:`~pqbloom.arrays.BinaryArray`.
 """
 
-from .compute import binary_argminmax, compute_statistics, truncate_max_value, truncate_min_value
+from .compute import DictionaryBounds, binary_argminmax, compute_statistics, truncate_max_value, truncate_min_value
 from .order import SortOrder, compare, sort_order_for
 from .page_index import build_column_index, column_index_bounds, column_index_is_usable
 from .read import ChunkStats, column_order_kind, decode_stat_value, legacy_stats_trusted, parse_created_by
@@ -23,6 +23,7 @@ __all__ = [
     "truncate_min_value",
     "truncate_max_value",
     "binary_argminmax",
+    "DictionaryBounds",
     "decode_stat_value",
     "compare",
     "ChunkStats",

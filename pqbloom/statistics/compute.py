@@ -44,7 +44,7 @@ from ..format.enums import PhysicalType
 from ..kernels.binary import binary_argminmax as binary_argminmax_kernel
 from .order import BINARY_TYPES, UTF8_KINDS, SortOrder, is_float16, is_floating
 
-__all__ = ["compute_statistics", "truncate_min_value", "truncate_max_value", "binary_argminmax"]
+__all__ = ["compute_statistics", "truncate_min_value", "truncate_max_value", "binary_argminmax", "DictionaryBounds"]
 
 
 def binary_argminmax(values: BinaryArray | np.ndarray) -> tuple[int, int]:
@@ -274,3 +274,40 @@ def compute_statistics(
     legacy = sort_order is SortOrder.SIGNED and ptype not in BINARY_TYPES
     return StatisticsFields(nulls, nan_count, None, mn, mx, exact_min, exact_max, mn if legacy else None,
                             mx if legacy else None)
+
+
+class DictionaryBounds:
+    """The min and max of dictionary-encoded byte strings from their indices: the dictionary's entries
+    are ranked once (byte-wise unsigned, shorter prefix first, as Python compares ``bytes``), then a
+    page's bounds are the entries of its smallest and largest rank, an integer reduction over its
+    indices instead of a byte-wise comparison of every value. Use :meth:`build`."""
+
+    #: a dictionary is ranked only when it is this many times smaller than the values it encodes
+    #: (ranking sorts it in Python; the per-value comparison it saves is a few nanoseconds)
+    MIN_VALUES_PER_ENTRY = 64
+
+    def __init__(self, dictionary: BinaryArray, order: np.ndarray, rank: np.ndarray) -> None:
+        self.dictionary, self.order, self.rank = dictionary, order, rank
+
+    @classmethod
+    def build(cls, dictionary: Any, num_values: int, ptype: int, sort_order: SortOrder) -> DictionaryBounds | None:
+        """The ranked ``dictionary`` of ``num_values`` BYTE_ARRAY values in unsigned order, or None where
+        the plain per-value statistics apply (other types and orders, a dictionary too large to rank)."""
+        if ptype != PhysicalType.BYTE_ARRAY or sort_order is not SortOrder.UNSIGNED or \
+                not isinstance(dictionary, BinaryArray) or not len(dictionary) or \
+                len(dictionary) * cls.MIN_VALUES_PER_ENTRY > num_values:
+            return None
+        entries = dictionary.to_pylist()
+        order = np.array(sorted(range(len(entries)), key=entries.__getitem__), np.int64)
+        rank = np.empty(len(entries), np.int32)
+        rank[order] = np.arange(len(entries), dtype=np.int32)
+        return cls(dictionary, order, rank)
+
+    def bounds(self, indices: np.ndarray) -> BinaryArray:
+        """The min and max of the values of ``indices`` (valid indices into the dictionary) as a
+        two-value BinaryArray, empty when there are no indices: :func:`compute_statistics` of it equals
+        that of the values themselves."""
+        if not len(indices):
+            return self.dictionary.take(np.zeros(0, np.int64))
+        r = self.rank[indices]
+        return self.dictionary.take(self.order[[int(r.min()), int(r.max())]])

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...errors import CorruptFileError
 
-__all__ = ["MAX_COUNT", "checked_count", "read_uleb128", "unpack_groups"]
+__all__ = ["MAX_COUNT", "checked_count", "read_uleb128", "unpack_groups", "pack_groups"]
 
 #: counts beyond this cannot come from one Parquet page (num_values is an i32)
 MAX_COUNT = (1 << 31) - 1
@@ -108,3 +108,69 @@ def unpack_groups(u8: np.ndarray, bit_width: int, count: int) -> np.ndarray:
     if bit_width < 64:
         out &= np.uint64((1 << bit_width) - 1)
     return out.reshape(-1)[:count]
+
+
+def pack_groups(values: np.ndarray, bit_width: int) -> np.ndarray:
+    """Pack LSB-first into whole groups of 8 values (the last one zero-padded): a uint8 array of
+    ``ceil(n/8) * bit_width`` bytes, as the hybrid's bit-packed runs and DELTA_BINARY_PACKED miniblocks
+    hold them."""
+    if not 0 <= bit_width <= 64:
+        raise ValueError(f"bit width {bit_width} out of range 0..64")
+    v = np.asarray(values).reshape(-1)
+    n = len(v)
+    if v.dtype.kind not in "iub":
+        raise TypeError(f"cannot bit-pack {v.dtype}")
+    if bit_width == 0 or n == 0:
+        return np.zeros(0, np.uint8)
+    groups = (n + 7) // 8
+    if bit_width < 8:
+        return _pack_small(v, bit_width, groups)
+    u = v.astype(np.int64, copy=False).view(np.uint64) if v.dtype.kind == "i" else v.astype(np.uint64, copy=False)
+    if bit_width in (8, 16, 32, 64):
+        out = np.zeros(groups * 8, f"<u{bit_width // 8}")
+        out[:n] = u  # unsigned narrowing keeps the low bits
+        return out.view(np.uint8)
+    if bit_width == 1:
+        bits = np.zeros(groups * 8, np.uint8)
+        bits[:n] = u & np.uint64(1)
+        return np.packbits(bits, bitorder="little")
+    w = np.zeros(groups * 8, np.uint64)
+    w[:n] = u
+    if bit_width < 64:
+        w &= np.uint64((1 << bit_width) - 1)
+    w2 = w.reshape(groups, 8)
+    out = np.zeros((groups, bit_width), np.uint8)
+    for j in range(8):
+        bit = j * bit_width
+        off, sh = bit >> 3, bit & 7
+        nbytes = (sh + bit_width + 7) >> 3
+        col = w2[:, j]
+        low = col << np.uint64(sh) if sh else col
+        for k in range(min(nbytes, 8)):
+            out[:, off + k] |= (low >> np.uint64(8 * k)).astype(np.uint8)
+        if nbytes == 9:  # the value straddles 9 bytes: its top bits were shifted out of ``low``
+            out[:, off + 8] |= (col >> np.uint64(64 - sh)).astype(np.uint8)
+    return out.reshape(-1)
+
+
+def _pack_small(v: np.ndarray, bit_width: int, groups: int) -> np.ndarray:
+    """:func:`pack_groups` for widths 1..7, on bytes: a value shifted within its first byte
+    fits 16 bits, so no 64-bit copy of the input is made (levels are mostly packed this way)."""
+    b = np.zeros(groups * 8, np.uint8)
+    b[:len(v)] = v  # unsigned narrowing keeps the low bits (two's complement for negatives)
+    b &= (1 << bit_width) - 1
+    if bit_width == 1:
+        return np.packbits(b, bitorder="little")
+    cols = b.reshape(groups, 8)
+    out = np.zeros((groups, bit_width), np.uint8)
+    for j in range(8):
+        bit = j * bit_width
+        off, sh = bit >> 3, bit & 7
+        col = cols[:, j]
+        if sh + bit_width <= 8:
+            out[:, off] |= col << sh if sh else col
+        else:
+            wide = col.astype(np.uint16) << sh
+            out[:, off] |= wide.astype(np.uint8)
+            out[:, off + 1] |= (wide >> 8).astype(np.uint8)
+    return out.reshape(-1)

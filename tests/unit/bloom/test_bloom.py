@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pqbloom
-from pqbloom import bloom, xxhash64
+from pqbloom import xxhash64
 from pqbloom.arrays import BinaryArray
 from pqbloom.bloom import (
     MAX_BLOOM_FILTER_BYTES,
@@ -28,6 +28,7 @@ from pqbloom.bloom import (
 )
 from pqbloom.errors import BloomFilterError, CorruptFileError, UnsupportedError
 from pqbloom.format import T
+from pqbloom.kernels.reference.bloom import FILTER_CHUNK
 from pqbloom.xxhash64 import xxh64_binary, xxh64_fixed
 from tests.corpora import needs
 from tests.paths import FIXTURES_DATA as FIXTURES
@@ -221,7 +222,7 @@ def test_insert_matches_spec_pseudocode(num_bytes: int) -> None:
 
 def test_insert_many_chunks_and_collisions() -> None:
     rng = np.random.default_rng(4)
-    hashes = rng.integers(0, 2**64, bloom._FILTER_CHUNK * 2 + 17, dtype=np.uint64)
+    hashes = rng.integers(0, 2**64, FILTER_CHUNK * 2 + 17, dtype=np.uint64)
     for num_bytes in (32, 2048):  # one block: every hash of a chunk collides
         bf = BloomFilter(num_bytes)
         bf.insert_hashes(hashes)
