@@ -20,6 +20,7 @@ comparison of what it needs against the bytes left, with 64-bit arithmetic that 
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from pqbloom._kernels._util cimport count_equal_bytes, load_le32, load_le64, u8_ptr
@@ -366,3 +367,133 @@ def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, i
     if rc < 0:
         return rc, info[0], info[1], info[2], info[3]
     return (rep_len + def_len if rep_len >= 0 else pos), info[3]
+
+
+# -- a dictionary page's values gathered into their rows --------------------------------------------
+
+GATHER_FAILED = -9  # anything the reference reports (the wrapper runs it for the message)
+
+cdef enum:
+    E_GATHER_FAILED = -9
+
+
+cdef inline void _copy_row(uint8_t *dst, const uint8_t *src, int64_t width) noexcept nogil:
+    # fixed sizes: the compiler makes each one load and store
+    if width == 8:
+        memcpy(dst, src, 8)
+    elif width == 4:
+        memcpy(dst, src, 4)
+    elif width == 16:
+        memcpy(dst, src, 16)
+    elif width == 2:
+        memcpy(dst, src, 2)
+    else:
+        memcpy(dst, src, <size_t>width)
+
+
+cdef int64_t _gather_dense(const int32_t *idx, int64_t count, const uint8_t *dic, int64_t dict_len,
+                           int64_t width, uint8_t *out) noexcept nogil:
+    """``out[i] = dic[idx[i]]`` (rows of ``width`` bytes); -1 at the first index out of range."""
+    cdef int64_t i
+    cdef int64_t k
+    if width == 8:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            memcpy(out + 8 * i, dic + 8 * k, 8)
+    elif width == 4:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            memcpy(out + 4 * i, dic + 4 * k, 4)
+    else:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            _copy_row(out + width * i, dic + width * k, width)
+    return 0
+
+
+cdef int64_t _gather_present(const int32_t *idx, int64_t count, const uint8_t *dic, int64_t dict_len,
+                             int64_t width, const uint8_t *present, int64_t rows, uint8_t *out) noexcept nogil:
+    """The ``count`` looked-up values to the rows ``present`` marks (non-zero), zeros to the others;
+    -1 at an index out of range or when the marked rows are not ``count``."""
+    cdef int64_t i, j = 0
+    cdef int64_t k
+    for i in range(rows):
+        if present[i]:
+            if j >= count:
+                return -1
+            k = <int64_t>(<uint32_t>idx[j])
+            j += 1
+            if k >= dict_len:
+                return -1
+            _copy_row(out + width * i, dic + width * k, width)
+        else:
+            memset(out + width * i, 0, <size_t>width)
+    return 0 if j == count else -1
+
+
+def gather_dictionary(const uint8_t[::1] buf, int64_t count, const uint8_t[::1] dictionary, int64_t dict_len,
+                      int64_t width, const uint8_t[::1] present, uint8_t[::1] out, int64_t rows):
+    """The values of an RLE_DICTIONARY data page looked up and written to their rows in one call.
+
+    ``buf``: the page's value bytes (the bit-width byte, then ``count`` indices in the hybrid);
+    ``dictionary``: ``dict_len`` entries of ``width`` bytes; ``out``: ``rows`` rows of ``width``
+    bytes. ``present`` empty: ``rows == count``, row i gets entry ``index[i]``; else ``rows`` bytes,
+    the non-zero ones marking the rows the ``count`` values go to (zeros to the others). Returns
+    the bytes used (>= 0), or :data:`GATHER_FAILED` for any corrupt input (a bad bit width, a bad
+    run, an index out of range, a count the flags disagree with); the wrapper then runs the
+    reference, which names the error. Nothing is read or written out of bounds either way.
+    """
+    if count < 0 or dict_len < 0 or width <= 0 or rows < 0 or dictionary.shape[0] < dict_len * width \
+            or out.shape[0] < rows * width or (present.shape[0] == 0 and rows != count and rows) \
+            or (present.shape[0] != 0 and present.shape[0] < rows) or count > 2147483647:
+        raise ValueError("hybrid.gather_dictionary: invalid arguments")
+    cdef const uint8_t *src = u8_ptr(buf)
+    cdef const uint8_t *dic = u8_ptr(dictionary)
+    cdef const uint8_t *pr = u8_ptr(present)
+    cdef uint8_t *dst = &out[0] if out.shape[0] else NULL
+    cdef int64_t end = buf.shape[0], rc = 0, i
+    cdef int64_t info[4]
+    cdef int bw
+    cdef int32_t *idx = NULL
+    cdef bint with_flags = present.shape[0] != 0
+    if count == 0:
+        if with_flags:
+            for i in range(rows):
+                if pr[i]:
+                    return E_GATHER_FAILED
+            with nogil:
+                if rows:
+                    memset(dst, 0, <size_t>(rows * width))
+        return 0
+    if end == 0:
+        return E_GATHER_FAILED
+    bw = src[0]
+    if bw > 32:
+        return E_GATHER_FAILED
+    idx = <int32_t *>malloc(<size_t>count * sizeof(int32_t))
+    if idx == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            if bw == 0:
+                memset(idx, 0, <size_t>count * sizeof(int32_t))
+                rc = 0
+            else:
+                rc = _decode(src + 1, end - 1, bw, count, idx, info)
+            if rc >= 0:
+                if with_flags:
+                    if _gather_present(idx, count, dic, dict_len, width, pr, rows, dst) < 0:
+                        rc = E_GATHER_FAILED
+                elif _gather_dense(idx, count, dic, dict_len, width, dst) < 0:
+                    rc = E_GATHER_FAILED
+            else:
+                rc = E_GATHER_FAILED
+    finally:
+        free(idx)
+    return rc + 1 if rc >= 0 else rc

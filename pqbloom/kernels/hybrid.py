@@ -16,7 +16,7 @@ from . import compiled
 from .reference import hybrid as reference
 from .reference.hybrid import empty_run_message
 
-__all__ = ["decode_hybrid", "page_levels"]
+__all__ = ["decode_hybrid", "page_levels", "gather_dictionary"]
 
 
 def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
@@ -86,3 +86,35 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
     if rc == kernel.LEVELS_PAST_END:
         raise CorruptFileError(f"level data length {got[1]} exceeds the {got[2]} bytes available")
     raise _hybrid_error(kernel, rc, got[1:4], def_bw if got[4] else rep_bw)  # got[4]: which block failed
+
+
+
+_NO_FLAGS = np.zeros(0, np.uint8)
+
+
+def gather_dictionary(buf: Buffer, count: int, dictionary: np.ndarray, present: np.ndarray | None,
+                      out: np.ndarray) -> int:
+    """The ``count`` values of an RLE_DICTIONARY data page looked up in ``dictionary`` and written to
+    ``out``'s rows in one pass (no array of indices, no array of values, no scatter): all rows, or
+    with ``present`` (a bool mask) the rows it marks, zeros at the others. Returns the bytes used;
+    see :func:`pqbloom.kernels.reference.hybrid.gather_dictionary` (arguments, errors)."""
+    kernel = compiled("hybrid")
+    if kernel is not None and type(out) is np.ndarray and type(dictionary) is np.ndarray \
+            and out.dtype == dictionary.dtype and out.shape[1:] == dictionary.shape[1:] \
+            and not out.dtype.hasobject and out.flags.c_contiguous and out.flags.writeable \
+            and dictionary.flags.c_contiguous and len(out) and 0 <= count <= len(out) \
+            and (len(out) == count if present is None else
+                 type(present) is np.ndarray and present.dtype == np.bool_ and present.ndim == 1
+                 and present.flags.c_contiguous and len(present) == len(out)):
+        width = out.itemsize * (out.size // len(out))
+        try:
+            rc = int(kernel.gather_dictionary(buf, count, dictionary.reshape(-1).view(np.uint8), len(dictionary),
+                                              width, _NO_FLAGS if present is None else present.view(np.uint8),
+                                              out.reshape(-1).view(np.uint8), len(out)))
+        except (ValueError, TypeError, BufferError):  # a buffer the kernel does not take (strided...)
+            rc = kernel.GATHER_FAILED
+        if rc >= 0:
+            return rc
+    # every case the kernel does not take, and the pages it refused: the reference decodes them or
+    # names the error
+    return reference.gather_dictionary(buf, count, dictionary, present, out)
