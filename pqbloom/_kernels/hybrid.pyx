@@ -449,8 +449,9 @@ def gather_dictionary(const uint8_t[::1] buf, int64_t count, const uint8_t[::1] 
     run, an index out of range, a count the flags disagree with); the wrapper then runs the
     reference, which names the error. Nothing is read or written out of bounds either way.
     """
-    if count < 0 or dict_len < 0 or width <= 0 or rows < 0 or dictionary.shape[0] < dict_len * width \
-            or out.shape[0] < rows * width or (present.shape[0] == 0 and rows != count and rows) \
+    # divisions, not products: no argument can overflow its way past a check
+    if count < 0 or dict_len < 0 or width <= 0 or rows < 0 or dict_len > dictionary.shape[0] // width \
+            or rows > out.shape[0] // width or (present.shape[0] == 0 and rows != count and rows) \
             or (present.shape[0] != 0 and present.shape[0] < rows) or count > 2147483647:
         raise ValueError("hybrid.gather_dictionary: invalid arguments")
     cdef const uint8_t *src = u8_ptr(buf)
