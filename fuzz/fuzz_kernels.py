@@ -125,6 +125,33 @@ def case_hybrid(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     return run, (as_buffer(rng, data), bw, count, dtype)
 
 
+def case_gather(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
+    """A dictionary page's indices looked up into rows (nulls placed): indices maybe out of range,
+    runs mutated, flags that disagree with the count."""
+    n = rng.randint(0, 200)
+    size = rng.randint(1, 40)
+    width = rng.choice([1, 2, 3, 4, 8, 12, 16])
+    dictionary = np.frombuffer(rand_bytes(rng, size * width), np.uint8).reshape(size, width)
+    if width in (4, 8) and rng.random() < 0.5:
+        dictionary = dictionary.reshape(-1).view(np.int32 if width == 4 else np.int64)
+    idx = np.array([rng.randint(0, size + (2 if rng.random() < 0.1 else -1)) for _ in range(n)], np.int64)
+    bw = max(int(idx.max()).bit_length() if n else 0, rng.choice([0, 1, 5]))
+    data = bytes([bw]) + encode_rle_bitpacked(idx, bw) if bw else bytes([0])
+    data = mutate(rng, data) if rng.random() < 0.5 else data
+    nulls = rng.random() < 0.6
+    present = np.array([rng.random() < 0.7 for _ in range(n + rng.randint(0, 30))], bool) if nulls else None
+    count = int(np.count_nonzero(present)) if present is not None else n
+    if rng.random() < 0.1:
+        count = max(0, count + rng.choice([-1, 1]))
+
+    def run(buf: Any, count: int, dictionary: np.ndarray, present: np.ndarray | None) -> Any:
+        rows = len(present) if present is not None else count
+        out = np.full((rows,) + dictionary.shape[1:], 7, dictionary.dtype)
+        used = hybrid_kernels.gather_dictionary(buf, count, dictionary, present, out)
+        return out, used
+    return run, (as_buffer(rng, data), count, dictionary, present)
+
+
 def case_page_levels(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]]:
     """A data page's levels (v1: length-prefixed blocks; v2: stated lengths), then value bytes."""
     rep_bw, def_bw = rng.choice([0, 0, 1, 2, 3]), rng.choice([0, 1, 1, 2, 3, 7, 8])
@@ -510,6 +537,7 @@ def case_bloom_insert(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any
 
 CASES: dict[str, Callable[[random.Random], tuple[Callable[..., Any], tuple[Any, ...]]]] = {
     "hybrid": case_hybrid,
+    "gather": case_gather,
     "page_levels": case_page_levels,
     "plain_decode": case_plain_decode,
     "plain_decode_into": case_plain_decode_into,

@@ -20,6 +20,7 @@ comparison of what it needs against the bytes left, with 64-bit arithmetic that 
 """
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from pqbloom._kernels._util cimport count_equal_bytes, load_le32, load_le64, u8_mut, u8_ptr
@@ -368,120 +369,132 @@ def page_levels(const uint8_t[::1] buf, int64_t count, int rep_bw, int def_bw, i
     return (rep_len + def_len if rep_len >= 0 else pos), info[3]
 
 
-# -- encoding ---------------------------------------------------------------------------------------
+# -- a dictionary page's values gathered into their rows --------------------------------------------
 
-ENCODE_OUT_TOO_SMALL = -9  # the output buffer cannot hold the encoding (the caller sizes it)
+GATHER_FAILED = -10  # anything the reference reports (the wrapper runs it for the message)
 
 cdef enum:
-    E_ENCODE_OUT_TOO_SMALL = -9
-
-ctypedef fused enc_t:
-    uint8_t
-    int8_t
-    int16_t
-    int32_t
-    int64_t
+    E_GATHER_FAILED = -10
 
 
-cdef inline int64_t _put_varint(uint8_t *out, int64_t o, int64_t cap, uint64_t v) noexcept nogil:
-    """``v`` as a ULEB128 varint at ``out[o]``: the new position, or -1 when it would pass ``cap``."""
-    while v >= 0x80:
-        if o >= cap:
-            return -1
-        out[o] = <uint8_t>((v & 0x7F) | 0x80)
-        o += 1
-        v >>= 7
-    if o >= cap:
-        return -1
-    out[o] = <uint8_t>v
-    return o + 1
+cdef inline void _copy_row(uint8_t *dst, const uint8_t *src, int64_t width) noexcept nogil:
+    # fixed sizes: the compiler makes each one load and store
+    if width == 8:
+        memcpy(dst, src, 8)
+    elif width == 4:
+        memcpy(dst, src, 4)
+    elif width == 16:
+        memcpy(dst, src, 16)
+    elif width == 2:
+        memcpy(dst, src, 2)
+    else:
+        memcpy(dst, src, <size_t>width)
 
 
-cdef int64_t _put_packed(const enc_t *v, int64_t s, int64_t e, int64_t n, int bw, uint64_t mask, uint8_t *out,
-                         int64_t o, int64_t cap) noexcept nogil:
-    """Values ``s:e`` as bit-packed runs of at most 63 groups (values past ``n`` are zeros): the new
-    position, or -1 when the output would pass ``cap``."""
-    cdef int64_t c, c_end, groups, i
-    cdef uint64_t acc
-    cdef int nbits
-    c = s
-    while c < e:
-        c_end = c + 63 * 8
-        if c_end > e:
-            c_end = e
-        groups = (c_end - c + 7) // 8
-        o = _put_varint(out, o, cap, (<uint64_t>groups << 1) | 1)
-        if o < 0 or cap - o < groups * bw:
-            return -1
-        # 32 bits leave the accumulator at a time (it holds < 32 + 32 bits); a group of 8 values is
-        # ``bw`` whole bytes, so what is left after the last value is whole bytes too
-        acc = 0
-        nbits = 0
-        for i in range(c, c + groups * 8):
-            if i < n:
-                acc |= (<uint64_t>v[i] & mask) << nbits
-            nbits += bw
-            if nbits >= 32:
-                out[o] = <uint8_t>acc
-                out[o + 1] = <uint8_t>(acc >> 8)
-                out[o + 2] = <uint8_t>(acc >> 16)
-                out[o + 3] = <uint8_t>(acc >> 24)
-                o += 4
-                acc >>= 32
-                nbits -= 32
-        while nbits > 0:
-            out[o] = <uint8_t>acc
-            o += 1
-            acc >>= 8
-            nbits -= 8
-        c = c_end
-    return o
+cdef int64_t _gather_dense(const int32_t *idx, int64_t count, const uint8_t *dic, int64_t dict_len,
+                           int64_t width, uint8_t *out) noexcept nogil:
+    """``out[i] = dic[idx[i]]`` (rows of ``width`` bytes); -1 at the first index out of range."""
+    cdef int64_t i
+    cdef int64_t k
+    if width == 8:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            memcpy(out + 8 * i, dic + 8 * k, 8)
+    elif width == 4:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            memcpy(out + 4 * i, dic + 4 * k, 4)
+    else:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            _copy_row(out + width * i, dic + width * k, width)
+    return 0
 
 
-cdef int64_t _encode(const enc_t *v, int64_t n, int bw, int64_t min_run, uint8_t *out, int64_t cap) noexcept nogil:
-    """The hybrid encoding of ``v[0..n)`` (see :func:`encode`): its size, or E_ENCODE_OUT_TOO_SMALL."""
-    cdef int64_t pos = 0, o = 0, i = 0, j, a
-    cdef int vbytes = (bw + 7) // 8, k
-    cdef uint64_t mask = 0xFFFFFFFF if bw >= 32 else ((<uint64_t>1 << bw) - 1)
-    cdef uint64_t val
-    while i < n:
-        j = i + 1
-        while j < n and v[j] == v[i]:
+cdef int64_t _gather_present(const int32_t *idx, int64_t count, const uint8_t *dic, int64_t dict_len,
+                             int64_t width, const uint8_t *present, int64_t rows, uint8_t *out) noexcept nogil:
+    """The ``count`` looked-up values to the rows ``present`` marks (non-zero), zeros to the others;
+    -1 at an index out of range or when the marked rows are not ``count``."""
+    cdef int64_t i, j = 0
+    cdef int64_t k
+    for i in range(rows):
+        if present[i]:
+            if j >= count:
+                return -1
+            k = <int64_t>(<uint32_t>idx[j])
             j += 1
-        if j - i >= min_run:
-            a = pos + ((i - pos + 7) & ~(<int64_t>7))  # the bit-packed values before it end on a whole group
-            if j - a >= 8:
-                if a > pos:
-                    o = _put_packed(v, pos, a, n, bw, mask, out, o, cap)
-                    if o < 0:
-                        return E_ENCODE_OUT_TOO_SMALL
-                o = _put_varint(out, o, cap, <uint64_t>(j - a) << 1)
-                if o < 0 or cap - o < vbytes:
-                    return E_ENCODE_OUT_TOO_SMALL
-                val = <uint32_t>v[a]  # the low 32 bits (two's complement of a negative value)
-                for k in range(vbytes):
-                    out[o] = <uint8_t>((val >> (8 * k)) & 0xFF)
-                    o += 1
-                pos = j
-        i = j
-    if pos < n:
-        o = _put_packed(v, pos, n, n, bw, mask, out, o, cap)
-        if o < 0:
-            return E_ENCODE_OUT_TOO_SMALL
-    return o
+            if k >= dict_len:
+                return -1
+            _copy_row(out + width * i, dic + width * k, width)
+        else:
+            memset(out + width * i, 0, <size_t>width)
+    return 0 if j == count else -1
 
 
-def encode(const enc_t[::1] values, int bit_width, int64_t min_run, uint8_t[::1] out):
-    """The RLE / bit-packed hybrid encoding of ``values`` (no length prefix) into ``out``: its size,
-    or ENCODE_OUT_TOO_SMALL. Runs of at least ``min_run`` (>= 8) equal values become RLE runs once
-    the bit-packed values before them end on a whole group (8 values of the run must remain);
-    everything else is bit-packed in runs of at most 63 groups, the last one zero-padded. Only the
-    low ``bit_width`` bits of a value are kept (the caller checks that they fit)."""
-    cdef int64_t n = values.shape[0], rc
-    if bit_width < 0 or bit_width > 32 or min_run < 8:
-        raise ValueError("hybrid.encode: invalid arguments")
-    if n == 0:
+def gather_dictionary(const uint8_t[::1] buf, int64_t count, const uint8_t[::1] dictionary, int64_t dict_len,
+                      int64_t width, const uint8_t[::1] present, uint8_t[::1] out, int64_t rows):
+    """The values of an RLE_DICTIONARY data page looked up and written to their rows in one call.
+
+    ``buf``: the page's value bytes (the bit-width byte, then ``count`` indices in the hybrid);
+    ``dictionary``: ``dict_len`` entries of ``width`` bytes; ``out``: ``rows`` rows of ``width``
+    bytes. ``present`` empty: ``rows == count``, row i gets entry ``index[i]``; else ``rows`` bytes,
+    the non-zero ones marking the rows the ``count`` values go to (zeros to the others). Returns
+    the bytes used (>= 0), or :data:`GATHER_FAILED` for any corrupt input (a bad bit width, a bad
+    run, an index out of range, a count the flags disagree with); the wrapper then runs the
+    reference, which names the error. Nothing is read or written out of bounds either way.
+    """
+    # divisions, not products: no argument can overflow its way past a check
+    if count < 0 or dict_len < 0 or width <= 0 or rows < 0 or dict_len > dictionary.shape[0] // width \
+            or rows > out.shape[0] // width or (present.shape[0] == 0 and rows != count and rows) \
+            or (present.shape[0] != 0 and present.shape[0] < rows) or count > 2147483647:
+        raise ValueError("hybrid.gather_dictionary: invalid arguments")
+    cdef const uint8_t *src = u8_ptr(buf)
+    cdef const uint8_t *dic = u8_ptr(dictionary)
+    cdef const uint8_t *pr = u8_ptr(present)
+    cdef uint8_t *dst = &out[0] if out.shape[0] else NULL
+    cdef int64_t end = buf.shape[0], rc = 0, i
+    cdef int64_t info[4]
+    cdef int bw
+    cdef int32_t *idx = NULL
+    cdef bint with_flags = present.shape[0] != 0
+    if count == 0:
+        if with_flags:
+            for i in range(rows):
+                if pr[i]:
+                    return E_GATHER_FAILED
+            with nogil:
+                if rows:
+                    memset(dst, 0, <size_t>(rows * width))
         return 0
-    with nogil:
-        rc = _encode(&values[0], n, bit_width, min_run, u8_mut(out), out.shape[0])
-    return rc
+    if end == 0:
+        return E_GATHER_FAILED
+    bw = src[0]
+    if bw > 32:
+        return E_GATHER_FAILED
+    idx = <int32_t *>malloc(<size_t>count * sizeof(int32_t))
+    if idx == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            if bw == 0:
+                memset(idx, 0, <size_t>count * sizeof(int32_t))
+                rc = 0
+            else:
+                rc = _decode(src + 1, end - 1, bw, count, idx, info)
+            if rc >= 0:
+                if with_flags:
+                    if _gather_present(idx, count, dic, dict_len, width, pr, rows, dst) < 0:
+                        rc = E_GATHER_FAILED
+                elif _gather_dense(idx, count, dic, dict_len, width, dst) < 0:
+                    rc = E_GATHER_FAILED
+            else:
+                rc = E_GATHER_FAILED
+    finally:
+        free(idx)
+    return rc + 1 if rc >= 0 else rc

@@ -59,7 +59,7 @@ class ChunkWindow:
         except BaseException:
             lease.release()  # nothing saw these bytes
             raise
-        self.close()  # the last window's bytes: the page loop has moved past them
+        self.close()
         self.lease = lease
         return lease.view
 
@@ -89,7 +89,21 @@ class ChunkWindow:
         if pos + need <= len(buf) or have >= self.end:
             return buf, base, pos
         upto = min(self.end, base + pos + max(need, self.window))
-        # the bytes from pos on read again with the next ones: one copy out of the page cache, where
-        # joining the rest of buf to the new bytes copied both twice
         start = base + pos
-        return self._read(start, upto - start), start, 0
+        # the bytes of buf from pos on are copied to the front of the new window and only the bytes
+        # after them are read: each byte of the file is fetched once (reading them again cost a
+        # second trip through the page cache and counted as bytes read twice)
+        keep = max(0, min(have - start, upto - start))
+        lease = WINDOWS.take(upto - start)
+        try:
+            view = lease.view
+            if keep:
+                view[:keep] = memoryview(buf)[pos:pos + keep]
+            if upto - start > keep:
+                self.reader.read_into(start + keep, view[keep:], what="column chunk")
+        except BaseException:
+            lease.release()  # nothing saw these bytes
+            raise
+        self.close()  # the last window's bytes: copied from above, the page loop has moved past them
+        self.lease = lease
+        return view, start, 0

@@ -19,8 +19,10 @@ from typing import Any
 import numpy as np
 
 from ..arrays import BinaryArray
+from ..encodings import decode_dictionary_indices
 from ..errors import CorruptFileError
 from ..format import PhysicalType
+from ..kernels.hybrid import gather_dictionary
 from ..kernels.levels import scatter_nulls, spread_offsets
 from ..limits import charge
 from ..memory import pool
@@ -35,9 +37,8 @@ __all__ = ["ColumnBuilder", "ByteArrayRegions", "FixedRegions", "place_pages", "
 
 def placed_type(physical_type: int) -> bool:
     """Whether chunks of this physical type are placed page by page (:func:`place_pages`): the
-    fixed-width ones decoded as numbers (byte arrays go to a BinarySink, FIXED_LEN_BYTE_ARRAY rows
-    are gathered as they decode)."""
-    return physical_type not in (PhysicalType.BYTE_ARRAY, PhysicalType.FIXED_LEN_BYTE_ARRAY)
+    fixed-width ones, numbers and FIXED_LEN_BYTE_ARRAY rows (byte arrays go to a BinarySink)."""
+    return physical_type != PhysicalType.BYTE_ARRAY
 
 
 def _owns_its_bytes(a: np.ndarray) -> bool:
@@ -49,22 +50,38 @@ def _owns_its_bytes(a: np.ndarray) -> bool:
 
 def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int, nullable: bool,
                 out: np.ndarray | None = None, present_out: np.ndarray | None = None) -> ChunkParts:
-    """A flat fixed-width chunk's pages (:func:`pqbloom.file.pages.iter_pages`; their values may be
-    views of the page, copied out here before the next is asked for) written to their rows of one
-    buffer of ``total`` rows as they decode, nulls placed (zeros): the chunk costs its column and one
-    page, not its dense pages plus a copy of them. ``out``: that buffer (the chunk's rows of the
-    column's, :class:`FixedRegions`), else one is made; ``present_out``: where the chunk's presence
-    flags are joined (its rows of the column's mask). Pages that do not fit (a type that changes
-    within the chunk) end it: the rest is gathered as :func:`collect_chunk` does."""
+    """A flat fixed-width chunk's pages (:func:`pqbloom.file.pages.iter_pages`, with ``views`` and
+    ``encoded_indices``: their values may be views of the page, copied out here before the next is
+    asked for) written to their rows of one buffer of ``total`` rows as they decode, nulls placed
+    (zeros): the chunk costs its column and one page, not its dense pages plus a copy of them. A
+    dictionary-encoded page is looked up straight into its rows (one kernel call), a page without
+    nulls copied (no scatter). ``out``: that buffer (the chunk's rows of the column's,
+    :class:`FixedRegions`; it is then ``pieces[0]``), else one is made; ``present_out``: where the
+    chunk's presence flags are joined (its rows of the column's mask; then ``present``). Pages that
+    do not fit (a type that changes within the chunk) end it: the rest is gathered as
+    :func:`collect_chunk` does."""
     if out is not None and len(out) != total:
         out = None
     r = 0
+    nulls = 0  # rows without a value, so far
     flags: list[np.ndarray] = []
     parts: list[tuple[str, Any]] | None = None  # dense pages, once placement has stopped
     dictionary = None
     for kind, values, present, dictionary in pages:
         if present is not None:
             flags.append(present)
+        if kind == "rle":
+            count = values[1]
+            n = len(present) if present is not None else count
+            if parts is None:
+                if out is None:
+                    out = _chunk_buffer(total, dictionary)
+                if dictionary.dtype == out.dtype and dictionary.shape[1:] == out.shape[1:] and r + n <= total:
+                    gather_dictionary(values[0], count, dictionary, present if count != n else None, out[r:r + n])
+                    r += n
+                    nulls += n - count
+                    continue
+            kind, values = "dict", decode_dictionary_indices(*values)
         if parts is not None:
             parts.append((kind, _own(values)))
             continue
@@ -72,9 +89,7 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
             values = expand_dictionary(dictionary, values)
         n = len(present) if present is not None else len(values)
         if type(values) is np.ndarray and out is None:
-            charge(total * values.dtype.itemsize * int(np.prod(values.shape[1:], dtype=np.int64)),
-                   f"the values of a column chunk of {total:,} rows")
-            out = pool.empty((total,) + values.shape[1:], values.dtype)  # every row is written below
+            out = _chunk_buffer(total, values)
         if out is None or type(values) is not np.ndarray or values.dtype != out.dtype \
                 or values.shape[1:] != out.shape[1:] or r + n > total:
             head = [] if out is None or r == 0 else [_dense(out[:r], flags[:-1] if present is not None else flags)]
@@ -83,10 +98,11 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
             parts = [("values", h.copy()) for h in head] + [("values", _own(values))]
             out = None
             continue
-        if present is None:
+        if present is None or len(values) == n:  # no nulls (the values are as many as the rows)
             out[r:r + n] = values
         else:  # the values to the present rows, zeros to the others, in one pass
             scatter_nulls(values, present, 1, "a page of the chunk", out[r:r + n])
+            nulls += n - len(values)
         r += n
         values = None  # copied out: the page loop releases its buffer for the next page (memory.scratch)
     if parts is not None:
@@ -101,13 +117,14 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
             present_all = np.concatenate(flags, out=present_out)  # (the lengths summed to r == total)
         else:
             present_all = np.concatenate(flags) if len(flags) != 1 else flags[0]
-    return ChunkParts([out], present_all, total, placed=True)
+    return ChunkParts([out], present_all, total, placed=True, nulls=nulls if nullable else 0)
 
 
-def _is_rows_of(a: np.ndarray, out: np.ndarray, row0: int) -> bool:
-    """Whether ``a`` is ``out``'s rows from ``row0`` on (the same memory, not a copy of it)."""
-    return a.__array_interface__["data"][0] == out.__array_interface__["data"][0] + row0 * out.strides[0] \
-        and a.strides == out.strides and bool(np.may_share_memory(a, out))
+def _chunk_buffer(total: int, like: np.ndarray) -> np.ndarray:
+    """A buffer for ``total`` rows of ``like``'s dtype and row shape, charged to the read's budget."""
+    charge(total * like.dtype.itemsize * int(np.prod(like.shape[1:], dtype=np.int64)),
+           f"the values of a column chunk of {total:,} rows")
+    return pool.empty((total,) + like.shape[1:], like.dtype)  # every row is written by the caller
 
 
 def _own(values: Any) -> Any:
@@ -185,11 +202,13 @@ class FixedRegions:
         # the chunks' presence flags, joined in place (then inverted in place: the column's null mask)
         self.present = pool.empty(total, np.bool_) if nullable else None
         self.row_starts = np.concatenate([[0], np.cumsum(rows, dtype=np.int64)]).tolist()
+        #: each chunk's rows, made once: the builder knows a chunk placed there by these very objects
+        self.views = [(self.values[r0:r1], None if self.present is None else self.present[r0:r1])
+                      for r0, r1 in zip(self.row_starts, self.row_starts[1:])]
 
     def rows(self, j: int) -> tuple[np.ndarray, np.ndarray | None]:
         """The rows of chunk ``j`` (in the order the row counts were given): values, presence flags."""
-        r0, r1 = self.row_starts[j], self.row_starts[j + 1]
-        return self.values[r0:r1], None if self.present is None else self.present[r0:r1]
+        return self.views[j]
 
 
 class ColumnBuilder:
@@ -205,6 +224,7 @@ class ColumnBuilder:
         self.rows = 0
         # fixed width: the rows so far, nulls placed (zeros), or the one chunk that is the whole column
         fixed = fixed if fixed is not None and len(fixed.values) == num_rows else None
+        self.fixed_rows = fixed.views if fixed is not None else None
         self.out: np.ndarray | None = fixed.values if fixed is not None else None
         # the fixed regions' mask, while every chunk's flags are its rows of it
         self.mask: np.ndarray | None = fixed.present if fixed is not None else None
@@ -216,17 +236,30 @@ class ColumnBuilder:
         self.nbytes = 0
         self.pending: BinaryArray | None = None
         self.fallback: list[ChunkParts] = []  # dense pieces joined at the end, nulls placed then
-        self.present: list[np.ndarray] = []
+        # each chunk's presence flags (None: it has none, every row present) and rows
+        self.present: list[np.ndarray | None] = []
+        self.chunk_rows: list[int] = []
         self.has_nulls = False
+
+    def _flags(self, upto: int | None = None) -> np.ndarray:
+        """The presence flags of the chunks added (of the first ``upto``), joined."""
+        flags = [p if p is not None else np.ones(k, bool)
+                 for p, k in zip(self.present[:upto], self.chunk_rows[:upto])]
+        return np.concatenate(flags) if len(flags) != 1 else flags[0]
 
     def add(self, parts: ChunkParts) -> None:
         """Append one decoded chunk."""
-        row0 = self.rows
+        row0, j = self.rows, len(self.chunk_rows)
         self.rows += parts.num_rows
         present = parts.present
-        nulls = present is not None and not bool(present.all())
-        self.present.append(present if present is not None else np.ones(parts.num_rows, bool))
-        if self.mask is not None and (present is None or not _is_rows_of(present, self.mask, row0)):
+        if present is None:
+            nulls = False
+        else:
+            nulls = bool(parts.nulls) if parts.nulls is not None else not bool(present.all())
+        self.present.append(present)
+        self.chunk_rows.append(parts.num_rows)
+        # the mask holds every chunk's flags while each came in its rows of it (FixedRegions)
+        if self.mask is not None and (present is None or self.fixed_rows is None or present is not self.fixed_rows[j][1]):
             self.mask = None
         self.has_nulls = self.has_nulls or nulls
         if self.regions is not None:  # decoded in place: nothing to copy (finish checks them)
@@ -234,9 +267,10 @@ class ColumnBuilder:
             return
         fixed = bool(parts.pieces) and all(type(p) is np.ndarray for p in parts.pieces)
         if not self.fallback and self.rows <= self.num_rows and fixed and self.n == 0 and self.pending is None \
-                and self.data is None and self._place(parts, row0, present if nulls else None):
+                and self.data is None and self._place(parts, row0, present if nulls else None, j):
             return
-        pieces = [_dense(parts.pieces[0], [self.present[-1]])] if parts.placed else list(parts.pieces)
+        pieces = [_dense(parts.pieces[0], [] if present is None else [present])] if parts.placed \
+            else list(parts.pieces)
         if self.fallback or self.rows > self.num_rows or self.out is not None or self.held is not None or fixed:
             self._to_fallback(row0)
             self.fallback.append(ChunkParts(pieces, None, 0))
@@ -246,8 +280,9 @@ class ColumnBuilder:
             if self.fallback or not self._copy(piece):
                 self.fallback.append(ChunkParts([piece], None, 0))
 
-    def _place(self, parts: ChunkParts, row0: int, present: np.ndarray | None) -> bool:
-        """Fixed-width pieces to their rows (False: they do not fit the buffer; nothing was written)."""
+    def _place(self, parts: ChunkParts, row0: int, present: np.ndarray | None, j: int) -> bool:
+        """Fixed-width pieces (of chunk ``j``) to their rows (False: they do not fit the buffer;
+        nothing was written)."""
         pieces = parts.pieces
         first = pieces[0]
         if self.held is not None:
@@ -265,7 +300,8 @@ class ColumnBuilder:
         if any(p.dtype != out.dtype or p.shape[1:] != out.shape[1:] for p in pieces):
             return False
         if parts.placed:
-            if not _is_rows_of(first, out, row0):  # else placed in the column's own rows (FixedRegions)
+            # placed in the column's own rows (FixedRegions: the very view it was given), or copied there
+            if self.fixed_rows is None or first is not self.fixed_rows[j][0]:
                 out[row0:row0 + parts.num_rows] = first
             return True
         if present is None:
@@ -293,7 +329,7 @@ class ColumnBuilder:
         if head is None or row0 == 0:
             return
         head = head[:row0]
-        before = np.concatenate(self.present[:-1]) if len(self.present) > 2 else self.present[0]
+        before = self._flags(-1)  # of the chunks before this one (row0 > 0: there are some)
         self.fallback.append(ChunkParts([head if bool(before.all()) else head[before]], None, 0))
 
     def _copy(self, piece: Any) -> bool:
@@ -337,13 +373,14 @@ class ColumnBuilder:
             return False
         for j, (parts, present) in enumerate(zip(self.region_parts, self.present)):
             rows = rg.row_starts[j + 1] - rg.row_starts[j]
+            n_present = parts.num_rows if present is None else int(np.count_nonzero(present))
             sink = parts.region
             if sink is None:  # an empty chunk (no pages) fits an empty region only
                 if rows or rg.byte_starts[j + 1] != rg.byte_starts[j] or parts.num_rows:
                     return False
                 continue
             if parts.num_rows != rows or not sink.complete() or sink.start != rg.byte_starts[j] \
-                    or sink.n != int(np.count_nonzero(present)):
+                    or sink.n != n_present:
                 return False
         return True
 
@@ -355,17 +392,18 @@ class ColumnBuilder:
             # the sizes every chunk was just checked to fill, so no thread's write order matters
             rg.offsets[rg.row_starts] = rg.byte_starts
             for j, (parts, present) in enumerate(zip(self.region_parts, self.present)):
-                if parts.num_rows and parts.region is not None and parts.region.n != parts.num_rows:
+                if parts.num_rows and parts.region is not None and parts.region.n != parts.num_rows \
+                        and present is not None:
                     spread_offsets(rg.offsets[rg.row_starts[j]:rg.row_starts[j + 1] + 1], present, parts.region.n)
             values = BinaryArray(rg.offsets, rg.data)
-            return Column(self.f, values, ~np.concatenate(self.present) if self.has_nulls else None)
+            return Column(self.f, values, ~self._flags() if self.has_nulls else None)
         # statistics that lied: join each chunk's own values (never the entries shared with a neighbour)
         pieces = [p for parts in self.region_parts
                   for p in (parts.region.dense() if parts.region is not None else parts.pieces)]
         dense = concat_values(pieces, self.f)
         if not self.has_nulls:
             return Column(self.f, dense, None)
-        present = np.concatenate(self.present)
+        present = self._flags()
         return Column(self.f, place_nulls(dense, present), ~present)
 
     def finish(self) -> Column:
@@ -379,7 +417,7 @@ class ColumnBuilder:
                 return Column(self.f, values, None)
             if self.mask is not None and len(self.mask) == self.rows:  # the flags of every chunk, in place
                 return Column(self.f, values, np.logical_not(self.mask, out=self.mask))
-            return Column(self.f, values, ~np.concatenate(self.present))
+            return Column(self.f, values, ~self._flags())
         head: list[Any] = []
         if self.pending is not None:
             head.append(self.pending)
@@ -392,6 +430,6 @@ class ColumnBuilder:
             dense = head[0] if head else concat_values([], self.f)
         if not self.has_nulls:
             return Column(self.f, dense, None)
-        present = np.concatenate(self.present)
+        present = self._flags()
         placed = _nulls_in_place(dense, present) if isinstance(dense, BinaryArray) else None
         return Column(self.f, place_nulls(dense, present) if placed is None else placed, ~present)

@@ -86,6 +86,7 @@ class ChunkParts:
     page_rows: list[int] | None = None  # rows of each piece, when the pieces are the pages (nullable chunks)
     placed: bool = False  # pieces[0] holds every row, nulls placed (file/column_builder.place_pages)
     region: BinarySink | None = None  # the column region the chunk decoded into (BinarySink.in_column)
+    nulls: int | None = None  # rows without a value, when known (else counted from ``present``)
 
 
 def expand_dictionary(dictionary: Values | None, idx: np.ndarray) -> Values:

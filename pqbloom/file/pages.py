@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ HEADER_ROOM = 1 << 16
 _DICTIONARY_PAGE, _INDEX_PAGE = int(PageType.DICTIONARY_PAGE), int(PageType.INDEX_PAGE)
 _DATA_PAGE, _DATA_PAGE_V2 = int(PageType.DATA_PAGE), int(PageType.DATA_PAGE_V2)
 _PLAIN, _PLAIN_DICTIONARY, _BIT_PACKED = int(Encoding.PLAIN), int(Encoding.PLAIN_DICTIONARY), int(Encoding.BIT_PACKED)
+_RLE_DICTIONARY = int(Encoding.RLE_DICTIONARY)
 
 __all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatHeader", "iter_pages",
            "decode_page_values", "v2_flag_ignored", "chunk_size_undercounted", "CHUNK_SIZE_SHORTFALL"]
@@ -131,7 +133,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                levels: bool = False, sink: BinarySink | None = None,
                window: ChunkWindow | None = None, views: bool = False,
                page_ordinals: Sequence[int] | None = None,
-               num_values: int | None = None) -> Iterator[tuple[str, Any, Any, Any]]:
+               num_values: int | None = None, encoded_indices: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -145,7 +147,10 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
     ``window`` (:class:`~pqbloom.file.chunk_window.ChunkWindow`) ``buf`` is its first window, and the
     chunk's later bytes are read as the pages need them. With ``views``, a PLAIN page's fixed-width
     values may be a read-only view of its buffer, valid until the next page is asked for (a caller
-    that copies each page out at once saves the page's copy).
+    that copies each page out at once saves the page's copy). With ``encoded_indices`` too, a
+    dictionary-encoded page of a fixed-width column (its dictionary a numpy array) comes undecoded:
+    kind ``"rle"``, ``values`` = (a view of its value bytes, the number of values), for a caller that
+    looks the values up straight into its rows (:func:`pqbloom.kernels.hybrid.gather_dictionary`).
 
     Buffers: a page decompresses into a scratch buffer whose lease this loop holds
     (:func:`pqbloom.compression.decompress_leased`), and a ``window`` holds the lease of the chunk's
@@ -163,6 +168,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
     max_rep = desc.max_repetition_level
+    encoded_indices = encoded_indices and views  # the caller looks the values up before the next page
     extended = False
     f = desc.field
     codec = compression_mod.codec_by_id(meta.codec)
@@ -174,8 +180,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
         raise CorruptFileError(f"column chunk claims {total_values:,} values for a row group of {row_count:,} rows")
     max_def = desc.max_definition_level
     # facts of the chunk every page needs, worked out once
-    levels_of = _ChunkLevels(max_rep, max_def, total_values if levels and total_values <= plausible_count(
-        meta.total_compressed_size or 0) else 0)
+    levels_of = _ChunkLevels(max_rep, max_def, total_values) if levels and total_values <= plausible_count(
+        meta.total_compressed_size or 0) else _page_levels(max_rep, max_def)
     phys, type_length, type_name = f.physical_type, f.type_length, f.type_name
     dictionary = None
     seen = 0
@@ -311,6 +317,9 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
             sunk = sink.decode_plain(values_buf, n_present) if sink is not None else None
             kind, values = "values", (sunk[0] if sunk is not None else
                                       decode_plain(values_buf, phys, n_present, type_length, copy=not views)[0])
+        elif encoded_indices and (enc == _RLE_DICTIONARY or enc == _PLAIN_DICTIONARY) \
+                and type(dictionary) is np.ndarray:
+            kind, values = "rle", (values_buf, n_present)
         else:
             kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)
         flags = (defs, reps) if levels else page_present
@@ -382,7 +391,7 @@ class _ChunkLevels:
     def _arrays(self, n: int) -> tuple[np.ndarray | None, np.ndarray | None]:
         """Where a page's ``n`` levels decode: the next stretch of the chunk's arrays, or new arrays."""
         a, b = self.filled, self.filled + n
-        if b > self.chunk:
+        if b > self.chunk or not self.chunk:  # (one instance without a chunk serves every chunk: _page_levels)
             if BUDGET.get() is not None:  # the message is formatted only then: most reads have no budget
                 charge(n * (self.dtype.itemsize * self.arrays + 1),
                        f"the levels and presence flags of a page of {n:,} values")
@@ -444,6 +453,13 @@ class _ChunkLevels:
         return reps, defs, int(np.count_nonzero(defs == self.max_def))
 
 
+@lru_cache(maxsize=32)
+def _page_levels(max_rep: int, max_def: int) -> _ChunkLevels:
+    """The levels of chunks whose pages' levels each decode into arrays of their own: one instance
+    per maximum levels (it keeps no state between pages then), made once and shared."""
+    return _ChunkLevels(max_rep, max_def)
+
+
 _NO_BYTES = memoryview(b"")
 
 #: as pqbloom.encodings.rle: the compiled hybrid takes counts up to this many values per input byte
@@ -468,6 +484,7 @@ def join_levels(pieces: list[np.ndarray], n: int) -> np.ndarray:
     return np.concatenate(pieces)
 
 
+@lru_cache(maxsize=64)  # asked per chunk, of the one writer of the file
 def v2_flag_ignored(created_by: str | None) -> bool:
     """ARROW-10353: parquet-cpp before 2.0.0 (Arrow before 3.0) compressed the values of every v2 data
     page with the column's codec yet stored ``is_compressed = false``; Arrow decompresses those pages
@@ -482,6 +499,7 @@ _PARQUET_MR = re.compile(r"parquet-mr(?=\s|$)")
 _VERSION = re.compile(r"\s+version\s+(\d+)(?:\.(\d+))?(?:\.(\d+))?")
 
 
+@lru_cache(maxsize=64)
 def chunk_size_undercounted(created_by: str | None) -> bool:
     """PARQUET-816 (IMPALA-694): parquet-mr before 1.2.9 left the dictionary page header out of a chunk's
     ``total_compressed_size``, so its pages run up to :data:`CHUNK_SIZE_SHORTFALL` bytes past the stated

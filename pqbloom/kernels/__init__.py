@@ -4,7 +4,8 @@ One wrapper module per kernel family, each over one compiled module of :mod:`pqb
 built by ``pip install``) and its numpy reference of the same name in :mod:`pqbloom.kernels.reference`:
 
 * :mod:`.hybrid`: the RLE / bit-packed hybrid (levels, dictionary indices, booleans), a data page's
-  levels in one call, and its encoder;
+  levels in one call, a dictionary page's values gathered into their rows, and its encoder (compiled
+  as its own module, ``hybrid_encode``: the writer's loop shares nothing with the reader's);
 * :mod:`.binary`: PLAIN BYTE_ARRAY decode (whole or into a column's buffers), the dictionary gather,
   the DELTA_BYTE_ARRAY prefix rebuild, byte-wise arg-min/max and the PLAIN BYTE_ARRAY encoder;
 * :mod:`.levels`: nulls placed from definition levels, offsets spread to their rows, repetition levels
@@ -41,6 +42,7 @@ __all__ = ["MODULES", "BUILT", "MISSING", "EXTENSION_BUILT", "COMPILED", "built"
 #: the compiled modules of pqbloom/_kernels, one extension each (setup.py reads this literal; one name a line)
 MODULES: tuple[str, ...] = (
     "hybrid",
+    "hybrid_encode",
     "binary",
     "levels",
     "decimals",

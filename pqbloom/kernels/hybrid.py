@@ -17,7 +17,7 @@ from .reference import hybrid as reference
 from .reference.hybrid import empty_run_message
 from .reference.hybrid_encode import encode_hybrid as reference_encode
 
-__all__ = ["decode_hybrid", "page_levels", "encode_hybrid"]
+__all__ = ["decode_hybrid", "page_levels", "encode_hybrid", "gather_dictionary"]
 
 
 def decode_hybrid(buf: Buffer, bit_width: int, count: int, out: np.ndarray) -> int:
@@ -97,7 +97,7 @@ def encode_hybrid(values: np.ndarray, bit_width: int, min_rle_run: int = 8) -> b
     """The RLE / bit-packed hybrid encoding of a 1-D integer array whose values the caller has checked
     fit ``bit_width`` (0..32) bits, no length prefix; see
     :func:`pqbloom.kernels.reference.hybrid_encode.encode_hybrid` for the runs chosen (the same bytes)."""
-    kernel = compiled("hybrid")
+    kernel = compiled("hybrid_encode")
     v = np.asarray(values).reshape(-1)
     if kernel is None or not 0 <= bit_width <= 32 or min_rle_run < 8:
         return reference_encode(v, bit_width, min_rle_run)
@@ -115,3 +115,34 @@ def encode_hybrid(values: np.ndarray, bit_width: int, min_rle_run: int = 8) -> b
     if rc < 0:  # pragma: no cover - the output is sized for the worst case
         return reference_encode(v, bit_width, min_rle_run)
     return out[:rc].tobytes()
+
+
+_NO_FLAGS = np.zeros(0, np.uint8)
+
+
+def gather_dictionary(buf: Buffer, count: int, dictionary: np.ndarray, present: np.ndarray | None,
+                      out: np.ndarray) -> int:
+    """The ``count`` values of an RLE_DICTIONARY data page looked up in ``dictionary`` and written to
+    ``out``'s rows in one pass (no array of indices, no array of values, no scatter): all rows, or
+    with ``present`` (a bool mask) the rows it marks, zeros at the others. Returns the bytes used;
+    see :func:`pqbloom.kernels.reference.hybrid.gather_dictionary` (arguments, errors)."""
+    kernel = compiled("hybrid")
+    if kernel is not None and type(out) is np.ndarray and type(dictionary) is np.ndarray \
+            and out.dtype == dictionary.dtype and out.shape[1:] == dictionary.shape[1:] \
+            and not out.dtype.hasobject and out.flags.c_contiguous and out.flags.writeable \
+            and dictionary.flags.c_contiguous and len(out) and 0 <= count <= len(out) \
+            and (len(out) == count if present is None else
+                 type(present) is np.ndarray and present.dtype == np.bool_ and present.ndim == 1
+                 and present.flags.c_contiguous and len(present) == len(out)):
+        width = out.itemsize * (out.size // len(out))
+        try:
+            rc = int(kernel.gather_dictionary(buf, count, dictionary.reshape(-1).view(np.uint8), len(dictionary),
+                                              width, _NO_FLAGS if present is None else present.view(np.uint8),
+                                              out.reshape(-1).view(np.uint8), len(out)))
+        except (ValueError, TypeError, BufferError):  # a buffer the kernel does not take (strided...)
+            rc = kernel.GATHER_FAILED
+        if rc >= 0:
+            return rc
+    # every case the kernel does not take, and the pages it refused: the reference decodes them or
+    # names the error
+    return reference.gather_dictionary(buf, count, dictionary, present, out)

@@ -20,7 +20,7 @@ from ...limits import charge
 from .bits import MAX_COUNT, checked_count, unpack_groups
 
 __all__ = ["decode_hybrid_numpy", "hybrid_dtype", "empty_run_message", "HYBRID_DTYPES", "LEVEL_DTYPES",
-           "check_hybrid_args", "decode_hybrid", "check_page_levels_args", "page_levels"]
+           "check_hybrid_args", "decode_hybrid", "check_page_levels_args", "page_levels", "gather_dictionary"]
 
 #: output dtypes of the hybrid decoder: levels (int8, int16, int32), dictionary indices (int32), booleans
 HYBRID_DTYPES = (np.dtype(np.int8), np.dtype(np.int16), np.dtype(np.int32), np.dtype(np.bool_))
@@ -491,3 +491,53 @@ def page_levels(buf: Buffer, count: int, rep_bw: int, def_bw: int, rep_len: int,
         if out is defs and defs is not None:
             present = int(np.count_nonzero(defs[:count] == max_def))
     return (rep_len + def_len if rep_len >= 0 else pos), present
+
+
+def gather_dictionary(buf: Buffer, count: int, dictionary: np.ndarray, present: np.ndarray | None,
+                      out: np.ndarray) -> int:
+    """The ``count`` values of an RLE_DICTIONARY data page looked up in ``dictionary`` and written to
+    ``out``'s rows; return the bytes used (the bit-width byte and the runs).
+
+    ``buf`` holds the page's value bytes (one byte of bit width, then the indices in the hybrid).
+    Without ``present``, ``out`` has ``count`` rows and row i gets ``dictionary[index[i]]``; with it
+    (a bool mask, one per row of ``out``) the values go to the rows it marks and the others get
+    zeros. ``out`` has the dictionary's dtype and row shape (ValueError otherwise). An index out of
+    range (negative ones too: indices are unsigned), a bad run or a mask marking another number of
+    rows than ``count`` raise CorruptFileError, as the page's indices decoded, taken and
+    scattered one step at a time do.
+    """
+    if not isinstance(out, np.ndarray) or not isinstance(dictionary, np.ndarray) or out.dtype != dictionary.dtype \
+            or out.shape[1:] != dictionary.shape[1:] or not out.flags.writeable:
+        raise ValueError("gather_dictionary: out must be a writable array of the dictionary's dtype and row shape")
+    count = int(count)
+    rows = len(out) if present is None else len(present)
+    if count < 0 or count > MAX_COUNT or (present is None and len(out) != count) or len(out) != rows:
+        raise ValueError("gather_dictionary: out must have one row per value (or per flag of present)")
+    u8 = as_u8(buf)
+    if count == 0:
+        idx = np.zeros(0, np.int32)
+        used = 0
+    else:
+        if len(u8) == 0:
+            raise CorruptFileError("dictionary indices: empty page data")
+        bw = int(u8[0])
+        if bw > 32:
+            raise CorruptFileError(f"dictionary indices: bit width {bw} > 32")
+        idx, used = decode_hybrid_numpy(u8[1:], bw, count, np.int32)
+        used += 1
+    uidx = idx.view(np.uint32)
+    if len(uidx) and int(uidx.max()) >= len(dictionary):
+        lo, hi = int(idx.min()), int(idx.max())
+        raise CorruptFileError(f"dictionary index {lo if lo < 0 else hi} out of range for a dictionary "
+                               f"of {len(dictionary)} values")
+    values = dictionary[uidx]
+    if present is None:
+        out[...] = values
+        return used
+    mask = np.asarray(present, dtype=bool)
+    npresent = int(np.count_nonzero(mask))
+    if npresent != count:
+        raise CorruptFileError(f"a page of the chunk: {npresent} defined levels but {count} values")
+    out[mask] = values
+    out[~mask] = 0
+    return used

@@ -13,6 +13,7 @@ import pqbloom
 import pqbloom.file.chunk_window as chunk_window
 import pqbloom.file.pages as pages
 from pqbloom.errors import ParquetError
+from pqbloom.file.footer import FOOTER_TAIL_READ
 from tests.corpora import params
 from tests.paths import FIXTURES
 
@@ -54,3 +55,25 @@ def test_tiny_windows_read_what_whole_chunks_read(path, monkeypatch):  # type: i
     if windowed.schema.equals(expected.schema) and not any(str(f.type).startswith(("float", "double", "halffloat"))
                                                             for f in expected.schema):
         assert windowed.equals(expected)
+
+
+@pytest.mark.parametrize("use_threads", [False, True])
+def test_each_byte_of_a_windowed_chunk_is_read_once(tmp_path, monkeypatch, use_threads: bool):  # type: ignore[no-untyped-def]
+    # incompressible values in pages of ~3 KB, 4 KiB windows: nearly every window ends inside a page,
+    # whose start was read already and must not be read again
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    t = pa.table({"a": rng.integers(0, 2**63, 40_000), "b": rng.random(40_000)})
+    path = tmp_path / "t.parquet"
+    pq.write_table(t, path, compression="none", use_dictionary=False, data_page_size=3_000,
+                   write_statistics=False)
+    monkeypatch.setattr(chunk_window, "WINDOW", 4096)
+    with pqbloom.ParquetFile(str(path)) as pf:
+        got = pf.read(use_threads=use_threads).to_arrow()
+        stats = pf.io_stats
+    assert got.equals(pq.read_table(path))
+    # the footer's one speculative tail read (64 KiB) overlaps the last chunk's pages; every other
+    # byte is read once
+    size = path.stat().st_size
+    assert stats.bytes_read - FOOTER_TAIL_READ <= size, (stats.bytes_read, size)

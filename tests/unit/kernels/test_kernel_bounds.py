@@ -85,3 +85,29 @@ def test_scatter_fixed_of_no_slots_writes_nothing(itemsize: int) -> None:
         with compiled(on):
             out, validity = level_kernels.scatter_nulls(np.zeros(0, np.int64), np.zeros(0, np.int8), 1)
         assert len(out) == 0
+
+
+@pytest.mark.parametrize("count, dict_len, width, rows, flags", [
+    (1, 2**62, 4, 1, 0),  # dict_len * width wraps: the 16-byte dictionary "held" 2**62 entries
+    (1, 4, 2**62, 1, 0),
+    (1, 4, 4, 2**62, 0),  # rows * width wraps past the 16-byte out
+    (5, 4, 4, 5, 0),  # more rows than out holds
+    (2, 4, 4, 4, 3),  # fewer flags than rows
+    (2**31, 4, 4, 4, 0),  # a count past what the index buffer takes
+    (-1, 4, 4, 0, 0),
+])
+def test_gather_dictionary_refuses_arguments_past_its_buffers(count: int, dict_len: int, width: int, rows: int,
+                                                              flags: int) -> None:
+    dictionary, out = np.zeros(16, np.uint8), np.zeros(16, np.uint8)
+    with pytest.raises(ValueError, match="invalid arguments"):
+        hybrid.gather_dictionary(bytes([2, 3, 0]), count, dictionary, dict_len, width, np.ones(flags, np.uint8),
+                                 out, rows)
+
+
+def test_gather_dictionary_of_no_values_writes_nothing_through_null() -> None:
+    """Empty views have NULL data pointers: no values, no rows, nothing touched."""
+    empty = np.zeros(0, np.uint8)
+    assert hybrid.gather_dictionary(b"", 0, np.zeros(8, np.uint8), 1, 8, empty, empty, 0) == 0
+    # flags marking rows that no value fills are corrupt, not a write past the empty index buffer
+    assert hybrid.gather_dictionary(b"", 0, np.zeros(8, np.uint8), 1, 8, np.ones(2, np.uint8),
+                                    np.zeros(16, np.uint8), 2) == hybrid.GATHER_FAILED

@@ -1,6 +1,7 @@
 """Kernels that write into the caller's buffers (a column's region) against their numpy reference:
-``take_binary_into`` (dictionary expansion straight into a chunk's buffer) and ``scatter_nulls``
-with ``out`` (a page's values to its rows of a column, from a view at any byte of the page)."""
+``take_binary_into`` (dictionary expansion straight into a chunk's buffer), ``scatter_nulls``
+with ``out`` (a page's values to its rows of a column, from a view at any byte of the page) and
+``gather_dictionary`` (a dictionary page's indices looked up into its rows, nulls placed)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pqbloom.arrays import BinaryArray
+from pqbloom.encodings.rle import encode_rle_bitpacked
 from pqbloom.errors import CorruptFileError
 from pqbloom.kernels import binary as binary_kernels
+from pqbloom.kernels import hybrid as hybrid_kernels
 from pqbloom.kernels import levels as level_kernels
 from tests.unit.kernels.test_kernels import compiled
 
@@ -154,3 +157,67 @@ def test_spread_offsets_is_the_reference(flags: list[bool], lens: Any, off_by: i
         assert got[:len(present) + 1] == rows.tolist() and got[len(present) + 1:] == [-9] * extra
     else:
         assert got[0] == "CorruptFileError"
+
+
+def _gather(buf: bytes, count: int, dictionary: np.ndarray, present: np.ndarray | None) -> Any:
+    """(rows written, bytes used) of gather_dictionary, or the error's type and message."""
+    rows = len(present) if present is not None else count
+    out = np.full((rows,) + dictionary.shape[1:], 0x5A, dictionary.dtype)
+    try:
+        used = hybrid_kernels.gather_dictionary(buf, count, dictionary, present, out)
+    except (CorruptFileError, ValueError) as exc:
+        return type(exc).__name__, str(exc)
+    return out.tobytes(), used
+
+
+@PROPS
+@given(size=st.integers(1, 300), picks=st.lists(st.integers(0, 310), max_size=400),
+       flags=st.one_of(st.none(), st.lists(st.booleans(), max_size=500)),
+       kind=st.sampled_from(["i4", "i8", "f8", "u1x3", "u1x16"]), runs=st.booleans(), cut=st.integers(0, 4))
+def test_gather_dictionary_is_the_reference(size: int, picks: list[int], flags: list[bool] | None, kind: str,
+                                            runs: bool, cut: int) -> None:
+    rng = np.random.default_rng(size)
+    if kind.startswith("u1x"):
+        dictionary = rng.integers(0, 256, (size, int(kind[3:])), dtype=np.uint8)
+    else:
+        dictionary = rng.integers(-(2**31), 2**31, size).astype(kind)
+    idx = np.array(picks, np.int64)
+    if runs:  # long repeats: RLE runs
+        idx = np.repeat(idx, 9)[:len(picks)]
+    present = None
+    if flags is not None:  # as many values as flags set (the levels say so)
+        present = np.array(flags + [True] * max(len(idx) - sum(flags), 0), bool)
+        idx = idx[:int(present.sum())]
+        idx = np.concatenate([idx, np.zeros(int(present.sum()) - len(idx), np.int64)])
+    bw = max(int(idx.max()).bit_length(), 1) if len(idx) else 1
+    buf = bytes([bw]) + encode_rle_bitpacked(idx, bw)
+    if cut:  # a page cut short: the runs end early (an error unless the cut is padding)
+        buf = buf[:max(len(buf) - cut, 1)]
+    with compiled(True):
+        got = _gather(buf, len(idx), dictionary, present)
+    with compiled(False):
+        want = _gather(buf, len(idx), dictionary, present)
+    assert got == want
+    if not cut and all(i < size for i in idx):  # the values at their rows, zeros at the others
+        rows = dictionary[idx]
+        if present is not None:
+            full = np.zeros((len(present),) + dictionary.shape[1:], dictionary.dtype)
+            full[present] = rows
+            rows = full
+        assert got[0] == rows.tobytes() and got[1] <= len(buf)
+    elif not cut:
+        assert got[0] == "CorruptFileError" and "out of range" in got[1]
+
+
+def test_gather_dictionary_refuses_flags_that_disagree() -> None:
+    dictionary = np.arange(4, dtype=np.int64)
+    buf = bytes([2]) + encode_rle_bitpacked(np.array([1, 2, 3]), 2)
+    for on in (True, False):
+        with compiled(on):
+            with pytest.raises(CorruptFileError, match="2 defined levels but 3 values"):
+                hybrid_kernels.gather_dictionary(buf, 3, dictionary, np.array([True, False, True]),
+                                                 np.empty(3, np.int64))
+            with pytest.raises(CorruptFileError, match="index 3 out of range"):
+                hybrid_kernels.gather_dictionary(buf, 3, dictionary[:3], None, np.empty(3, np.int64))
+            with pytest.raises(CorruptFileError, match="bit width 40"):
+                hybrid_kernels.gather_dictionary(bytes([40, 1]), 3, dictionary, None, np.empty(3, np.int64))
