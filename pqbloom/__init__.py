@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time each is imported w
         KmsConnectionConfig,
     )
     from .datasets import Dataset, dataset, write_to_dataset
+    from .file.add_bloom import BloomFilterEdit, add_bloom_filters, remove_bloom_filters
     from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
     from .file.options import BloomFilterOptions, WriterOptions
     from .file.sorting import SortingColumn
@@ -43,6 +44,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time each is imported w
 _LAZY = {
     **dict.fromkeys(["ParquetFile", "read_metadata", "read_schema", "read_table", "write_table"], ".api"),
     "BinaryArray": ".arrays",
+    **dict.fromkeys(["BloomFilterEdit", "add_bloom_filters", "remove_bloom_filters"], ".file.add_bloom"),
     **dict.fromkeys(["CryptoFactory", "DecryptionConfiguration", "EncryptionConfiguration", "FileDecryptionProperties",
                      "FileEncryptionProperties", "InMemoryKms", "KmsClient", "KmsConnectionConfig"], ".crypto"),
     **dict.fromkeys(["ColumnChunkMetadata", "ColumnStatistics", "FileMetadata", "RowGroupMetadata"], ".file.metadata"),
@@ -86,6 +88,7 @@ __all__ = [
     "__version__",
     "errors",
     "BinaryArray",
+    "BloomFilterEdit",
     "BloomFilterOptions",
     "Column",
     "Dataset",
@@ -122,4 +125,6 @@ __all__ = [
     "read_table",
     "write_table",
     "write_to_dataset",
+    "add_bloom_filters",
+    "remove_bloom_filters",
 ]

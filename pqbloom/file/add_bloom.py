@@ -305,8 +305,8 @@ def _plan(reader: FileReader, layout: FileLayout, specs: dict[str, Any], fpp: fl
             plans.append((rg, desc, opts))
     if conflicts:
         where = "; ".join(f"{c!r} in row group(s) {rgs[:8]}{'...' if len(rgs) > 8 else ''}" for c, rgs in conflicts.items())
-        raise ValueError(f"Bloom filters exist already: {where}. Pass existing='replace' to replace them or "
-                         f"existing='keep' to add filters only where there are none")
+        raise ValueError(f"Bloom filters exist already: {where}. Pass existing='replace' (command line: --existing "
+                         f"replace) to replace them, or existing='keep' to add filters only where there are none")
     return plans, dropped
 
 
