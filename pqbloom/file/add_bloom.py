@@ -217,6 +217,10 @@ def _edit(path: Any, specs: dict[str, Any], remove: list[str] | None, *, fpp: fl
                 result.dead_bytes += end - start
         new = [_build(reader, footer, rg, desc, opts, replaces=(rg, desc.index) in dropped) for rg, desc, opts in plans]
         replaced = {(f.row_group, f.desc.index) for f in new}
+        for f in new:
+            if (f.row_group, f.desc.index) in dropped:
+                start, end = layout.blooms[(f.row_group, f.desc.index)]
+                f.change.old_bytes = None if end is None else end - start
         for key in sorted(dropped - replaced):
             start, end = layout.blooms[key]
             result.changes.append(BloomFilterChange(key[0], reader.columns[key[1]].dotted_path, "removed",
@@ -293,6 +297,8 @@ def _plan(reader: FileReader, layout: FileLayout, specs: dict[str, Any], fpp: fl
         for col, (desc, opts) in sorted(chosen.items()):
             key = (rg, col)
             ext = layout.extents.get(key)
+            if ext is not None and not ext.readable:
+                reader.chunk_metadata(rg, desc)  # raises KeyNotFoundError naming the column
             if ext is None or not ext.num_values:
                 continue  # nothing to filter
             if key in layout.blooms:

@@ -138,8 +138,8 @@ class FileLayout:
 
     def rewrite_offset_indexes(self, reader: Any, footer: Any, splice: Splice) -> int:
         """Replace (in ``splice``) each offset index whose page offsets move by one holding the new offsets,
-        re-encrypted with its column's key (``footer``: the :class:`~pqbloom.file.edit_footer.FooterEdit`);
-        the number rewritten."""
+        re-encrypted with its column's key, and give ``footer`` (the :class:`~pqbloom.file.edit_footer.FooterEdit`)
+        its new length; the number rewritten."""
         n = 0
         for (rg, col), (start, end) in sorted(self.offset_indexes.items()):
             if end is None:
@@ -165,5 +165,6 @@ class FileLayout:
             if key is not None:
                 data = footer.ctx.cipher.encrypt(key, ModuleType.OFFSET_INDEX, data, rg, col)
             splice.replace(start, end, data)
+            footer.chunk(rg, col).offset_index_length = len(data)  # compact integers may have grown
             n += 1
         return n

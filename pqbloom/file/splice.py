@@ -88,6 +88,8 @@ class Splice:
             i = np.searchsorted(starts, o, side="right") - 1
             inside = (i >= 0) & (o < ends[np.maximum(i, 0)])
             o = np.where(inside, starts[np.maximum(i, 0)], o)
+        if not len(pos):
+            return o
         i = np.searchsorted(pos, o, side="right") - 1
         return o + np.where(i >= 0, shift[np.maximum(i, 0)], 0)
 
