@@ -208,9 +208,10 @@ def _edit(path: Any, specs: dict[str, Any], remove: list[str] | None, *, fpp: fl
         else:
             plans, dropped = [], _to_remove(reader, layout, remove)
         splice = Splice(layout.footer_offset)
+        cut = layout.removable(dropped, position or "end")
         for key in sorted(dropped):  # old filters: cut out where nothing must move for it, else left unreferenced
             start, end = layout.blooms[key]
-            if end is not None and layout.removable(key, dropped, position or "end"):
+            if end is not None and key in cut:
                 splice.delete(start, end)
                 result.reclaimed_bytes += end - start
             elif end is not None:

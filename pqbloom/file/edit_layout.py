@@ -14,6 +14,7 @@ at: column chunks, column and offset indexes, Bloom filters. From it:
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,39 +109,48 @@ class FileLayout:
                 raise UnsupportedError(f"the offset index of row group {key[0]}, column {key[1]} lies among the pages "
                                        f"(at {s}, the pages end at {data_end}): put the filters at position='end'")
         starts = self._starts()
-        points = {}
-        for rg in range(row_groups):
-            ends = [e for (r, _), (_, e) in self.chunks.items() if r == rg]
-            if not ends:
-                continue
-            # the next thing that starts where this row group's pages end (or after): a writer that
-            # undercounts a chunk's size (PARQUET-816) still ends its pages where the next chunk begins
-            end = max(ends)
-            points[rg] = next(s for s in starts if s >= end)
-        return points
+        last: dict[int, int] = {}
+        for (rg, _), (_, e) in self.chunks.items():
+            last[rg] = max(e, last.get(rg, e))
+        # the next thing that starts where each row group's pages end (or after): a writer that
+        # undercounts a chunk's size (PARQUET-816) still ends its pages where the next chunk begins
+        return {rg: starts[bisect_left(starts, last[rg])] for rg in range(row_groups) if rg in last}
 
-    def removable(self, key: tuple[int, int], dropped: set[tuple[int, int]], position: str) -> bool:
-        """Whether the Bloom filter of chunk ``key`` (one of ``dropped``) may be cut out: its extent is known,
-        nothing kept lies in it, and (unless ``position`` rewrites the offset indexes) no page moves."""
-        start, end = self.blooms[key]
-        if end is None or self.unreadable or start < 4 or end > self.footer_offset:
-            return False
-        if position != "between_row_groups" and start < self.data_end:
-            return False
+    def removable(self, dropped: set[tuple[int, int]], position: str) -> set[tuple[int, int]]:
+        """The Bloom filters of ``dropped`` that may be cut out: each one's extent is known, nothing kept
+        lies in it, no other cut-out filter overlaps it, and (unless ``position`` rewrites the offset
+        indexes) no page moves."""
+        if self.unreadable:
+            return set()
         kept = [r for k, r in self.blooms.items() if k not in dropped]
-        for s, e in [*self.chunks.values(), *kept, *self.column_indexes.values(), *self.offset_indexes.values()]:
-            if e is None:
-                if start <= s < end:  # an extent unknown: only where it starts is sure
-                    return False
-            elif s < end and start < e:
-                return False
-        return True
+        # an extent unknown (end None): only where it starts is sure, so it occupies that one byte
+        others = sorted((s, s + 1 if e is None else e) for s, e in
+                        [*self.chunks.values(), *kept, *self.column_indexes.values(), *self.offset_indexes.values()])
+        starts = [s for s, _ in others]
+        reach = np.maximum.accumulate(np.array([e for _, e in others] or [0], dtype=np.int64))
+        data_end = self.data_end
+        out: set[tuple[int, int]] = set()
+        cut_end = -1
+        for key in sorted(dropped, key=lambda k: self.blooms[k]):
+            start, end = self.blooms[key]
+            if end is None or start < 4 or end > self.footer_offset or start < cut_end:
+                continue
+            if position != "between_row_groups" and start < data_end:
+                continue
+            i = bisect_left(starts, end)  # the ranges that start before this filter ends
+            if i and int(reach[i - 1]) > start:  # one of them reaches into it
+                continue
+            out.add(key)
+            cut_end = end
+        return out
 
     def rewrite_offset_indexes(self, reader: Any, footer: Any, splice: Splice) -> int:
         """Replace (in ``splice``) each offset index whose page offsets move by one holding the new offsets,
         re-encrypted with its column's key, and give ``footer`` (the :class:`~pqbloom.file.edit_footer.FooterEdit`)
         its new length; the number rewritten."""
-        n = 0
+        # every new offset first, every replacement after: a replacement resets the splice's offset tables
+        # (page offsets do not depend on it: the offset indexes all follow the pages)
+        done: list[tuple[int, int, int, int, bytes]] = []
         for (rg, col), (start, end) in sorted(self.offset_indexes.items()):
             if end is None:
                 raise UnsupportedError(f"the offset index of row group {rg}, column {col} has no length: its page "
@@ -164,7 +174,8 @@ class FileLayout:
             key = footer.column_key(rg, col)
             if key is not None:
                 data = footer.ctx.cipher.encrypt(key, ModuleType.OFFSET_INDEX, data, rg, col)
+            done.append((rg, col, start, end, data))
+        for rg, col, start, end, data in done:
             splice.replace(start, end, data)
             footer.chunk(rg, col).offset_index_length = len(data)  # compact integers may have grown
-            n += 1
-        return n
+        return len(done)

@@ -12,7 +12,7 @@ an offset inside a deleted or replaced range maps to where the range's replaceme
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_right, insort
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +35,10 @@ class Splice:
     #: (start, end) -> the bytes that replace them (empty: a deletion)
     replaces: dict[tuple[int, int], bytes] = field(default_factory=dict)
     _frozen: tuple[np.ndarray, np.ndarray, list[tuple[int, int]]] | None = None
+    #: the replaced ranges in start order (overlap checks by bisection)
+    _sorted: list[tuple[int, int]] = field(default_factory=list)
+    #: position -> cumulative lengths of its insertions (for :meth:`inserted_offset`)
+    _group_ends: dict[int, list[int]] = field(default_factory=dict)
 
     def insert(self, at: int, data: bytes) -> int:
         """Insert ``data`` before the original byte ``at``, after what was inserted there before; the index
@@ -44,16 +48,21 @@ class Splice:
         self._frozen = None
         group = self.inserts.setdefault(at, [])
         group.append(bytes(data))
+        ends = self._group_ends.setdefault(at, [])
+        ends.append((ends[-1] if ends else 0) + len(data))
         return len(group) - 1
 
     def replace(self, start: int, end: int, data: bytes = b"") -> None:
         """Replace the original bytes ``[start, end)`` by ``data`` (nothing: delete them)."""
         if not 0 < start < end <= self.end:
             raise ValueError(f"range [{start}, {end}) outside (0, {self.end}]")
-        for s, e in self.replaces:
+        # the neighbours in start order are the only ranges it can overlap (those recorded do not overlap)
+        j = bisect_right(self._sorted, (start, 1 << 62))
+        for s, e in self._sorted[max(0, j - 1):j + 1]:
             if s < end and start < e:
                 raise ValueError(f"range [{start}, {end}) overlaps the edited range [{s}, {e})")
         self._frozen = None
+        insort(self._sorted, (start, end))
         self.replaces[(start, end)] = bytes(data)
 
     def delete(self, start: int, end: int) -> None:
@@ -65,9 +74,10 @@ class Splice:
         """(positions, cumulative shift from each position on, sorted edited ranges)."""
         if self._frozen is None:
             for p in self.inserts:
-                for s, e in self.replaces:
-                    if s < p < e:
-                        raise ValueError(f"insertion at {p} inside the edited range [{s}, {e})")
+                j = bisect_right(self._sorted, (p, 1 << 62)) - 1
+                if j >= 0 and self._sorted[j][0] < p < self._sorted[j][1]:
+                    s, e = self._sorted[j]
+                    raise ValueError(f"insertion at {p} inside the edited range [{s}, {e})")
             events: dict[int, int] = {}
             for p, group in self.inserts.items():
                 events[p] = events.get(p, 0) + sum(len(d) for d in group)
@@ -75,7 +85,7 @@ class Splice:
                 events[e] = events.get(e, 0) + len(data) - (e - s)
             pos = np.array(sorted(events), dtype=np.int64)
             shift = np.cumsum(np.array([events[int(p)] for p in pos], dtype=np.int64))
-            self._frozen = (pos, shift, sorted(self.replaces))
+            self._frozen = (pos, shift, list(self._sorted))
         return self._frozen
 
     def new_offsets(self, offsets: Any) -> np.ndarray:
@@ -106,9 +116,8 @@ class Splice:
 
     def inserted_offset(self, at: int, index: int) -> int:
         """Where the ``index``-th insertion at ``at`` starts in the new file."""
-        group = self.inserts[at]
-        before_group = self.new_offset(at) - sum(len(d) for d in group)
-        return before_group + sum(len(d) for d in group[:index])
+        ends = self._group_ends[at]
+        return self.new_offset(at) - ends[-1] + (ends[index - 1] if index else 0)
 
     @property
     def new_end(self) -> int:
