@@ -137,7 +137,9 @@ def add_bloom_filters(path: str | os.PathLike[str], columns: Sequence[str] | Map
     ``fsync``: make the new file durable before it replaces the old one.
 
     The footer keeps everything it had, ``created_by`` included (readers key writer-specific workarounds
-    on it); the edit is recorded in the key-value entry ``pqbloom.bloom_filters_edited_by``.
+    on it); the edit is recorded in the key-value entry ``pqbloom.bloom_filters_edited_by``. A Hadoop
+    checksum file beside a local file replaced (``.<name>.crc``, left by Spark) is removed: it would no
+    longer match.
     """
     if position not in POSITIONS:
         raise ValueError(f"position must be one of {', '.join(POSITIONS)}; got {position!r}")
@@ -282,6 +284,19 @@ def _write(reader: FileReader, splice: Splice, tail: bytes, target: Any, source:
     except BaseException:
         sink.abort()
         raise
+    _drop_stale_checksum(target, filesystem)
+
+
+def _drop_stale_checksum(target: Any, filesystem: Any) -> None:
+    """Remove the Hadoop checksum file (``.<name>.crc``, which Spark's local writes leave beside each file) of
+    a local ``target`` just replaced: it no longer matches, and Hadoop's local file system would refuse to
+    read the file; without it, the file is read unchecked."""
+    if filesystem is not None or split_remote(target, None) is not None:
+        return
+    head, name = os.path.split(os.fspath(target))
+    crc = os.path.join(head, f".{name}.crc")
+    if os.path.isfile(crc):
+        os.remove(crc)
 
 
 def _plan(reader: FileReader, layout: FileLayout, specs: dict[str, Any], fpp: float, max_bytes: int,

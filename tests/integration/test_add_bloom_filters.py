@@ -272,6 +272,23 @@ def test_a_failure_mid_write_leaves_the_original_intact(tmp_path, monkeypatch):
     assert sorted(os.listdir(tmp_path)) == ["a.parquet"]  # the temporary file is gone too
 
 
+def test_a_stale_hadoop_checksum_file_is_removed(tmp_path):
+    """Hadoop's local file system (Spark) checks ``.<name>.crc`` when it exists: a stale one makes the file
+    unreadable to Spark, so the edit removes the one of the file it replaces (none on a dry run)."""
+    path, out = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    pq.write_table(_table(1000), path)
+    crc, other = tmp_path / ".a.parquet.crc", tmp_path / ".b.parquet.crc"
+    crc.write_bytes(b"crc of the old bytes")
+    other.write_bytes(b"unrelated")
+    pqbloom.add_bloom_filters(path, ["id"], dry_run=True)
+    assert crc.exists() and other.exists()
+    pqbloom.add_bloom_filters(path, ["id"], output=out)
+    assert crc.exists() and not other.exists()  # b.parquet was replaced, a.parquet was not
+    pqbloom.add_bloom_filters(path, ["id"])
+    assert not crc.exists()
+    assert pq.ParquetFile(path).metadata.row_group(0).column(0).bloom_filter_offset is not None
+
+
 def test_a_file_changed_during_the_edit_is_not_replaced(tmp_path, monkeypatch):
     from pqbloom.io.sinks import AtomicFileSink
 
