@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the names for type checkers; at run time each is imported w
         KmsConnectionConfig,
     )
     from .datasets import Dataset, ParquetDataset, dataset, write_to_dataset
+    from .file.add_bloom import BloomFilterEdit, add_bloom_filters, remove_bloom_filters
     from .file.metadata import ColumnChunkMetadata, ColumnStatistics, FileMetadata, RowGroupMetadata
     from .file.options import BloomFilterOptions, WriterOptions
     from .file.parquet_schema import ColumnSchema, ParquetLogicalType, ParquetSchema
@@ -47,6 +48,7 @@ _LAZY = {
     **dict.fromkeys(["ParquetFile", "read_metadata", "read_pandas", "read_schema", "read_table", "write_metadata",
                      "write_table"], ".api"),
     "BinaryArray": ".arrays",
+    **dict.fromkeys(["BloomFilterEdit", "add_bloom_filters", "remove_bloom_filters"], ".file.add_bloom"),
     **dict.fromkeys(["CryptoFactory", "DecryptionConfiguration", "EncryptionConfiguration", "FileDecryptionProperties",
                      "FileEncryptionProperties", "InMemoryKms", "KmsClient", "KmsConnectionConfig"], ".crypto"),
     **dict.fromkeys(["ColumnChunkMetadata", "ColumnStatistics", "FileMetadata", "RowGroupMetadata"], ".file.metadata"),
@@ -101,6 +103,7 @@ __all__ = [
     "__version__",
     "errors",
     "BinaryArray",
+    "BloomFilterEdit",
     "BloomFilterOptions",
     "Column",
     "Dataset",
@@ -149,4 +152,6 @@ __all__ = [
     "write_metadata",
     "write_table",
     "write_to_dataset",
+    "add_bloom_filters",
+    "remove_bloom_filters",
 ]

@@ -1,6 +1,7 @@
-"""The ``pqbloom`` command: convert, demo, inspect, layout, probe, head, schema, query.
+"""The ``pqbloom`` command: convert, demo, inspect, layout, probe, head, schema, query, add-bloom, remove-bloom.
 
-The commands live in :mod:`.commands` (reading), :mod:`.demo` and here (``convert``'s options).
+The commands live in :mod:`.commands` (reading), :mod:`.demo`, :mod:`.bloom_edit` (editing a file's Bloom
+filters) and here (``convert``'s options).
 Every failure (bad argument, missing or corrupt file, wrong key, a filter that does not fit the data)
 ends in a one-line ``pqbloom: error: ...`` on stderr and a non-zero exit; ``--debug`` shows the traceback.
 """
@@ -14,6 +15,7 @@ from typing import Any, NoReturn
 
 from .._version import __version__
 from ..errors import KeyNotFoundError, ParquetError, TimestampRangeError
+from .bloom_edit import add_bloom_parsers
 from .commands import cmd_head, cmd_inspect, cmd_layout, cmd_probe, cmd_query, cmd_schema
 from .demo import cmd_demo, demo_table
 from .errors import ConvertError, UsageError
@@ -166,6 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--limit", "-n", type=int, default=100, help="rows to print (-1: all)")
     q.add_argument("--explain", action="store_true", help="print what was pruned and read")
     q.set_defaults(func=cmd_query)
+    add_bloom_parsers(sub)
     for name, sp in sub.choices.items():
         sp.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
         if name not in ("convert", "demo"):

@@ -22,7 +22,7 @@ tests and tools outside the package.
 
 from .._thrift import ttypes as T
 from .bloom import BloomFilterHeaderFields, decode_bloom_filter_header, encode_bloom_filter_header
-from .codec import ACCELERATED, decode, decode_at, decode_prefix, encode, gc_paused
+from .codec import ACCELERATED, count_fields, decode, decode_at, decode_prefix, encode, gc_paused
 from .crypto import (
     AlgorithmParams,
     ColumnCrypto,
@@ -57,6 +57,7 @@ from .metadata import (
     file_metadata,
     row_group,
     set_footer_encryption,
+    set_key_value,
     sorting_columns,
     stripped_column_metadata,
 )
@@ -81,7 +82,7 @@ from .statistics import (
 )
 
 __all__ = ["T", "decode", "decode_prefix", "decode_at", "decode_file_metadata", "encode", "RowGroupList",
-           "ColumnChunkList", "ACCELERATED", "gc_paused", "PhysicalType", "Encoding", "PageType", "CompressionCodec",
+           "ColumnChunkList", "ACCELERATED", "gc_paused", "count_fields", "PhysicalType", "Encoding", "PageType", "CompressionCodec",
            "ConvertedType", "FieldRepetitionType", "BoundaryOrder", "NUMERIC_DTYPES", "numpy_dtype", "name_of",
            # records
            "SchemaElement", "LogicalAnnotation", "StatisticsFields", "ColumnIndexFields", "AlgorithmParams",
@@ -89,7 +90,7 @@ __all__ = ["T", "decode", "decode_prefix", "decode_at", "decode_file_metadata", 
            # records <-> structs, builders, encoders
            "schema_elements", "schema_structs", "statistics_fields", "statistics_struct", "column_order_name",
            "encode_column_index", "offset_index", "column_metadata", "column_chunk", "stripped_column_metadata",
-           "sorting_columns", "row_group", "file_metadata", "set_footer_encryption", "algorithm_params",
+           "sorting_columns", "row_group", "file_metadata", "set_footer_encryption", "set_key_value", "algorithm_params",
            "encryption_algorithm", "column_crypto", "column_crypto_struct", "encode_file_crypto_metadata",
            "footer_key_metadata", "encode_dictionary_page_header", "encode_data_page_header",
            "encode_data_page_header_v2", "encode_bloom_filter_header",

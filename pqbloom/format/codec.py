@@ -18,13 +18,14 @@ from io import BytesIO
 from typing import Any, TypeVar
 
 from thrift.protocol import TCompactProtocol
+from thrift.Thrift import TType
 from thrift.transport import TTransport
 
 from ..errors import CorruptFileError, MetadataLimitError
 from ..limits import THRIFT_LIMITS, ThriftLimits, out_of_memory
 
 __all__ = ["decode", "decode_prefix", "decode_at", "encode", "read_struct", "decoding_position", "ACCELERATED",
-           "gc_paused"]
+           "gc_paused", "count_fields"]
 
 S = TypeVar("S")
 
@@ -207,3 +208,51 @@ def decode_at(cls: type[S], buf: bytes | memoryview, pos: int, *, offset: int | 
               what: str | None = None) -> tuple[S, int]:
     """Decode one struct starting at ``buf[pos]`` without copying ``buf``; return it and the end position."""
     return read_struct(cls, buf, pos, offset, what)
+
+
+def count_fields(data: bytes | bytearray | memoryview) -> int:
+    """How many fields the compact-Thrift struct at the start of ``data`` holds, nested ones included,
+    whatever their ids (the generated decoder skips ids it does not know). Two encodings of one struct
+    may differ in bytes (long field headers, an empty list's element type) yet hold the same fields: a
+    rewrite compares counts to learn whether re-encoding a decoded struct dropped any. Pure Python: for
+    the rare struct whose re-encoding is not byte-identical. :class:`~pqbloom.errors.CorruptFileError`
+    when ``data`` does not hold a struct."""
+    prot = TCompactProtocol.TCompactProtocol(TTransport.TMemoryBuffer(bytes(data)),
+                                             string_length_limit=STRING_LENGTH_LIMIT,
+                                             container_length_limit=CONTAINER_LENGTH_LIMIT)
+
+    def value(ttype: int, depth: int) -> int:
+        if depth > 64:
+            raise CorruptFileError("Thrift structure nested too deeply")
+        if ttype == TType.STRUCT:
+            n = 0
+            prot.readStructBegin()
+            while True:
+                _, ftype, _ = prot.readFieldBegin()
+                if ftype == TType.STOP:
+                    prot.readStructEnd()
+                    return n
+                n += 1 + value(ftype, depth + 1)
+                prot.readFieldEnd()
+        if ttype in (TType.LIST, TType.SET):
+            etype, size = prot.readListBegin()
+            n = sum(value(etype, depth + 1) for _ in range(size))
+            prot.readListEnd()
+            return n
+        if ttype == TType.MAP:
+            ktype, vtype, size = prot.readMapBegin()
+            n = sum(value(ktype, depth + 1) + value(vtype, depth + 1) for _ in range(size))
+            prot.readMapEnd()
+            return n
+        if ttype == TType.STRING:
+            prot.readBinary()  # binary fields need not be UTF-8
+        else:
+            prot.skip(ttype)
+        return 0
+
+    try:
+        return value(TType.STRUCT, 0)
+    except CorruptFileError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the pure-Python protocol raises many kinds on bad bytes
+        raise CorruptFileError(f"Thrift structure does not decode ({type(exc).__name__}: {exc})") from None

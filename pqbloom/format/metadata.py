@@ -19,7 +19,7 @@ from .statistics import StatisticsFields, statistics_struct
 
 __all__ = ["column_metadata", "column_chunk", "stripped_column_metadata", "sorting_columns", "row_group",
            "file_metadata", "set_footer_encryption", "decode_footer", "decode_footer_prefix",
-           "decode_column_metadata"]
+           "decode_column_metadata", "set_key_value"]
 
 
 def column_metadata(*, physical_type: int, encodings: Sequence[int], path_in_schema: Sequence[str], codec: int,
@@ -108,3 +108,16 @@ def decode_footer_prefix(data: bytes | bytearray | memoryview) -> tuple[Any, int
 def decode_column_metadata(data: bytes | bytearray | memoryview, *, what: str = "ColumnMetaData") -> Any:
     """A ``ColumnMetaData`` (a decrypted one)."""
     return decode(T.ColumnMetaData, data, what=what)
+
+
+def set_key_value(md: Any, key: str, value: str | None) -> None:
+    """Set one entry of a ``FileMetaData``'s key-value metadata (replacing an entry of that key, appended
+    otherwise); the other entries keep their order."""
+    kvs = list(md.key_value_metadata or [])
+    for kv in kvs:
+        if kv.key == key:
+            kv.value = value
+            break
+    else:
+        kvs.append(T.KeyValue(key=key, value=value))
+    md.key_value_metadata = kvs
