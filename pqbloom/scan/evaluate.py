@@ -267,14 +267,22 @@ def _lookup(table: np.ndarray, col: EncodedColumn) -> np.ndarray:
     return out
 
 
-def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool,
+                known: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray | None]:
     """``x`` (whose only column is ``col``) evaluated once per dictionary entry and once on a null row,
-    then mapped to the rows by their codes."""
-    entries = col.entries_column()
-    te, fe = evaluate(x, {name: entries}, len(entries))
-    tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
-    t = _lookup(np.concatenate([te, tn]), col)
-    return t, (_lookup(np.concatenate([fe, fn]), col) if need_f else None)
+    then mapped to the rows by their codes. ``known``: truths of leaves over the entries and a null row
+    already worked out, by ``id`` of leaf (see :func:`matches`); when it holds every leaf of ``x``,
+    they are only combined."""
+    m = len(col.entries) + 1
+    if known and all(len(known.get(id(lf), ((), ()))[0]) == m for lf in bound_leaves(x)):
+        t_all, f_all = _evaluate(x, {}, m, need_f, {}, known)
+    else:
+        entries = col.entries_column()
+        te, fe = evaluate(x, {name: entries}, len(entries))
+        tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
+        t_all, f_all = np.concatenate([te, tn]), np.concatenate([fe, fn])
+    t = _lookup(t_all, col)
+    return t, (_lookup(f_all, col) if need_f and f_all is not None else None)
 
 
 def _column_names(x: BoundNode) -> set[str]:
@@ -289,18 +297,25 @@ def evaluate(node: BoundNode, cols: Mapping[str, Any], n: int) -> tuple[np.ndarr
     :class:`~pqbloom.file.EncodedColumn`: every subtree of the filter on that column alone is then
     evaluated on its dictionary entries and mapped to the rows by their codes.
     """
-    t, f = _evaluate(node, cols, n, True)
+    t, f = _evaluate(node, cols, n, True, {}, {})
     assert f is not None
     return t, f
 
 
-def matches(node: BoundNode, cols: Mapping[str, Any], n: int) -> np.ndarray:
-    """The rows where the predicate is true (see :func:`evaluate`)."""
-    return _evaluate(node, cols, n, False)[0]
+def matches(node: BoundNode, cols: Mapping[str, Any], n: int, *,
+            known: Mapping[str, Mapping[int, tuple[np.ndarray, np.ndarray]]] | None = None) -> np.ndarray:
+    """The rows where the predicate is true (see :func:`evaluate`). ``known``: by column name, for
+    a column given as an :class:`~pqbloom.file.EncodedColumn`, the truths of some of its leaves (by
+    ``id`` of leaf: rows where true, rows where false) over its entries followed by a null row, as
+    pruning on the chunk's dictionary found them; those leaves are not evaluated again."""
+    return _evaluate(node, cols, n, False, known or {}, {})[0]
 
 
-def _evaluate(node: BoundNode, cols: Mapping[str, Any], n: int,
-              want_f: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _evaluate(node: BoundNode, cols: Mapping[str, Any], n: int, want_f: bool,
+              known: Mapping[str, Mapping[int, tuple[np.ndarray, np.ndarray]]],
+              leaves: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`evaluate`, and ``f`` None unless ``want_f``. ``known``: see :func:`matches`; ``leaves``:
+    truths of leaves over these ``n`` rows, by ``id`` of leaf, taken as they are."""
     # the truth masks of the nodes, key arrays and the caller's row numbers of the matches: a page of
     # a few bytes can stand for millions of rows, so the read's memory budget counts them first
     # (comparing byte strings gathers by byte: a word per byte of the values)
@@ -316,11 +331,13 @@ def _evaluate(node: BoundNode, cols: Mapping[str, Any], n: int,
                 return np.zeros(n, bool), np.zeros(n, bool)
             ones = np.ones(n, bool)
             return (ones, ~ones) if x.value else (~ones, ones)
+        if leaves and isinstance(x, BoundLeaf) and id(x) in leaves:
+            return leaves[id(x)]
         if encoded:
             names = _column_names(x)
             if len(names) == 1 and names <= encoded:
                 name = names.pop()
-                return _on_entries(x, cols[name], name, need_f)
+                return _on_entries(x, cols[name], name, need_f, known.get(name, {}))
         if isinstance(x, BoundAny):
             leaf = x.a
             rc = cols[leaf.col.name]

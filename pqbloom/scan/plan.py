@@ -95,17 +95,19 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
     n = rows if scan is None else scan.num_rows
     ex.rows_decoded += n
     env: dict[str, Any] = {}
+    known: dict[str, Any] = {}  # truths pruning found on a chunk's dictionary, for the same entries here
     for name, c in pcols.items():
         if isinstance(c, EncodedColumn):
             if len(c.entries) > len(c):  # more entries than rows (a few rows of a chunk): decode those instead
                 c = c.decoded()
             else:
                 ex.chunks_evaluated_on_dictionary += 1
+                known[name] = pruner.dictionary_truths(name, c)
         env[name] = c
     for bc in bound.cols.values():
         if bc.repeated:
             env[bc.name] = read_repeated(reader, bc, scan)
-    local = np.flatnonzero(matches(node, env, n))
+    local = np.flatnonzero(matches(node, env, n, known=known))
     ex.rows_returned += len(local)
     if len(local) == 0:
         return None

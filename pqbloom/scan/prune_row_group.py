@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ..arrays import BinaryArray
 from ..errors import BloomFilterError, ParquetError
-from ..file import BloomProbes, ChunkPageIndex, PageLayout, PageStatistics, RowGroupReader
+from ..file import BloomProbes, ChunkPageIndex, EncodedColumn, PageLayout, PageStatistics, RowGroupReader
 from ..schema import ColumnDescriptor, PhysicalType
 from ..schema.literals import stored_ints
 from ..statistics import column_index_bounds, column_index_is_usable
@@ -120,6 +121,8 @@ class RowGroupPruner:
         self.bloom_cache: dict[tuple[int, Any], bool] = {}
         self.bloom_unused: set[int] = set()  # columns whose filter failed: not tried again in this row group
         self.dicts: dict[str, Any] = {}
+        # by column, by id of leaf: the leaf's truth over the column's dictionary entries, then a null row
+        self.entry_truths: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
         self.leaf_verdict: dict[int, tuple[bool, bool]] = {}
 
     @property
@@ -227,11 +230,36 @@ class RowGroupPruner:
         col = Column(leaf.col.field.with_nullable(True), values, None)
         keys = key_array(col, leaf.col) if isinstance(leaf, (BoundCompare, BoundIsIn)) else None
         t, f = leaf_truth(leaf, col, keys)
+        nt, nf = null_row_truth(leaf)
+        # kept for the read of this chunk, which would otherwise evaluate the leaf on the same entries again
+        self.entry_truths.setdefault(leaf.col.name, {})[id(leaf)] = (np.append(t, nt), np.append(f, nf))
         mt, mf = bool(t.any()), bool(f.any())
         if st.nulls is None or st.nulls > 0:
-            nt, nf = null_row_truth(leaf)
             mt, mf = mt or nt, mf or nf
         return mt, mf
+
+    def dictionary_truths(self, name: str, col: EncodedColumn) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        """The truths of the leaves on column ``name`` that pruning evaluated on its chunk's dictionary
+        (by ``id`` of leaf: over the entries, then a null row), when the chunk's read ``col`` has exactly
+        that dictionary as its entries (no PLAIN page appended); else empty. The read's evaluation then
+        need not evaluate those leaves again (:func:`~pqbloom.scan.evaluate.matches`' ``known``)."""
+        truths = self.entry_truths.get(name)
+        seen = self.dicts.get(name)
+        if not truths or seen is None or len(col.entries) != col.dictionary_size \
+                or not _same_values(seen, col.entries):
+            return {}
+        return truths
+
+
+def _same_values(a: Any, b: Any) -> bool:
+    """Whether two decoded dictionaries hold the same values (byte for byte): the pruning read of a
+    chunk's dictionary page and the chunk read's, checked before one's verdicts stand for the other's."""
+    if isinstance(a, BinaryArray) and isinstance(b, BinaryArray):
+        return len(a) == len(b) and np.array_equal(a.lengths(), b.lengths()) and \
+            np.array_equal(a.data[a.offsets[0]:a.offsets[-1]], b.data[b.offsets[0]:b.offsets[-1]])
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    return False
 
 
 def _page_stats(bc: BoundColumn, ci: PageStatistics, layout: PageLayout) -> list[UnitStats] | None:

@@ -268,6 +268,62 @@ def test_filtered_column_values_are_not_expanded_for_every_row(tmp_path, monkeyp
     assert sum(expanded) <= 3 * want.num_rows, expanded
 
 
+@pytest.mark.parametrize(("expr", "filters"), [
+    (field("key") == "w0042", [("key", "=", "w0042")]),
+    (field("key").isin(["w0001", "w0100"]), [("key", "in", ["w0001", "w0100"])]),
+    (field("key") >= "w0290", [("key", ">=", "w0290")]),
+    (~(field("key") != "w0003"), [("key", "=", "w0003")]),
+])
+def test_pruning_verdict_on_the_dictionary_is_not_evaluated_again(tmp_path, monkeypatch, expr, filters) -> None:
+    """A leaf that dictionary pruning evaluated on a chunk's entries is not evaluated on them again by
+    the read of that chunk (issue 32): one evaluation per chunk, the rows pyarrow's filtered read gives."""
+    from pqbloom.scan import evaluate, prune_row_group
+
+    path = tmp_path / "d.parquet"
+    _dict_file(path, groups=5)
+    calls: list[int] = []
+    real = evaluate.leaf_truth
+
+    def spy(leaf, col, keys):
+        calls.append(len(col))
+        return real(leaf, col, keys)
+
+    monkeypatch.setattr(evaluate, "leaf_truth", spy)
+    monkeypatch.setattr(prune_row_group, "leaf_truth", spy)
+    ex = Explain()
+    got = pqbloom.read_table(str(path), filters=expr, explain=ex).to_arrow()
+    want = pq.read_table(path, filters=filters)
+    assert ex.dictionaries_read == 5 and ex.chunks_evaluated_on_dictionary == 5, str(ex)
+    assert calls == [300] * 5  # once per row group, by pruning, on its 300-entry dictionary
+    assert got.column("id").to_pylist() == want.column("id").to_pylist()
+    assert got.column("key").to_pylist() == want.column("key").to_pylist()
+
+
+def test_dictionary_truths_need_the_same_entries() -> None:
+    """The pruner hands its verdicts on a dictionary to the read only for that very dictionary."""
+    from pqbloom.arrays import BinaryArray
+    from pqbloom.scan.prune_row_group import RowGroupPruner
+
+    f = pqbloom.Schema.from_types({"k": "string"}).field("k")
+    pruner = RowGroupPruner.__new__(RowGroupPruner)  # (only its dictionaries and verdicts are used)
+    truths = {7: (np.array([True, False, False, False]), np.array([False, True, True, False]))}
+    pruner.dicts = {"k": BinaryArray.from_pylist([b"a", b"bc", b"d"])}
+    pruner.entry_truths = {"k": truths}
+
+    def col(entries, size=None):
+        return EncodedColumn(f, entries, [np.zeros(2, np.int32)], len(entries) if size is None else size)
+
+    assert pruner.dictionary_truths("k", col(BinaryArray.from_pylist([b"a", b"bc", b"d"]))) is truths
+    assert pruner.dictionary_truths("k", col(BinaryArray.from_pylist([b"a", b"b", b"cd"]))) == {}
+    assert pruner.dictionary_truths("k", col(BinaryArray.from_pylist([b"a", b"bc", b"e"]))) == {}
+    assert pruner.dictionary_truths("k", col(BinaryArray.from_pylist([b"a", b"bc", b"d", b"x"]), 3)) == {}
+    assert pruner.dictionary_truths("other", col(BinaryArray.from_pylist([b"a", b"bc", b"d"]))) == {}
+    pruner.dicts = {"k": np.array([1, 2, 3], np.int64)}
+    assert pruner.dictionary_truths("k", col(np.array([1, 2, 3], np.int64))) is truths
+    assert pruner.dictionary_truths("k", col(np.array([1, 2, 3], np.int32))) == {}
+    assert pruner.dictionary_truths("k", col(np.array([1, 2, 4], np.int64))) == {}
+
+
 def test_mixed_dictionary_and_plain_chunk(tmp_path) -> None:
     """A chunk that falls back to PLAIN pages part-way: dictionary pages on codes, PLAIN pages as entries."""
     path = tmp_path / "m.parquet"
