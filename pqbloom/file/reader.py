@@ -58,7 +58,7 @@ from .leaf_values import LeafValues
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
 from .pages import join_levels, plausible_count
-from .parallel import map_ordered
+from .parallel import BATCH_WEIGHT, map_ordered, map_ordered_batched
 from .parquet_schema import ParquetSchema
 from .read_hints import read_hints
 from .row_access import RowAccess
@@ -312,7 +312,20 @@ class FileReader(RowAccess):
                  else partial(self.read_chunk_parts, i, d, placed=placed or out is not None, sink=sink, out=out)
                  for (i, d), sink, out in zip(chunks, sinks, outs)]
         use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
-        return map_ordered(tasks, use_threads=use_threads)
+        if not use_threads:
+            return map_ordered(tasks, use_threads=False)
+        return map_ordered_batched(tasks, [self._chunk_weight(i, d) for i, d in chunks], use_threads=True)
+
+    def _chunk_weight(self, rg: int, desc: ColumnDescriptor | NestedSelection) -> int:
+        """A chunk's bytes decoded, as its footer states them, for batching tasks: a nested column, or
+        a chunk whose metadata is unusable (its task reports it), in a batch of its own."""
+        if isinstance(desc, NestedSelection):
+            return BATCH_WEIGHT
+        try:
+            size = self.chunk_metadata(rg, desc).total_uncompressed_size
+        except ParquetError:
+            return BATCH_WEIGHT
+        return size if size is not None and 0 <= size < BATCH_WEIGHT else BATCH_WEIGHT
 
     def _small_read(self, chunks: list[tuple[int, Any]]) -> bool:
         """Whether the chunks decode to less than :data:`SMALL_READ` bytes (their footer sizes): worker
