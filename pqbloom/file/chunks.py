@@ -101,6 +101,18 @@ class ChunkAccess:
         check_column_metadata(meta, rg_index, desc.dotted_path)
         return meta
 
+    def chunk_weight(self, rg: int, desc: ColumnDescriptor | NestedSelection, heavy: int) -> int:
+        """A chunk's decoded bytes as its footer states them, to batch decoding tasks by; ``heavy`` (a
+        batch of its own) for a nested column, a size of ``heavy`` or more, or metadata that is unusable
+        (the chunk's task reports it)."""
+        if isinstance(desc, NestedSelection):
+            return heavy
+        try:
+            size = self.chunk_metadata(rg, desc).total_uncompressed_size
+        except ParquetError:
+            return heavy
+        return size if size is not None and 0 <= size < heavy else heavy
+
     def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
                     page: int = -1) -> bytes:
         """Stored module bytes (a page index, a page) -> plaintext: decrypted with the column's key when the

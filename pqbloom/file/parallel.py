@@ -18,12 +18,12 @@ several user threads share it without deadlock.
 from __future__ import annotations
 
 import contextvars
-from contextlib import closing
 import os
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
 from functools import partial
 from typing import TypeVar
 

@@ -314,18 +314,7 @@ class FileReader(RowAccess):
         use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
         if not use_threads:
             return map_ordered(tasks, use_threads=False)
-        return map_ordered_batched(tasks, [self._chunk_weight(i, d) for i, d in chunks], use_threads=True)
-
-    def _chunk_weight(self, rg: int, desc: ColumnDescriptor | NestedSelection) -> int:
-        """A chunk's bytes decoded, as its footer states them, for batching tasks: a nested column, or
-        a chunk whose metadata is unusable (its task reports it), in a batch of its own."""
-        if isinstance(desc, NestedSelection):
-            return BATCH_WEIGHT
-        try:
-            size = self.chunk_metadata(rg, desc).total_uncompressed_size
-        except ParquetError:
-            return BATCH_WEIGHT
-        return size if size is not None and 0 <= size < BATCH_WEIGHT else BATCH_WEIGHT
+        return map_ordered_batched(tasks, [self.chunk_weight(i, d, BATCH_WEIGHT) for i, d in chunks], use_threads=True)
 
     def _small_read(self, chunks: list[tuple[int, Any]]) -> bool:
         """Whether the chunks decode to less than :data:`SMALL_READ` bytes (their footer sizes): worker

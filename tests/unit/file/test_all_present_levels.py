@@ -158,7 +158,7 @@ def test_fast_path_matches_general_levels(tmp_path: Any, data: Any, max_def: int
         else:
             assert np.array_equal(gf, ff)
     # a page of runs of the maximum level only takes the fast path
-    for (v2, levels, n, present), (_, _, ff) in zip(pages, fast):
+    for (_v2, levels, n, _present), (_, _, ff) in zip(pages, fast):
         if is_single_value(levels, 0, len(levels), n, max_def, bit_width_of(max_def)):
             assert ff is None
 
