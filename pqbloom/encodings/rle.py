@@ -34,6 +34,7 @@ __all__ = [
     "encode_levels_v1",
     "decode_levels_v1",
     "level_dtype",
+    "is_single_value",
     "encode_rle_booleans",
     "decode_rle_booleans",
 ]
@@ -126,6 +127,45 @@ def decode_levels_v1(buf: Buffer, bit_width: int, count: int, dtype: Any = None)
         raise CorruptFileError(f"level data length {length} exceeds the {len(u8) - 4} bytes available")
     levels = decode_rle_bitpacked(u8[4:4 + length], bit_width, count, dtype)
     return levels, 4 + length
+
+
+#: the most RLE run headers :func:`is_single_value` reads before it leaves a block to the decoder
+SINGLE_VALUE_RUNS = 8
+
+
+def is_single_value(buf: Buffer, start: int, end: int, count: int, value: int, bit_width: int) -> bool:
+    """Whether the hybrid in ``buf[start:end]`` begins with RLE runs of ``value`` only that hold exactly
+    ``count`` values (at most :data:`SINGLE_VALUE_RUNS` of them): a page's definition levels when every
+    value is present, recognised from the run headers alone, without decoding them into an array.
+
+    False for anything else (a bit-packed run, another value, a run of 0, a run longer than the
+    values left, a header cut short by ``end``): the caller then decodes the block as usual, and that
+    decoder judges it. ``buf`` indexes to ints (bytes, bytearray, a memoryview of bytes).
+    """
+    width = (bit_width + 7) // 8
+    pos, got = start, 0
+    for _ in range(SINGLE_VALUE_RUNS):
+        header = shift = 0
+        while True:  # the varint of one run header (a few bytes)
+            if pos >= end or shift > 28:
+                return False
+            b = buf[pos]
+            pos += 1
+            header |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+        run = header >> 1
+        if header & 1 or run == 0 or run > count - got or pos + width > end:
+            return False
+        got_value = buf[pos] if width == 1 else int.from_bytes(bytes(buf[pos:pos + width]), "little")
+        if got_value != value:
+            return False
+        pos += width
+        got += run
+        if got == count:
+            return True
+    return False
 
 
 def level_dtype(max_level: int) -> Any:

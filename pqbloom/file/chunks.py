@@ -101,6 +101,18 @@ class ChunkAccess:
         check_column_metadata(meta, rg_index, desc.dotted_path)
         return meta
 
+    def chunk_weight(self, rg: int, desc: ColumnDescriptor | NestedSelection, heavy: int) -> int:
+        """A chunk's decoded bytes as its footer states them, to batch decoding tasks by; ``heavy`` (a
+        batch of its own) for a nested column, a size of ``heavy`` or more, or metadata that is unusable
+        (the chunk's task reports it)."""
+        if isinstance(desc, NestedSelection):
+            return heavy
+        try:
+            size = self.chunk_metadata(rg, desc).total_uncompressed_size
+        except ParquetError:
+            return heavy
+        return size if size is not None and 0 <= size < heavy else heavy
+
     def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
                     page: int = -1) -> bytes:
         """Stored module bytes (a page index, a page) -> plaintext: decrypted with the column's key when the
@@ -160,7 +172,8 @@ class ChunkAccess:
         try:
             if placed and placed_type(desc.physical_type):
                 # views: place_pages copies each page's values out before it asks for the next
-                pages = self.iter_pages(buf, start, meta, rg, desc, window=window, views=True, encoded_indices=True)
+                pages = self.iter_pages(buf, start, meta, rg, desc, window=window, views=True, encoded_indices=True,
+                                        full_flags=False)
                 return place_pages(pages, desc.field, meta.num_values, desc.max_definition_level > 0,
                                    *(out or (None, None)))
             return self.decode_chunk(buf, start, meta, rg, desc, window, sink)
@@ -200,7 +213,7 @@ class ChunkAccess:
             sink = None if num_values is not None else \
                 BinarySink.for_chunk(meta, desc, window.end - window.start if window is not None else len(buf))
         pages = self.iter_pages(buf, base, meta, rg, desc, sink=sink, window=window, page_ordinals=page_ordinals,
-                                num_values=num_values)
+                                num_values=num_values, full_flags=False)
         return collect_chunk(pages, desc, meta.num_values if num_values is None else num_values, sink)
 
     def _extend_chunk(self, buf: ChunkBytes, base: int) -> bytes:
@@ -214,14 +227,15 @@ class ChunkAccess:
                    levels: bool = False, sink: BinarySink | None = None,
                    window: ChunkWindow | None = None, views: bool = False,
                    page_ordinals: Sequence[int] | None = None, num_values: int | None = None,
-                   encoded_indices: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+                   encoded_indices: bool = False, full_flags: bool = True) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
         bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`;
         ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`). ``page_ordinals``:
         ``buf`` holds only the data pages of these ordinals (after the dictionary page, if any), as
         a page-level read from the OffsetIndex gathers them; encrypted pages need their ordinals;
         ``num_values``: the values those pages hold (the chunk's count otherwise); ``encoded_indices``
-        (with ``views``): dictionary-encoded pages of fixed-width values come undecoded (kind ``"rle"``).
+        (with ``views``): dictionary-encoded pages of fixed-width values come undecoded (kind ``"rle"``);
+        ``full_flags=False``: a page of a nullable column without nulls may yield None for its flags.
 
         With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
         each None when its maximum is 0 (nested leaves are read that way).
@@ -230,7 +244,7 @@ class ChunkAccess:
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
                           levels=levels, sink=sink, window=window, views=views, page_ordinals=page_ordinals,
-                          num_values=num_values, encoded_indices=encoded_indices)
+                          num_values=num_values, encoded_indices=encoded_indices, full_flags=full_flags)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: Any) -> BloomFilterSite | None:

@@ -30,7 +30,7 @@ from ..schema import Field
 from ..table import Column, place_nulls
 from ..table.build import empty_values
 from .binary_sink import BinarySink
-from .column_reader import ChunkParts, assemble_values, concat_values, expand_dictionary
+from .column_reader import ChunkParts, assemble_values, chunk_flags, concat_values, expand_dictionary, page_flags
 
 __all__ = ["ColumnBuilder", "ByteArrayRegions", "FixedRegions", "place_pages", "placed_type"]
 
@@ -64,12 +64,14 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         out = None
     r = 0
     nulls = 0  # rows without a value, so far
-    flags: list[np.ndarray] = []
+    flags: list[np.ndarray | int] = []  # each page's presence flags, or its row count when it has no nulls
     parts: list[tuple[str, Any]] | None = None  # dense pages, once placement has stopped
     dictionary = None
     for kind, values, present, dictionary in pages:
         if present is not None:
             flags.append(present)
+        elif nullable:  # a page without nulls (iter_pages' full_flags=False)
+            flags.append(values[1] if kind == "rle" else len(values))
         if kind == "rle":
             count = values[1]
             n = len(present) if present is not None else count
@@ -92,7 +94,7 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
             out = _chunk_buffer(total, values)
         if out is None or type(values) is not np.ndarray or values.dtype != out.dtype \
                 or values.shape[1:] != out.shape[1:] or r + n > total:
-            head = [] if out is None or r == 0 else [_dense(out[:r], flags[:-1] if present is not None else flags)]
+            head = [] if out is None or r == 0 else [_dense(out[:r], page_flags(flags[:-1]))]
             # copies: the head is a view of ``out`` (maybe the column's, which the builder may write
             # these values back into), a page's values may be a view of its buffer
             parts = [("values", h.copy()) for h in head] + [("values", _own(values))]
@@ -106,17 +108,21 @@ def place_pages(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, total: int
         r += n
         values = None  # copied out: the page loop releases its buffer for the next page (memory.scratch)
     if parts is not None:
-        return assemble_values(f, parts, flags if nullable else None, dictionary, total)
+        return assemble_values(f, parts, chunk_flags(flags, nullable), dictionary, total)
     if out is None:  # no pages
-        return assemble_values(f, [], flags if nullable else None, dictionary, total)
+        return assemble_values(f, [], chunk_flags(flags, nullable), dictionary, total)
     if r != total:
         raise CorruptFileError(f"column chunk holds {r} rows, metadata says {total}")
     present_all = None
-    if nullable and flags:
+    joined = chunk_flags(flags, nullable)  # None: no page has a null
+    if joined is None and nullable and flags and present_out is not None and len(present_out) == total:
+        present_out[:] = True  # the chunk's rows of the column's mask stay its flags (ColumnBuilder.mask)
+        present_all = present_out
+    elif joined:
         if present_out is not None and len(present_out) == total:
-            present_all = np.concatenate(flags, out=present_out)  # (the lengths summed to r == total)
+            present_all = np.concatenate(joined, out=present_out)  # (the lengths summed to r == total)
         else:
-            present_all = np.concatenate(flags) if len(flags) != 1 else flags[0]
+            present_all = np.concatenate(joined) if len(joined) != 1 else joined[0]
     return ChunkParts([out], present_all, total, placed=True, nulls=nulls if nullable else 0)
 
 

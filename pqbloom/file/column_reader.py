@@ -123,23 +123,38 @@ def collect_chunk(pages: Iterable[tuple[str, Any, Any, Any]], desc: ColumnDescri
     any) into value pieces and presence flags. With a sink, dictionary pages are expanded at once
     into it and every page lands in its one buffer: the chunk is a single BinaryArray."""
     parts: list[tuple[str, Any]] = []
-    levels: list[np.ndarray] = []
+    levels: list[np.ndarray | int] = []
+    nullable = desc.max_definition_level > 0
     dictionary = None
     for kind, values, present, page_dictionary in pages:
         dictionary = page_dictionary
+        if present is not None:
+            levels.append(present)
+        elif nullable:  # a page without nulls (iter_pages' full_flags=False): its row count
+            levels.append(len(values))
         if sink is not None:
             to_sink(sink, kind, values, dictionary)
         else:
             parts.append((kind, values))
-        if present is not None:
-            levels.append(present)
     if sink is not None:
         parts = [("values", p) for p in sink.pieces()]
-    chunk = assemble_values(desc.field, parts, levels if desc.max_definition_level > 0 else None, dictionary,
-                            num_values)
+    chunk = assemble_values(desc.field, parts, chunk_flags(levels, nullable), dictionary, num_values)
     if sink is not None and sink.shared:
         chunk.region = sink
     return chunk
+
+
+def page_flags(flags: list[np.ndarray | int]) -> list[np.ndarray]:
+    """The presence flags of a chunk's pages, a page without nulls given by its row count (an int)."""
+    return [np.ones(p, np.bool_) if type(p) is int else p for p in flags]  # type: ignore[misc]
+
+
+def chunk_flags(flags: list[np.ndarray | int], nullable: bool) -> list[np.ndarray] | None:
+    """:func:`page_flags` of a chunk's pages for :func:`assemble_values`: None (no presence flags, every
+    row present) for a required column or when no page has a null."""
+    if not nullable or (flags and all(type(p) is int for p in flags)):
+        return None
+    return page_flags(flags)
 
 
 def assemble_values(f: Field, parts: list[tuple[str, Any]], levels: list[np.ndarray] | None,

@@ -30,7 +30,7 @@ from ..encodings import (
     decode_values,
     is_dictionary_encoding,
 )
-from ..encodings.rle import level_dtype
+from ..encodings.rle import is_single_value, level_dtype
 from ..errors import ChecksumError, CorruptFileError, UnsupportedError
 from ..format import Encoding, PageType, decode_page_header, decode_page_header_prefix
 from ..kernels.hybrid import page_levels
@@ -133,7 +133,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                levels: bool = False, sink: BinarySink | None = None,
                window: ChunkWindow | None = None, views: bool = False,
                page_ordinals: Sequence[int] | None = None,
-               num_values: int | None = None, encoded_indices: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
+               num_values: int | None = None, encoded_indices: bool = False,
+               full_flags: bool = True) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -164,6 +165,11 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
     page's AAD binds its ordinal, so a page read on its own needs it; there, a dictionary page is
     accepted only where the chunk begins. ``num_values``: the values (level entries) those pages hold,
     in place of the chunk's ``meta.num_values``.
+
+    ``full_flags=False`` (without ``levels``): a page of a nullable column whose definition levels are
+    RLE runs of the maximum level only (every value present, :func:`~pqbloom.encodings.rle.is_single_value`)
+    yields None for its presence flags, as a page of a required column does: the caller treats
+    such a page as all present, and no levels or flags are built for it.
     """
     if desc.max_repetition_level > 0 and not levels:
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
@@ -182,6 +188,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
     # facts of the chunk every page needs, worked out once
     levels_of = _ChunkLevels(max_rep, max_def, total_values) if levels and total_values <= plausible_count(
         meta.total_compressed_size or 0) else _page_levels(max_rep, max_def)
+    # pages whose levels are one value ("all present") are recognised from their run headers
+    def_bw = levels_of.def_bw if not full_flags and not levels and max_rep == 0 else 0
     phys, type_length, type_name = f.physical_type, f.type_length, f.type_name
     dictionary = None
     seen = 0
@@ -283,7 +291,12 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                 raise CorruptFileError(f"data page claims {n} values; {total_values - seen} remain",
                                        offset=base + hdr_raw_start)
             raw, page_lease = compression_mod.decompress_leased(codec, body, usize)
-            if levels_of.arrays:
+            # (a block that does not fit the page goes to the decoder, which says so)
+            p = 4 + int.from_bytes(raw[:4], "little") if def_bw and def_enc != _BIT_PACKED and len(raw) >= 4 else -1
+            if 0 <= p <= len(raw) and is_single_value(raw, 4, p, n, max_def, def_bw):
+                reps = defs = None  # the values start after the whole block, as the decoder has them
+                n_present = n
+            elif levels_of.arrays:
                 reps, defs, p, n_present = levels_of.v1(raw, n, rep_enc, def_enc)
             else:  # a required flat column: no levels (v1's first case, a call less per page)
                 reps = defs = None
@@ -305,7 +318,11 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
             if n is None or n < 0 or n > total_values - seen or dl is None or rl is None or dl < 0 or rl < 0 \
                     or dl + rl > len(body):
                 raise CorruptFileError("v2 data page header is inconsistent", offset=base + hdr_raw_start)
-            reps, defs, n_present = levels_of.v2(body, n, rl, dl)
+            if def_bw and is_single_value(body, rl, rl + dl, n, max_def, def_bw):
+                reps = defs = None
+                n_present = n
+            else:
+                reps, defs, n_present = levels_of.v2(body, n, rl, dl)
             if defs is not None and not levels:
                 page_present = defs == max_def
             rest = body[rl + dl:]

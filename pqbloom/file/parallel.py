@@ -21,11 +21,13 @@ import contextvars
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import closing
+from functools import partial
 from typing import TypeVar
 
-__all__ = ["MAX_WORKERS", "map_ordered", "worker_count"]
+__all__ = ["MAX_WORKERS", "BATCH_WEIGHT", "map_ordered", "map_ordered_batched", "worker_count"]
 
 R = TypeVar("R")
 
@@ -79,3 +81,57 @@ def map_ordered(tasks: Iterable[Callable[[], R]], *, use_threads: bool = True) -
         for f in pending:
             if not f.cancelled():
                 f.exception()  # wait for it; its error (if any) is superseded by the one being raised
+
+
+#: the most weight (bytes, say) of tasks :func:`map_ordered_batched` runs as one task on the pool
+BATCH_WEIGHT = 1 << 20
+#: the most tasks in one batch
+MAX_BATCH = 32
+
+
+def map_ordered_batched(tasks: Sequence[Callable[[], R]], weights: Sequence[int], *, use_threads: bool = True,
+                        batch_weight: int = BATCH_WEIGHT) -> Generator[R, None, None]:
+    """:func:`map_ordered`, with consecutive light tasks run as one task on the pool: a batch holds
+    up to :data:`MAX_BATCH` tasks whose ``weights`` sum to at most ``batch_weight`` (a task heavier
+    than that is a batch of its own). Many small tasks (the chunks of many small row groups) then
+    cost one submission, one context copy and one hand-over each batch, not each task; at most
+    ``2 * workers`` batches are in flight. Results and errors come as :func:`map_ordered` gives
+    them: in order, the first failing task's error raised in its turn (the tasks after it in its
+    batch are not run)."""
+    if not use_threads or worker_count() == 1:
+        yield from map_ordered(tasks, use_threads=False)
+        return
+    batches: list[list[Callable[[], R]]] = []
+    current: list[Callable[[], R]] = []
+    weight = 0
+    for task, w in zip(tasks, weights, strict=True):
+        if current and (weight + w > batch_weight or len(current) >= MAX_BATCH):
+            batches.append(current)
+            current, weight = [], 0
+        current.append(task)
+        weight += w
+    if current:
+        batches.append(current)
+    yield from _flatten(map_ordered([partial(_run_batch, b) for b in batches], use_threads=True))
+
+
+def _run_batch(batch: list[Callable[[], R]]) -> list[tuple[bool, object]]:
+    """Each task's (True, result) in order, up to the first that fails: (False, its exception)."""
+    out: list[tuple[bool, object]] = []
+    for task in batch:
+        try:
+            out.append((True, task()))
+        except BaseException as exc:  # raised in the caller's thread, in its turn (_flatten)
+            out.append((False, exc))
+            break
+    return out
+
+
+def _flatten(batches: Generator[list[tuple[bool, object]], None, None]) -> Generator[R, None, None]:
+    with closing(batches):  # a caller that stops early cancels the batches not yet started
+        for got in batches:
+            for ok, value in got:
+                if not ok:
+                    assert isinstance(value, BaseException)
+                    raise value
+                yield value  # type: ignore[misc]

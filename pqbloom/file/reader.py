@@ -58,7 +58,7 @@ from .leaf_values import LeafValues
 from .levels import LeafLevels, assemble, check_levels
 from .metadata import ColumnChunkMetadata, FileMetadata
 from .pages import join_levels, plausible_count
-from .parallel import map_ordered
+from .parallel import BATCH_WEIGHT, map_ordered, map_ordered_batched
 from .parquet_schema import ParquetSchema
 from .read_hints import read_hints
 from .row_access import RowAccess
@@ -258,7 +258,10 @@ class FileReader(RowAccess):
         # row group; with several, placing would add a copy (chunk buffer, then the column's), so their
         # dense pages go straight into the column buffer instead, and a byte-array column whose chunks
         # state their sizes decodes each chunk into its region of the column's buffers
-        regions = {k: r for k, d in enumerate(descs) if n > 1 and (r := self._byte_array_regions(d, rgs)) is not None}
+        # each byte-array column's value bytes (SizeStatistics), worked out once
+        hints = [None if isinstance(d, NestedSelection) else self._byte_array_size_hint(d, rgs) for d in descs]
+        regions = {k: r for k, d in enumerate(descs)
+                   if n > 1 and hints[k] is not None and (r := self._byte_array_regions(d, rgs)) is not None}
         sinks = {(k, j): r.sink(j) for k, r in regions.items() for j in range(n)}
         # fixed-width chunks place their pages straight into their rows of the column's buffer
         fixed = {k: fr for k, d in enumerate(descs) if n > 1 and (fr := self._fixed_regions(d, rgs)) is not None}
@@ -273,7 +276,7 @@ class FileReader(RowAccess):
                     parts = [next(results) for _ in range(n)]
                     cols.append(parts[0] if n == 1 else NestedColumn.concat(parts))
                     continue
-                builder = ColumnBuilder(d.field, num_rows, self._byte_array_size_hint(d, rgs), regions.get(k),
+                builder = ColumnBuilder(d.field, num_rows, hints[k], regions.get(k),
                                         fixed.get(k))
                 for _ in range(n):
                     builder.add(next(results))
@@ -309,7 +312,9 @@ class FileReader(RowAccess):
                  else partial(self.read_chunk_parts, i, d, placed=placed or out is not None, sink=sink, out=out)
                  for (i, d), sink, out in zip(chunks, sinks, outs)]
         use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
-        return map_ordered(tasks, use_threads=use_threads)
+        if not use_threads:
+            return map_ordered(tasks, use_threads=False)
+        return map_ordered_batched(tasks, [self.chunk_weight(i, d, BATCH_WEIGHT) for i, d in chunks], use_threads=True)
 
     def _small_read(self, chunks: list[tuple[int, Any]]) -> bool:
         """Whether the chunks decode to less than :data:`SMALL_READ` bytes (their footer sizes): worker
@@ -330,9 +335,9 @@ class FileReader(RowAccess):
     def _byte_array_regions(self, desc: ColumnDescriptor | NestedSelection,
                             row_groups: Sequence[int]) -> ByteArrayRegions | None:
         """Buffers for a flat byte-array column whose every chunk states its value bytes
-        (SizeStatistics) and has one value slot per row; None otherwise."""
-        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0 or \
-                self._byte_array_size_hint(desc, row_groups) is None:
+        (SizeStatistics: the caller checked :meth:`_byte_array_size_hint`) and has one value slot per row;
+        None otherwise."""
+        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0:
             return None
         rows, sizes = [], []
         for i in row_groups:
