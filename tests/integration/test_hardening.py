@@ -155,7 +155,7 @@ def test_fuzz_chunk_without_data_page_offset():
         m.dictionary_page_offset = 4
 
     pf = pqbloom.ParquetFile(rewrite_footer(_base(), fn))
-    with pytest.raises(CorruptFileError, match="data page offset"):
+    with pytest.raises(CorruptFileError, match="data page offset|required field .data_page_offset."):
         pf.read()
     with pytest.raises(CorruptFileError):
         list(pf.iter_batches())
@@ -251,7 +251,7 @@ def test_fuzz_nested_chunk_without_num_values():
         md.row_groups[0].columns[0].meta_data.num_values = None
 
     for threads in (False, True):
-        with pytest.raises(CorruptFileError, match="without a value count"):
+        with pytest.raises(CorruptFileError, match="without a value count|required field .num_values."):
             pqbloom.read_table(rewrite_footer(data, fn), use_threads=threads)
 
 
