@@ -25,8 +25,11 @@ def reader_options(*, decryption_properties: FileDecryptionProperties | None = N
     return {"decryption_properties": decryption_properties,
             "verify_checksums": verify_checksums or page_checksum_verification, "memory_limit": memory_limit,
             "coerce_int96_timestamp_unit": coerce_int96_timestamp_unit,
-            "thrift_string_size_limit": thrift_string_size_limit or DEFAULT_THRIFT_STRING_SIZE_LIMIT,
-            "thrift_container_size_limit": thrift_container_size_limit or DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT,
+            # None is the default; 0 or a negative limit is passed on and refused (ValueError) as pyarrow refuses it
+            "thrift_string_size_limit": (DEFAULT_THRIFT_STRING_SIZE_LIMIT if thrift_string_size_limit is None
+                                         else thrift_string_size_limit),
+            "thrift_container_size_limit": (DEFAULT_THRIFT_CONTAINER_SIZE_LIMIT if thrift_container_size_limit is None
+                                            else thrift_container_size_limit),
             "read_dictionary": read_dictionary}
 
 

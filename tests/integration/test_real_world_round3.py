@@ -199,7 +199,9 @@ def test_parquet_mr_1_2_chunk_sizes_read_as_pyarrow_reads_them(created_by: str, 
     for source in (data, path):
         assert pqbloom.read_table(source).to_pydict() == want.to_pydict()
         pf = pqbloom.ParquetFile(source)
-        assert [b.num_rows for b in pf.iter_batches(batch_size=4)] == [4, 4, 1, 4, 2]
+        # batches run across row groups, as pyarrow's do (its own batches of this file are the reference)
+        want_batches = [b.num_rows for b in pq.ParquetFile(io.BytesIO(data)).iter_batches(batch_size=4)]
+        assert [b.num_rows for b in pf.iter_batches(batch_size=4)] == want_batches
         got = pf.read(filters=pqbloom.field("s") == "mr").to_pydict()
         assert got == want.filter(pc.equal(want.column("s"), "mr")).to_pydict()
 
