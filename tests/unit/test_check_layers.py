@@ -69,8 +69,6 @@ PLANTS: dict[str, str] = {
     "pqbloom/file/planted_allowed.py": ("from ..format import decode_page_header\n\n"
                                         "def first(pf):\n    return pf.thrift_metadata.row_groups[0].columns[0].meta_data\n"),
 }
-#: the line of pool.pyx where its plant's first cimport lands (after the file's lines and the plant's newline)
-POOL_PLANT_LINE = len((ROOT / "pqbloom" / "_kernels" / "pool.pyx").read_text().split("\n")) + 1
 
 
 @pytest.fixture(scope="module")
