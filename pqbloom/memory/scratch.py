@@ -179,6 +179,6 @@ def _aligned(size: int) -> np.ndarray:
     4096 is copied several times slower (the CPU takes each load for one of a recent store: "4K
     aliasing")."""
     raw = np.empty(size + ALIGN, np.uint8)
-    start = -int(raw.ctypes.data) % ALIGN
+    start = -raw.__array_interface__["data"][0] % ALIGN  # the buffer's address (no ctypes involved)
     return raw[start:start + size]
 

@@ -34,6 +34,7 @@ from pqbloom.crypto import FileDecryptionProperties, FileEncryptionProperties
 from pqbloom.errors import KeyNotFoundError, SourceChangedError, UnsupportedError
 from pqbloom.format import decode_offset_index
 from tests.conftest import COL_KEY, KEY, assert_no_key_in, run_pyarrow, values_equal
+from tests.corpora import require
 from tests.paths import FIXTURES_DATA, REAL_WORLD
 
 POSITIONS = ["end", "before_page_indexes", "between_row_groups"]
@@ -424,9 +425,7 @@ def test_symlinked_file_is_edited_where_it_lies(tmp_path):
 
 
 def test_unknown_footer_fields_are_refused(tmp_path):
-    src = FIXTURES_DATA / "unknown-logical-type.parquet"
-    if not src.exists():
-        pytest.skip(f"{src} is absent")
+    src = require(FIXTURES_DATA / "unknown-logical-type.parquet")
     path = tmp_path / "u.parquet"
     path.write_bytes(src.read_bytes())
     with pytest.raises(UnsupportedError, match="does not know"):
@@ -591,9 +590,9 @@ def _corpus_files(root: Path, limit_bytes: int = 4 << 20) -> list[Path]:
 @pytest.mark.parametrize("corpus,position", [(FIXTURES_DATA, "end"), (FIXTURES_DATA, "between_row_groups"),
                                              (REAL_WORLD, "before_page_indexes"), (REAL_WORLD, "between_row_groups")])
 def test_corpus_sweep(tmp_path, corpus, position):
+    require(corpus)
     files = _corpus_files(corpus)
-    if not files:
-        pytest.skip(f"{corpus} is absent")
+    assert files, f"no Parquet file in {corpus}"
     done, skipped = 0, {}
     work = tmp_path / "x.parquet"
     for src in files:

@@ -44,6 +44,7 @@ from tests.conftest import (
     run_pyarrow,
     split_tail,
 )
+from tests.corpora import require
 from tests.paths import FIXTURES_DATA
 
 N = 20_000
@@ -242,10 +243,7 @@ FIXTURE_PROPS = {
 
 
 def _fixture(name: str) -> Path:
-    path = FIXTURES_DATA / name
-    if not path.exists():
-        pytest.skip(f"fixture {path} not found (tests read ../shared/fixtures)")
-    return path
+    return require(FIXTURES_DATA / name)
 
 
 @pytest.mark.parametrize("name", sorted(FIXTURE_PROPS))
