@@ -17,7 +17,6 @@ import decimal
 import io
 import os
 import tempfile
-from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -29,14 +28,7 @@ if os.environ.get("PQ_IMPL") == "pyarrow":
 else:
     import pqbloom as pq  # the only change a pyarrow.parquet user makes
 
-
-def show(label: str, call: Callable[[], Any]) -> None:
-    """Print one call's result on one line (or the exception it raised)."""
-    try:
-        value = call()
-    except Exception as exc:  # noqa: BLE001 - the line says what was raised; the script goes on
-        value = f"raised {type(exc).__name__}"
-    print(f"{label}: {str(value).replace(chr(10), ' | ')}")
+from _script_calls import show  # examples/_script_calls.py: one line per call
 
 
 def body(obj: Any) -> list[str]:

@@ -16,8 +16,6 @@ import datetime as dt
 import decimal
 import os
 import tempfile
-from collections.abc import Callable
-from typing import Any
 
 import pyarrow as pa
 
@@ -26,25 +24,7 @@ if os.environ.get("PQ_IMPL") == "pyarrow":
 else:
     import pqbloom as pq  # the only change a pyarrow.parquet user makes
 
-
-def show(label: str, call: Callable[[], Any]) -> None:
-    """Print one call's result on one line (or the exception it raised)."""
-    try:
-        value = call()
-    except Exception as exc:  # noqa: BLE001 - the line says what was raised; the script goes on
-        value = f"raised {type(exc).__name__}"
-    print(f"{label}: {str(value).replace(chr(10), ' | ')}")
-
-
-def keep(label: str, call: Callable[[], Any]) -> Any:
-    """Make an object the next calls use: print whether the call worked, return its result (None if not)."""
-    try:
-        value = call()
-    except Exception as exc:  # noqa: BLE001 - the line says what was raised; the script goes on
-        print(f"{label}: raised {type(exc).__name__}")
-        return None
-    print(f"{label}: ok")
-    return value
+from _script_calls import keep, show  # examples/_script_calls.py: one line per call
 
 
 def trips(n: int = 3000) -> pa.Table:
