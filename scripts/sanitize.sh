@@ -2,7 +2,7 @@
 # The compiled kernels under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs this; a finding
 # fails it). The kernels are built with -fsanitize=address,undefined in a scratch copy of the tree (the
 # worktree's own modules stay as they are), the sanitizer runtimes are preloaded into the (unsanitized)
-# interpreter, and two fixed-seed fuzz runs go through them: fuzz/fuzz_kernels.py (every kernel against
+# interpreter, and the buffer pool's tests and two fixed-seed fuzz runs go through them: fuzz/fuzz_kernels.py (every kernel against
 # its numpy reference on mutated inputs) and a short fuzz/fuzz_reader.py run (whole files, random
 # engine: atheris' own instrumentation does not mix with a preloaded ASan runtime).
 #
@@ -37,6 +37,9 @@ export PYTHONMALLOC=malloc PYTHONHASHSEED=0 PYTHONPATH="$work"
 cd "$work"
 python -c "import pqbloom.kernels as k; assert not k.MISSING and k.COMPILED, k.MISSING; print('sanitize: kernels built:', ', '.join(k.BUILT))"
 python fuzz/fuzz_kernels.py "${kernel_args[@]}"
+# the buffer pool has no numpy reference to fuzz against: its own tests (random takes and frees of
+# both block classes, trims, limits) run through the sanitized module instead
+python -m pytest -q -p no:cacheprovider tests/unit/memory/test_pool.py
 seeds=()
 [ -d "$here/../shared/fixtures/parquet-testing" ] && seeds=(--seed-dir "$here/../shared/fixtures/parquet-testing")
 python fuzz/fuzz_reader.py --engine random --runs "${READER_RUNS:-4000}" --seed 1 --crash-dir "$work/crashes" "${seeds[@]}"

@@ -11,15 +11,20 @@ made from it), the block returns to a free list instead of to the system. A bloc
 a request it fits with at most a quarter to spare; blocks unused for ``decay`` seconds are
 unmapped, and so is a block freed while ``limit`` bytes are already free.
 
-Blocks are rounded to 2 MiB: private anonymous mappings where the system has them (Linux, macOS,
-the BSDs), advised as huge pages where it has those (Linux), and plain ``malloc`` blocks elsewhere
-(Windows): ``MMAP`` says which. Everything runs under the GIL (takes and gives back are a few list
-operations). :mod:`pqbloom.memory.pool` configures the pool and schedules the trims.
+Blocks from ``HUGE`` (4 MiB) up are rounded to 2 MiB and advised as huge pages where the system has
+them (Linux); smaller ones (a wide table's columns: hundreds of blocks of under a megabyte per read)
+are rounded to 64 KiB, so a block holds at most a quarter more than asked for. Blocks are private
+anonymous mappings where the system has them (Linux, macOS, the BSDs) and plain ``malloc`` blocks
+elsewhere (Windows): ``MMAP`` says which. The free blocks are kept by capacity (a dict of lists, oldest
+first), so a take looks at the distinct capacities, not at every free block. Everything runs under the
+GIL (takes and gives back are a few dict and list operations). :mod:`pqbloom.memory.pool` configures
+the pool and schedules the trims.
 """
 
 from time import monotonic
 
 from cpython.buffer cimport PyBuffer_FillInfo
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from libc.stdint cimport uintptr_t
 
 cdef extern from *:
@@ -33,11 +38,13 @@ cdef extern from *:
     #endif
     #if defined(MAP_ANONYMOUS) && defined(MAP_PRIVATE) && defined(MAP_FAILED)
     #define PQB_POOL_MMAP 1
-    static void *pqb_pool_map(size_t n) {
+    static void *pqb_pool_map(size_t n, int huge) {
         void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return NULL;
     #if defined(MADV_HUGEPAGE)
-        madvise(p, n, MADV_HUGEPAGE);  /* advice only: its failure changes nothing */
+        if (huge) madvise(p, n, MADV_HUGEPAGE);  /* advice only: its failure changes nothing */
+    #else
+        (void)huge;
     #endif
         return p;
     }
@@ -45,12 +52,12 @@ cdef extern from *:
     #else
     /* no anonymous mappings (Windows): plain allocations, kept and reused the same way */
     #define PQB_POOL_MMAP 0
-    static void *pqb_pool_map(size_t n) { return malloc(n); }
+    static void *pqb_pool_map(size_t n, int huge) { (void)huge; return malloc(n); }
     static void pqb_pool_unmap(void *p, size_t n) { (void)n; free(p); }
     #endif
     """
     int PQB_POOL_MMAP
-    void *pool_map "pqb_pool_map"(size_t n) noexcept
+    void *pool_map "pqb_pool_map"(size_t n, int huge) noexcept
     void pool_unmap "pqb_pool_unmap"(void *p, size_t n) noexcept
 
 cdef extern from "Python.h":
@@ -68,15 +75,24 @@ MMAP = bool(PQB_POOL_MMAP)
 cdef double _now():
     return monotonic()  # (portable; called once per block taken or freed, under the GIL)
 
-DEF ALIGN = 2 * 1024 * 1024
+DEF HUGE = 4 * 1024 * 1024       # blocks from here up: huge-page sized and advised
+DEF HUGE_ALIGN = 2 * 1024 * 1024
+DEF SMALL_ALIGN = 64 * 1024
 
-# the free list: (capacity, address, time freed), at most a few dozen blocks
-cdef list _free = []
+# the free blocks by capacity: {capacity: [(address, time freed), ...] oldest first}
+cdef dict _free = {}
 cdef Py_ssize_t _free_bytes = 0
+cdef Py_ssize_t _free_count = 0
 cdef Py_ssize_t _limit = 0
 cdef double _decay = 10.0
 cdef Py_ssize_t _mapped = 0
 cdef object _on_free = None  # called (no arguments) when a block joins the free list
+
+
+cdef Py_ssize_t _capacity(Py_ssize_t size):
+    """The block a request of ``size`` bytes gets: 64 KiB steps below HUGE, 2 MiB steps from it."""
+    cdef Py_ssize_t step = HUGE_ALIGN if size >= HUGE else SMALL_ALIGN
+    return (max(size, 1) + step - 1) // step * step
 
 
 cdef void _unmap(uintptr_t addr, Py_ssize_t cap):
@@ -85,23 +101,32 @@ cdef void _unmap(uintptr_t addr, Py_ssize_t cap):
     _mapped -= cap
 
 
+cdef void _drop(Py_ssize_t cap, list blocks, Py_ssize_t i):
+    """Unmap free block ``i`` of capacity ``cap``."""
+    global _free_bytes, _free_count
+    addr, _ = blocks.pop(i)
+    _free_bytes -= cap
+    _free_count -= 1
+    _unmap(addr, cap)
+    if not blocks:
+        del _free[cap]
+
+
 cdef void _trim(double now, Py_ssize_t keep):
     """Unmap blocks freed more than ``decay`` seconds ago, then the oldest until at most ``keep``
     bytes are free."""
-    global _free_bytes
-    cdef Py_ssize_t i = 0
-    while i < len(_free):
-        cap, addr, t = _free[i]
-        if now - t > _decay:
-            _free.pop(i)
-            _free_bytes -= cap
-            _unmap(addr, cap)
-        else:
-            i += 1
+    cdef Py_ssize_t cap
+    cdef double oldest = 0.0
+    for cap in list(_free):
+        blocks = _free[cap]
+        while blocks and now - (<tuple>blocks[0])[1] > _decay:  # each list is oldest first
+            _drop(cap, blocks, 0)
     while _free_bytes > keep and _free:
-        cap, addr, t = _free.pop(0)
-        _free_bytes -= cap
-        _unmap(addr, cap)
+        best = None
+        for c, blocks in list(_free.items()):  # (a copy: a collection may free a block meanwhile)
+            if best is None or (<tuple>blocks[0])[1] < oldest:
+                best, oldest = c, (<tuple>blocks[0])[1]
+        _drop(best, _free[best], 0)
 
 
 cdef class PoolBuffer:
@@ -111,24 +136,33 @@ cdef class PoolBuffer:
     cdef Py_ssize_t cap
 
     def __cinit__(self, Py_ssize_t size):
-        global _free_bytes, _mapped
-        cdef Py_ssize_t cap = (max(size, 1) + ALIGN - 1) // ALIGN * ALIGN
-        cdef Py_ssize_t i, best = -1
+        global _free_bytes, _free_count, _mapped
+        cdef Py_ssize_t cap
+        cdef Py_ssize_t best = -1, c
         cdef void *p
         self.addr = 0
         self.size = size
+        if size < 0 or size > PY_SSIZE_T_MAX - HUGE_ALIGN:  # (the rounding below must not overflow)
+            raise MemoryError(f"cannot map {size} bytes")
+        cap = _capacity(size)
         _trim(_now(), _limit)
-        for i in range(len(_free)):
-            c = _free[i][0]
-            if cap <= c <= cap + cap // 4 and (best < 0 or c < _free[best][0]):
-                best = i
+        if cap in _free:
+            best = cap
+        else:  # the smallest free capacity with at most a quarter to spare
+            for c in list(_free):  # (a copy, as in _trim)
+                if cap <= c <= cap + cap // 4 and (best < 0 or c < best):
+                    best = c
         if best >= 0:
-            c, a, _ = _free.pop(best)
-            _free_bytes -= c
-            self.addr, self.cap = a, c
+            blocks = _free[best]
+            a, _ = blocks.pop()  # the most recently freed: the likeliest to be in the caches
+            if not blocks:
+                del _free[best]
+            _free_bytes -= best
+            _free_count -= 1
+            self.addr, self.cap = a, best
             PyTraceMalloc_Track(TRACE_DOMAIN, self.addr, size)
             return
-        p = pool_map(cap)
+        p = pool_map(cap, cap >= HUGE)
         if p == NULL:
             raise MemoryError(f"cannot map {cap} bytes")
         _mapped += cap
@@ -145,18 +179,22 @@ cdef class PoolBuffer:
         return self.size
 
     def __dealloc__(self):
-        global _free_bytes
+        global _free_bytes, _free_count
         if not self.addr:
             return
         addr, self.addr = self.addr, 0
         PyTraceMalloc_Untrack(TRACE_DOMAIN, addr)
-        # beyond the limit the block goes back to the system at once; the free list is only
-        # appended to here (a collection may free a block while a take walks the list)
+        # beyond the limit the block goes back to the system at once; the free lists are only
+        # appended to here (a collection may free a block while a take walks them)
         if _free is None or _free_bytes + self.cap > _limit:  # (None: the module is being torn down)
             _unmap(addr, self.cap)
             return
-        _free.append((self.cap, addr, _now()))
+        blocks = _free.get(self.cap)
+        if blocks is None:
+            _free[self.cap] = blocks = []
+        blocks.append((addr, _now()))
         _free_bytes += self.cap
+        _free_count += 1
         if _on_free is not None:
             try:
                 _on_free()
@@ -187,4 +225,4 @@ def release():
 
 def stats():
     """(bytes mapped in all, bytes free in the pool, blocks free)."""
-    return _mapped, _free_bytes, len(_free)
+    return _mapped, _free_bytes, _free_count

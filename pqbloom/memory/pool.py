@@ -36,8 +36,12 @@ from .. import kernels
 __all__ = ["empty", "zeros", "configure", "release", "pool_stats", "trim", "Trims", "TRIMS", "POOLED", "LIMIT", "DECAY",
            "MIN_POOLED"]
 
-#: buffers from this size up come from the pool (smaller ones are glibc's heap, which keeps them)
-MIN_POOLED = 4 << 20
+#: buffers from this size up come from the pool (smaller ones are glibc's heap, which keeps them). Below
+#: a few megabytes glibc still maps each buffer on its own (its threshold moves with what was freed, and
+#: a worker thread's arena gives freed pages back), so a read of 500 columns of 100,000 values faulted
+#: its ~400 MB in page by page every time; the pool rounds such blocks to 64 KiB (at most a quarter
+#: more than asked for) and keeps them as it keeps large ones.
+MIN_POOLED = 256 << 10
 #: seconds a freed block is kept for the next read (jemalloc's default decay, which pyarrow uses)
 DECAY = 10.0
 

@@ -224,3 +224,105 @@ def test_tracemalloc_sees_a_pooled_buffer_while_it_is_handed_out():
     finally:
         tracemalloc.stop()
     assert held >= 12 * MIB and peak >= 12 * MIB and after < MIB
+
+
+KIB = 1 << 10
+
+
+def _block_of(a: np.ndarray) -> Any:
+    base = a.base
+    while isinstance(base, np.ndarray):
+        base = base.base
+    return base.obj if isinstance(base, memoryview) else base
+
+
+@needs_pool
+def test_column_sized_buffers_come_from_the_pool_in_64_kib_steps():
+    # a wide table's column of 100,000 float64 (800,000 bytes): glibc maps and unmaps such a buffer on
+    # every read, so it comes from the pool, in a block rounded to 64 KiB (not to the 2 MiB of large ones)
+    assert buffers.MIN_POOLED <= 800_000
+    mapped0 = buffers.pool_stats()[0]
+    a = buffers.empty(100_000, np.float64)
+    assert type(_block_of(a)).__name__ == "PoolBuffer"
+    assert buffers.pool_stats()[0] - mapped0 == 13 * 64 * KIB  # 800,000 bytes -> 13 steps of 64 KiB
+    a[:] = 1.5
+    del a
+    assert _free() == 13 * 64 * KIB
+    b = buffers.empty(99_000, np.float64)  # the same 64 KiB class: the freed block, nothing mapped
+    assert buffers.pool_stats()[:2] == (mapped0 + 13 * 64 * KIB, 0)
+    del b
+    small = buffers.empty(buffers.MIN_POOLED // 8 - 1, np.int64)  # under the floor: numpy's own
+    assert small.flags.owndata
+
+
+@needs_pool
+def test_a_smaller_block_is_not_taken_for_a_larger_request_nor_a_much_larger_one_for_a_small_request():
+    a = buffers.empty(512 * KIB, np.uint8)
+    del a
+    free = _free()
+    assert free == 512 * KIB
+    b = buffers.empty(600 * KIB, np.uint8)  # larger than the free block: a new one
+    assert _free() == 512 * KIB
+    c = buffers.empty(300 * KIB, np.uint8)  # the free block would leave more than a quarter unused
+    assert _free() == 512 * KIB
+    d = buffers.empty(480 * KIB, np.uint8)  # fits it with less than a quarter to spare
+    assert _free() == 0
+    del b, c, d
+
+
+@needs_pool
+def test_lowering_the_limit_unmaps_the_oldest_blocks_first():
+    old = buffers.empty(1 * MIB, np.uint8)
+    new = buffers.empty(3 * MIB // 2, np.uint8)
+    del old
+    gc.collect()
+    time.sleep(0.01)  # (the free list orders blocks by the time they were freed)
+    del new
+    assert _free() == 1 * MIB + 3 * MIB // 2
+    try:
+        buffers.configure(3 * MIB // 2, buffers.DECAY, None)  # room for the newer block only
+        assert buffers.pool_stats()[1:] == (3 * MIB // 2, 1)
+        mapped = buffers.pool_stats()[0]
+        again = buffers.empty(3 * MIB // 2, np.uint8)  # it is the one kept
+        assert buffers.pool_stats()[:2] == (mapped, 0)
+        del again
+    finally:
+        buffers.configure(buffers.LIMIT, buffers.DECAY, buffers.TRIMS)
+
+
+@needs_pool
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(256, 6000), st.integers(0, 7)), min_size=1, max_size=40))
+def test_small_and_large_blocks_are_never_handed_out_twice(ops):
+    """As test_a_live_buffer_is_never_handed_out_again, over sizes from the pool's floor (256 KiB) to
+    about 6 MiB: both block classes, and the free lists kept by capacity."""
+    live: list[tuple[np.ndarray, int]] = []
+    for n, (take, kib, pick) in enumerate(ops):
+        if take or not live:
+            a = buffers.empty(kib * KIB // 8, np.int64)
+            for arr, _ in live:
+                assert not np.shares_memory(a, arr)
+            _mark(a, n)
+            live.append((a, n))
+            del a
+        else:
+            live.pop(pick % len(live))
+        for arr, v in live:
+            assert _marked(arr, v)
+    mapped, free, blocks = buffers.pool_stats()
+    assert 0 <= free <= mapped and (blocks == 0) == (free == 0)
+
+
+@needs_pool
+def test_the_columns_of_a_wide_read_are_pool_blocks(tmp_path):
+    import pyarrow.parquet as pq
+
+    import pqbloom
+
+    t = pa.table({f"c{i}": np.arange(50_000, dtype=np.float64) * i for i in range(4)})
+    pq.write_table(t, tmp_path / "wide.parquet")
+    got = pqbloom.read_table(tmp_path / "wide.parquet", use_threads=False)
+    assert got.to_arrow().equals(t)
+    for name in t.column_names:
+        values = got.column(name).to_numpy()
+        assert type(_block_of(values)).__name__ == "PoolBuffer"
