@@ -8,7 +8,7 @@ longer than the output fits only when its extra leading bytes are all sign exten
 one that does not is reported (info: its position).
 """
 
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.string cimport memset
 
 from pqbloom._kernels._util cimport check_offsets, u8_mut, u8_ptr
@@ -40,9 +40,26 @@ cdef inline int _convert(const uint8_t *v, int64_t ln, uint8_t *dst, int width) 
     return 0
 
 
+cdef inline void _short(const uint8_t *v, int64_t ln, uint8_t *dst, int width) noexcept nogil:
+    """One big-endian value of 1 to 8 bytes (it always fits): gathered into a word, sign-extended with
+    unsigned arithmetic (no shift of a negative number), its 8 bytes stored, the rest sign fill."""
+    cdef uint64_t x = 0, m = (<uint64_t>1) << (8 * ln - 1)
+    cdef int64_t k
+    for k in range(ln):
+        x = (x << 8) | v[k]
+    x = (x ^ m) - m
+    for k in range(8):
+        dst[k] = <uint8_t>(x >> (8 * k))
+    memset(dst + 8, 0xFF if x >> 63 else 0, <size_t>(width - 8))
+
+
 cdef int64_t _from_fixed(const uint8_t *src, int64_t n, int64_t value_len, int width, uint8_t *dst,
                          int64_t *info) noexcept nogil:
     cdef int64_t i
+    if 1 <= value_len <= 8:  # decimal(18) and narrower, as pyarrow writes them (width is 16 or 32)
+        for i in range(n):
+            _short(src + i * value_len, value_len, dst + i * width, width)
+        return 0
     for i in range(n):
         if _convert(src + i * value_len, value_len, dst + i * width, width):
             info[0] = i

@@ -311,6 +311,12 @@ def to_arrow(f: Field, v: Any, mask: np.ndarray | None) -> Any:
                                  null_count=nulls)
 
 
+def _pooled_bytes(nbytes: int) -> np.ndarray:
+    # a decimal column's words are 16 or 32 bytes a row: fresh memory faulted in page by page on each
+    # conversion unless it comes from the pool, as the read's own buffers do
+    return pool.empty(nbytes, np.uint8)
+
+
 def _decimal_to_arrow(f: Field, v: Any, nulls: int, validity: Any) -> Any:
     """A DECIMAL column as Arrow's decimal128 (precision up to 38) or decimal256 (up to 76), built from
     the stored unscaled values with numpy. Values are taken as stored, also where they have more digits
@@ -334,7 +340,7 @@ def _decimal_to_arrow(f: Field, v: Any, nulls: int, validity: Any) -> Any:
         src = a if a.dtype in (np.dtype(np.int32), np.dtype(np.int64)) else a.astype(np.int64)
     try:
         # one pass over the values (big-endian bytes or ints to little-endian words)
-        words = decimal_buffer(src, width)
+        words = decimal_buffer(src, width, empty=_pooled_bytes)
     except CorruptFileError:  # the only one decimal_buffer raises: a value wider than the words
         raise UnsupportedError(f"column {f.name!r}: a DECIMAL({precision}, {scale}) value needs more than the "
                                f"{width} bytes of Arrow's decimal{8 * width}") from None

@@ -928,6 +928,25 @@ def test_decimal_buffer_is_arrow_decimal(mode: str) -> None:
         decimal_kernels.decimal_buffer(np.zeros(3, np.int64), 8)
 
 
+def test_decimal_buffer_writes_where_the_caller_says() -> None:
+    # the caller's buffer (a pooled one, in table/outputs.py) is the result, and a wrong one is refused
+    given = []
+
+    def empty(nbytes: int) -> np.ndarray:
+        given.append(np.empty(nbytes, np.uint8))
+        return given[-1]
+
+    rows = np.array([list((-5).to_bytes(7, "big", signed=True)), list((2**54 + 3).to_bytes(7, "big", signed=True))],
+                    np.uint8)
+    got = decimal_kernels.decimal_buffer(rows, 16, empty=empty)
+    if decimal_kernels.compiled_module("decimals") is not None:
+        assert got is given[0]
+    assert got.tobytes() == le_bytes(-5, 16) + le_bytes(2**54 + 3, 16)
+    if decimal_kernels.compiled_module("decimals") is not None:
+        with pytest.raises(ValueError, match="writable contiguous"):
+            decimal_kernels.decimal_buffer(rows, 16, empty=lambda n: np.empty(n - 1, np.uint8))
+
+
 # -- the modes --------------------------------------------------------------------------------------
 
 def test_pure_python_switch() -> None:
