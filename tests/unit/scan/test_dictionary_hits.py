@@ -170,3 +170,22 @@ def test_collect_hits_reports_corrupt_pages() -> None:
     with pytest.raises(CorruptFileError, match="rows"):  # more
         collect_hits(_pages(d, [([0, 1], None), ([0, 1], None)]), F, 3, lambda e: np.array([0]))
     assert dictionary_hits.__all__ == ["DictionaryHits", "collect_hits"]
+
+
+@pytest.mark.parametrize("version", ["1.0", "2.0"])
+def test_sparse_rows_of_pages_with_and_without_nulls(version) -> None:
+    """Late materialization of a nullable column whose pages without nulls come without presence flags
+    (no levels decoded for them) and whose other pages have nulls: the rows pyarrow reads."""
+    n = 4000
+    rng = np.random.default_rng(11)
+    y = rng.random(n)
+    mask = np.zeros(n, bool)
+    mask[2000:] = rng.random(n - 2000) < 0.3  # nulls in the second half only
+    key = np.array(WORDS, dtype=object)[rng.integers(0, len(WORDS), n)]
+    t = pa.table({"key": pa.array(key.tolist(), pa.string()), "y": pa.array(y, mask=mask),
+                  "s": pa.array([None if m else f"s{i}" for i, m in enumerate(mask)], pa.string())})
+    raw = _write(t, row_group_size=n, data_page_size=256, write_batch_size=32, data_page_version=version,
+                 use_dictionary=["key"])
+    for expr, arrow_expr in FILTERS[:6]:
+        got = pqbloom.read_table(pa.BufferReader(raw), filters=expr).to_arrow()
+        _same(got, t.filter(arrow_expr), str(expr))
