@@ -189,3 +189,31 @@ def test_sparse_rows_of_pages_with_and_without_nulls(version) -> None:
     for expr, arrow_expr in FILTERS[:6]:
         got = pqbloom.read_table(pa.BufferReader(raw), filters=expr).to_arrow()
         _same(got, t.filter(arrow_expr), str(expr))
+
+
+@pytest.mark.parametrize("page_index", [False, True])
+def test_a_chunk_given_up_part_way_is_read_as_codes_and_counted_once(tmp_path, monkeypatch, page_index) -> None:
+    """When the index bytes cannot serve (a page of another encoding met part-way), the chunk is read
+    again by the path of codes: the same rows as pyarrow's, and its pages or chunk counted once."""
+    from pqbloom.file import row_reads
+
+    t = _table(6000, 13, 0.05)
+    path = tmp_path / "d.parquet"
+    pq.write_table(t, path, row_group_size=2000, data_page_size=1024, write_batch_size=128,
+                   write_page_index=page_index)
+    expr, arrow_expr = FILTERS[2]
+    want_ex = Explain()
+    pqbloom.read_table(str(path), filters=expr, explain=want_ex)
+    real = row_reads.collect_hits
+
+    def give_up(pages, f, num_rows, hits_of):
+        real(pages, f, num_rows, hits_of)  # (reads every page)
+        return None
+
+    monkeypatch.setattr(row_reads, "collect_hits", give_up)
+    ex = Explain()
+    got = pqbloom.read_table(str(path), filters=expr, explain=ex).to_arrow()
+    _same(got, t.filter(arrow_expr), str(expr))
+    for counter in ("pages_total", "pages_read", "pages_skipped", "chunks_read_whole", "rows_decoded",
+                    "rows_returned", "chunks_evaluated_on_dictionary"):
+        assert getattr(ex, counter) == getattr(want_ex, counter), (counter, str(ex), str(want_ex))
