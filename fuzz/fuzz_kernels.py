@@ -134,6 +134,8 @@ def case_gather(rng: random.Random) -> tuple[Callable[..., Any], tuple[Any, ...]
     dictionary = np.frombuffer(rand_bytes(rng, size * width), np.uint8).reshape(size, width)
     if width in (4, 8) and rng.random() < 0.5:
         dictionary = dictionary.reshape(-1).view(np.int32 if width == 4 else np.int64)
+    elif width == 1 and rng.random() < 0.5:  # one byte per entry, 1-D: a filter's table (file/dictionary_hits)
+        dictionary = dictionary.reshape(-1)
     idx = np.array([rng.randint(0, size + (2 if rng.random() < 0.1 else -1)) for _ in range(n)], np.int64)
     bw = max(int(idx.max()).bit_length() if n else 0, rng.choice([0, 1, 5]))
     data = bytes([bw]) + encode_rle_bitpacked(idx, bw) if bw else bytes([0])

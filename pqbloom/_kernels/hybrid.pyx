@@ -387,6 +387,8 @@ cdef inline void _copy_row(uint8_t *dst, const uint8_t *src, int64_t width) noex
         memcpy(dst, src, 16)
     elif width == 2:
         memcpy(dst, src, 2)
+    elif width == 1:  # (a filter's table of one byte per entry: a call of memcpy per row cost most)
+        dst[0] = src[0]
     else:
         memcpy(dst, src, <size_t>width)
 
@@ -408,6 +410,12 @@ cdef int64_t _gather_dense(const int32_t *idx, int64_t count, const uint8_t *dic
             if k >= dict_len:
                 return -1
             memcpy(out + 4 * i, dic + 4 * k, 4)
+    elif width == 1:
+        for i in range(count):
+            k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range
+            if k >= dict_len:
+                return -1
+            out[i] = dic[k]
     else:
         for i in range(count):
             k = <int64_t>(<uint32_t>idx[i])  # unsigned: a negative index is out of range

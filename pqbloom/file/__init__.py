@@ -15,11 +15,13 @@ For the filter engine (:mod:`pqbloom.scan`): :mod:`~pqbloom.file.row_access` (th
 :mod:`~pqbloom.file.footer_stats` (:class:`FooterStats`), :mod:`~pqbloom.file.row_reads`
 (:class:`RowGroupReader`: page selection, IO coalescing and decoding of a row selection),
 :mod:`~pqbloom.file.page_reads` (decoding some pages of a chunk), :mod:`~pqbloom.file.dictionary_probe`,
-:mod:`~pqbloom.file.encoded_column` (a filter column as codes into its dictionary).
+:mod:`~pqbloom.file.encoded_column` (a filter column as codes into its dictionary),
+:mod:`~pqbloom.file.dictionary_hits` (the rows whose dictionary entry is one of some, from the index bytes).
 The names below are this package's public face for it.
 """
 
 from .column_reader import NestedSelection
+from .dictionary_hits import DictionaryHits
 from .encoded_column import EncodedColumn
 from .footer_stats import FooterStats
 from .page_index import ChunkPageIndex, PageStatistics
@@ -27,6 +29,6 @@ from .row_access import BindingFacts, BloomProbes
 from .row_reads import PageColumns, PageCounts, RepeatedRows, RowGroupReader
 from .selection import COALESCE_GAP, PageLayout, PagesDoNotStandAlone, RowSelection, pages_for, take_ranges
 
-__all__ = ["NestedSelection", "EncodedColumn", "FooterStats", "ChunkPageIndex", "PageStatistics", "BindingFacts", "BloomProbes",
+__all__ = ["NestedSelection", "DictionaryHits", "EncodedColumn", "FooterStats", "ChunkPageIndex", "PageStatistics", "BindingFacts", "BloomProbes",
            "PageColumns", "PageCounts", "RepeatedRows", "RowGroupReader", "COALESCE_GAP", "PageLayout",
            "PagesDoNotStandAlone", "RowSelection", "pages_for", "take_ranges"]

@@ -227,7 +227,8 @@ class ChunkAccess:
                    levels: bool = False, sink: BinarySink | None = None,
                    window: ChunkWindow | None = None, views: bool = False,
                    page_ordinals: Sequence[int] | None = None, num_values: int | None = None,
-                   encoded_indices: bool = False, full_flags: bool = True) -> Iterator[tuple[str, Any, Any, Any]]:
+                   encoded_indices: bool = False, full_flags: bool = True,
+                   raw_indices: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
         """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk whose
         bytes ``buf`` start at file offset ``base`` (see :func:`pqbloom.file.pages.iter_pages`;
         ``buf`` is the first window of ``window``, when given: :meth:`open_chunk`). ``page_ordinals``:
@@ -235,7 +236,8 @@ class ChunkAccess:
         a page-level read from the OffsetIndex gathers them; encrypted pages need their ordinals;
         ``num_values``: the values those pages hold (the chunk's count otherwise); ``encoded_indices``
         (with ``views``): dictionary-encoded pages of fixed-width values come undecoded (kind ``"rle"``);
-        ``full_flags=False``: a page of a nullable column without nulls may yield None for its flags.
+        ``full_flags=False``: a page of a nullable column without nulls may yield None for its flags;
+        ``raw_indices`` (with ``views``): every dictionary-encoded page comes undecoded (kind ``"rle"``).
 
         With ``levels=True`` the third item is instead ``(definition levels, repetition levels)``,
         each None when its maximum is 0 (nested leaves are read that way).
@@ -244,7 +246,8 @@ class ChunkAccess:
                           decryption=self.decryption, verify_checksums=self.verify_checksums,
                           v2_always_compressed=v2_flag_ignored(self.created_by), extend=self._extend_chunk,
                           levels=levels, sink=sink, window=window, views=views, page_ordinals=page_ordinals,
-                          num_values=num_values, encoded_indices=encoded_indices, full_flags=full_flags)
+                          num_values=num_values, encoded_indices=encoded_indices, full_flags=full_flags,
+                          raw_indices=raw_indices)
 
     # -- Bloom filters ------------------------------------------------------------------
     def _bloom_site(self, row_group: int, desc: ColumnDescriptor, meta: Any) -> BloomFilterSite | None:

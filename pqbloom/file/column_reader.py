@@ -177,22 +177,26 @@ def collect_rows(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, positions
     """The rows at ``positions`` (sorted, distinct; counted from the first row of ``pages``, which hold
     ``num_rows`` rows) of a flat chunk's decoded pages (:func:`pqbloom.file.pages.iter_pages`, no sink;
     views allowed): each page's selected values are taken as it comes, so neither a column of every row
-    nor the dictionary expansion of unselected rows is built (a sparse selection: late materialization)."""
+    nor the dictionary expansion of unselected rows is built (a sparse selection: late materialization).
+    A page without presence flags (``full_flags=False``: no nulls) has every row present."""
     vals: list[Any] = []
-    flags: list[np.ndarray] = []
-    row0 = 0
+    flags: list[np.ndarray | int] = []  # a page without flags (no nulls): its count of selected rows
+    row0 = lo = 0
     dictionary = None
     for kind, values, present, page_dictionary in pages:
         dictionary = page_dictionary
         m = len(present) if present is not None else len(values)
-        lo, hi = np.searchsorted(positions, [row0, row0 + m])
-        local = positions[lo:hi] - row0
         row0 += m
+        hi = int(positions.searchsorted(row0))  # (the pages follow one another: this page's start is lo)
+        local = positions[lo:hi] - (row0 - m)
+        lo = hi
         if present is not None:
             keep = present[local]
             flags.append(keep)
             if len(values) != m:  # the dense (non-null) position of each selected present row
                 local = (np.cumsum(present, dtype=np.int64) - 1)[local[keep]]
+        else:
+            flags.append(len(local))
         if kind == "dict":
             vals.append(expand_dictionary(dictionary, values[local]))
         else:
@@ -200,10 +204,11 @@ def collect_rows(pages: Iterable[tuple[str, Any, Any, Any]], f: Field, positions
         values = present = None  # the page's buffer is free for the next page (pqbloom.scratch)
     if row0 != num_rows:
         raise CorruptFileError(f"column has {row0} rows where {num_rows} are expected")
-    parts = ChunkParts(vals, (np.concatenate(flags) if len(flags) != 1 else flags[0]) if flags else None,
-                       len(positions))
-    if parts.present is not None and len(parts.present) != len(positions):
-        raise CorruptFileError("a page without definition levels in a nullable chunk")
+    present_all = None
+    if any(type(p) is not int for p in flags):
+        kept = page_flags(flags)
+        present_all = np.concatenate(kept) if len(kept) != 1 else kept[0]
+    parts = ChunkParts(vals, present_all, len(positions))
     return build_column(f, [parts])
 
 

@@ -118,7 +118,7 @@ def _decode_rows(pf: ChunkAccess, rg: int, d: ColumnDescriptor, buf: ChunkBytes,
     (:func:`~pqbloom.file.column_reader.collect_rows`)."""
     try:
         pages = pf.iter_pages(buf, base, pf.chunk_metadata(rg, d), rg, d, views=True, page_ordinals=page_ordinals,
-                              num_values=num_values, window=window)
+                              num_values=num_values, window=window, full_flags=False)
         return collect_rows(pages, d.field, positions, rows)
     except (ParquetError, *DECODE_FAILURES) as exc:
         raise located_error(exc, rg, d) from None

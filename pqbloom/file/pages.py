@@ -134,7 +134,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
                window: ChunkWindow | None = None, views: bool = False,
                page_ordinals: Sequence[int] | None = None,
                num_values: int | None = None, encoded_indices: bool = False,
-               full_flags: bool = True) -> Iterator[tuple[str, Any, Any, Any]]:
+               full_flags: bool = True, raw_indices: bool = False) -> Iterator[tuple[str, Any, Any, Any]]:
     """Yield (kind, values, presence flags or None, dictionary) for each data page of a chunk.
 
     ``buf`` holds the chunk's bytes from file offset ``base``; ``meta`` is its (decrypted) metadata;
@@ -152,6 +152,9 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
     dictionary-encoded page of a fixed-width column (its dictionary a numpy array) comes undecoded:
     kind ``"rle"``, ``values`` = (a view of its value bytes, the number of values), for a caller that
     looks the values up straight into its rows (:func:`pqbloom.kernels.hybrid.gather_dictionary`).
+    ``raw_indices`` (with ``views``) does the same for every dictionary-encoded page, whatever the
+    dictionary's type (byte strings too): for a caller that looks up something else than the values
+    by the indices (a filter's truth per dictionary entry).
 
     Buffers: a page decompresses into a scratch buffer whose lease this loop holds
     (:func:`pqbloom.compression.decompress_leased`), and a ``window`` holds the lease of the chunk's
@@ -175,6 +178,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
         raise UnsupportedError(f"column {desc.dotted_path!r} is repeated; read it through its top-level field")
     max_rep = desc.max_repetition_level
     encoded_indices = encoded_indices and views  # the caller looks the values up before the next page
+    raw_indices = raw_indices and views
     extended = False
     f = desc.field
     codec = compression_mod.codec_by_id(meta.codec)
@@ -334,8 +338,8 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
             sunk = sink.decode_plain(values_buf, n_present) if sink is not None else None
             kind, values = "values", (sunk[0] if sunk is not None else
                                       decode_plain(values_buf, phys, n_present, type_length, copy=not views)[0])
-        elif encoded_indices and (enc == _RLE_DICTIONARY or enc == _PLAIN_DICTIONARY) \
-                and type(dictionary) is np.ndarray:
+        elif (raw_indices and dictionary is not None or encoded_indices and type(dictionary) is np.ndarray) \
+                and (enc == _RLE_DICTIONARY or enc == _PLAIN_DICTIONARY):
             kind, values = "rle", (values_buf, n_present)
         else:
             kind, values = decode_page_values(values_buf, enc, n_present, f, dictionary, phys, type_length, type_name)

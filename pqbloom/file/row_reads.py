@@ -18,20 +18,30 @@ decrypting the indexes would only count pages.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
 import numpy as np
 
+from ..errors import ParquetError
 from ..format import PageType
 from ..io import read_ranges
 from ..schema import ColumnDescriptor
 from ..table import Column
 from .chunk_window import ChunkWindow
 from .chunks import ChunkAccess
-from .column_reader import ChunkParts, NestedSelection, build_column, split_nested
+from .column_reader import (
+    DECODE_FAILURES,
+    ChunkParts,
+    NestedSelection,
+    Values,
+    build_column,
+    located_error,
+    split_nested,
+)
+from .dictionary_hits import DictionaryHits, collect_hits
 from .dictionary_probe import read_pruning_dictionary
 from .encoded_column import EncodedColumn
 from .levels import LeafLevels
@@ -134,7 +144,7 @@ class RowGroupReader:
         self.rows = pf.row_group_rows(rg)
         self.counts = PageCounts(notes if notes is not None else [])
         self._index = PageIndex(pf, rg, self.rows, self.counts.notes)
-        self._kept: dict[tuple[int, int], bytes] = {}  # byte ranges already read (dictionary pages)
+        self._kept: dict[tuple[int, int], Any] = {}  # byte ranges already read (dictionary pages, chunks)
         # whole repeated-leaf chunks decoded for the filter, kept for the output assembly of the same
         # row group so that a leaf both filtered on and returned is decoded once
         self._levels: dict[int, LeafLevels] = {}
@@ -234,6 +244,42 @@ class RowGroupReader:
                 col = self._whole(d, None if whole is None else (got[whole], whole[0]), sel, encoded)
             out[d.dotted_path] = col
         return out
+
+    def read_dictionary_hits(self, d: ColumnDescriptor,
+                             hits_of: Callable[[Values], np.ndarray | None]) -> DictionaryHits | None:
+        """Every row of flat column ``d``'s chunk as which of the dictionary entries ``hits_of(dictionary)``
+        names it holds (:func:`~pqbloom.file.dictionary_hits.collect_hits`: no array of indices is built),
+        or None when a page is not dictionary-encoded, ``hits_of`` gives up or the chunk is empty: the
+        caller then reads it with :meth:`read_encoded`, which counts the pages this read did not."""
+        pf, rg = self.pf, self.rg
+        meta = pf.chunk_metadata(rg, d)
+        if d.max_repetition_level > 0 or meta.num_values == 0 or meta.num_values != self.rows:
+            return None
+        layout = self._layout(d, None)
+        start, length = pf.chunk_range(meta, rg, d)
+        kept = self._kept.get((start, length))
+        window = None
+        if kept is not None:
+            buf = kept
+        else:
+            buf, window = pf.open_chunk(start, length)
+            if window is None:
+                self._kept[(start, length)] = buf  # read once, should the caller read the chunk again
+        try:
+            pages = pf.iter_pages(buf, start, meta, rg, d, window=window, views=True, raw_indices=True,
+                                  full_flags=False)
+            got = collect_hits(pages, d.field, self.rows, hits_of)
+        except (ParquetError, *DECODE_FAILURES) as exc:
+            raise located_error(exc, rg, d) from None
+        if got is None:
+            return None
+        if kept is None and window is None:
+            del self._kept[(start, length)]
+        if layout is not None:
+            self.counts.pages(layout.num_pages, layout.num_pages)
+        else:
+            self.counts.chunks_read_whole += 1
+        return got
 
     def _whole(self, d: ColumnDescriptor, read: tuple[Any, int] | None, sel: RowSelection | None,
                encoded: bool) -> Column | EncodedColumn:

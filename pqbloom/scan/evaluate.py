@@ -33,7 +33,7 @@ from .bind import (
     bound_leaves,
 )
 
-__all__ = ["RepeatedColumn", "evaluate", "matches", "key_array", "leaf_truth", "null_row_truth"]
+__all__ = ["RepeatedColumn", "evaluate", "entry_truth", "matches", "key_array", "leaf_truth", "null_row_truth"]
 
 
 # ---------------------------------------------------------------------------
@@ -273,16 +273,29 @@ def _on_entries(x: BoundNode, col: EncodedColumn, name: str, need_f: bool,
     then mapped to the rows by their codes. ``known``: truths of leaves over the entries and a null row
     already worked out, by ``id`` of leaf (see :func:`matches`); when it holds every leaf of ``x``,
     they are only combined."""
-    m = len(col.entries) + 1
-    if known and all(len(known.get(id(lf), ((), ()))[0]) == m for lf in bound_leaves(x)):
-        t_all, f_all = _evaluate(x, {}, m, need_f, {}, known)
-    else:
-        entries = col.entries_column()
-        te, fe = evaluate(x, {name: entries}, len(entries))
-        tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
-        t_all, f_all = np.concatenate([te, tn]), np.concatenate([fe, fn])
+    t_all, f_all = _entry_truths(x, col.entries_column(), name, need_f, known)
     t = _lookup(t_all, col)
     return t, (_lookup(f_all, col) if need_f and f_all is not None else None)
+
+
+def _entry_truths(x: BoundNode, entries: Column, name: str, need_f: bool,
+                  known: Mapping[int, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray | None]:
+    """(true, false) of ``x`` (whose only column is ``name``) on each of ``entries`` (a column without
+    nulls), then on a null row; ``known`` as in :func:`_on_entries`."""
+    m = len(entries) + 1
+    if known and all(len(known.get(id(lf), ((), ()))[0]) == m for lf in bound_leaves(x)):
+        return _evaluate(x, {}, m, need_f, {}, known)
+    te, fe = evaluate(x, {name: entries}, len(entries))
+    tn, fn = evaluate(x, {name: column_from_values(name, [None], entries.field)}, 1)
+    return np.concatenate([te, tn]), np.concatenate([fe, fn])
+
+
+def entry_truth(node: BoundNode, entries: Column, name: str,
+                known: Mapping[int, tuple[np.ndarray, np.ndarray]] | None = None) -> np.ndarray:
+    """Where ``node`` (whose only column is ``name``) is true: on each of ``entries`` (a column of the
+    values of a chunk's dictionary, without nulls), then on a null row (one more flag). ``known``: the
+    truths of some leaves over the same entries and a null row, by ``id`` of leaf (see :func:`matches`)."""
+    return _entry_truths(node, entries, name, False, known or {})[0]
 
 
 def _column_names(x: BoundNode) -> set[str]:

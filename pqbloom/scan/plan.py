@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..file import EncodedColumn, RowSelection
+from ..file import EncodedColumn, RowGroupReader, RowSelection
 from ..file.parallel import map_ordered
 from ..table import Table
-from .bind import BoundConst, BoundFilter
+from .bind import BoundConst, BoundFilter, BoundNode
 from .evaluate import matches
 from .explain import Explain
 from .expr import Expr
 from .parse import FilterLike, to_expression
 from .prune import statistics_pass, statistics_verdicts
 from .prune_row_group import RowGroupPruner, page_selection, prefetch_bloom_probes
-from .read import read_repeated, stream_scan
+from .read import dictionary_scan, read_repeated, stream_scan
 
 if TYPE_CHECKING:
     from ..file.reader import FileReader
@@ -89,6 +89,10 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
         rest = [d for d in out_descs if d.dotted_path != name]
         others = reader.read_rows(rest, RowSelection.of_rows(absolute)) if rest else {}
         return Table([pcol if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
+    if scan is None:
+        done, table = _dictionary_rows(bound, pruner, reader, node, out_descs, rows, ex)
+        if done:
+            return table
     pred_descs = [bc.desc for bc in bound.cols.values() if not bc.repeated]
     # a dictionary-encoded chunk comes as codes into its dictionary: the filter is evaluated per entry
     pcols = reader.read_encoded(pred_descs, scan)
@@ -126,6 +130,29 @@ def _filtered_rows(bound: BoundFilter, pruner: RowGroupPruner, out_descs: Sequen
             pc = pc.take(local)
         out.append(pc.decoded() if isinstance(pc, EncodedColumn) else pc)
     return Table(out)
+
+
+def _dictionary_rows(bound: BoundFilter, pruner: RowGroupPruner, reader: RowGroupReader, node: BoundNode,
+                     out_descs: Sequence[Any], rows: int, ex: Explain) -> tuple[bool, Table | None]:
+    """(True, the matching rows or None when none match) of a whole row group filtered on one
+    dictionary-encoded column, evaluated on its dictionary and mapped to the rows from the pages' index
+    bytes (:func:`dictionary_scan`); (False, None) when the chunk does not qualify (nothing counted
+    then: the caller reads it as codes)."""
+    name = next(iter(bound.cols))
+    got = dictionary_scan(bound, reader, node, pruner.dicts.get(name), pruner.entry_truths.get(name),
+                          partial(pruner.same_dictionary, name))
+    if got is None:
+        return False, None
+    hits, null_match = got
+    ex.rows_decoded += rows
+    ex.chunks_evaluated_on_dictionary += 1
+    local = hits.rows(nulls=null_match)
+    ex.rows_returned += len(local)
+    if len(local) == 0:
+        return True, None
+    rest = [d for d in out_descs if d.dotted_path != name]
+    others = reader.read_rows(rest, RowSelection.of_rows(local)) if rest else {}
+    return True, Table([hits.column(local) if d.dotted_path == name else others[d.dotted_path] for d in out_descs])
 
 
 # ---------------------------------------------------------------------------

@@ -251,6 +251,12 @@ class RowGroupPruner:
         return truths
 
 
+    def same_dictionary(self, name: str, values: Any) -> bool:
+        """Whether ``values`` are the dictionary pruning read for column ``name`` (byte for byte)."""
+        seen = self.dicts.get(name)
+        return seen is not None and _same_values(seen, values)
+
+
 def _same_values(a: Any, b: Any) -> bool:
     """Whether two decoded dictionaries hold the same values (byte for byte): the pruning read of a
     chunk's dictionary page and the chunk read's, checked before one's verdicts stand for the other's."""

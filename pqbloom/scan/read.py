@@ -2,20 +2,24 @@
 (:class:`~pqbloom.file.RowGroupReader`: page selection, IO and decoding of a
 :class:`~pqbloom.file.RowSelection`), this module turns what it returns into what evaluation needs: a
 repeated leaf's elements per row (:func:`read_repeated`), a one-column predicate evaluated page by page
-(:func:`stream_scan`).
+(:func:`stream_scan`), a one-column predicate over a dictionary-encoded chunk mapped to the rows from the
+pages' index bytes (:func:`dictionary_scan`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from ..errors import CorruptFileError
-from ..file import PagesDoNotStandAlone, RowGroupReader, RowSelection
+from ..file import DictionaryHits, PagesDoNotStandAlone, RowGroupReader, RowSelection
 from ..table import Column, column_from_values
 from .bind import BoundColumn, BoundFilter, BoundNode
-from .evaluate import RepeatedColumn, matches
+from .evaluate import RepeatedColumn, entry_truth, matches
 
-__all__ = ["read_repeated", "stream_scan", "STREAM_MIN_PAGES"]
+__all__ = ["read_repeated", "stream_scan", "dictionary_scan", "STREAM_MIN_PAGES"]
 
 
 def read_repeated(reader: RowGroupReader, bc: BoundColumn, sel: RowSelection | None) -> RepeatedColumn:
@@ -89,3 +93,34 @@ def stream_scan(bound: BoundFilter, reader: RowGroupReader, node: BoundNode,
     if not hits:
         return np.zeros(0, np.int64), column_from_values(d.field.name, [], d.field), scanned
     return np.concatenate(hits), (cols[0] if len(cols) == 1 else Column.concat(cols)), scanned
+
+
+def dictionary_scan(bound: BoundFilter, reader: RowGroupReader, node: BoundNode, dictionary: Any,
+                    known: Mapping[int, tuple[np.ndarray, np.ndarray]] | None,
+                    same_dictionary: Any) -> tuple[DictionaryHits, bool] | None:
+    """Evaluate a one-column predicate over a chunk whose every data page is dictionary-encoded, once per
+    dictionary entry, and find the matching rows from the pages' index bytes
+    (:meth:`~pqbloom.file.RowGroupReader.read_dictionary_hits`): no index per row, no lookup per row.
+
+    ``dictionary``: the chunk's dictionary as pruning read it (None: not read, the chunk does not
+    qualify); ``known``: the truths of leaves pruning found on it (by ``id`` of leaf), used when
+    ``same_dictionary(dictionary the read decodes)`` says it is the same. Returns (the hits, whether
+    null rows match too), or None when the chunk does not qualify (not one flat column, more entries
+    than rows, a page of another encoding): the caller then reads the chunk as codes."""
+    if dictionary is None or len(bound.cols) != 1:
+        return None
+    bc = next(iter(bound.cols.values()))
+    if bc.repeated or len(dictionary) > reader.rows:  # more entries than rows: decoding the rows is cheaper
+        return None
+    null_match = [False]
+
+    def hits_of(entries: Any) -> np.ndarray | None:
+        if len(entries) > reader.rows:
+            return None
+        col = Column(bc.desc.field.with_nullable(True), entries, None)
+        truth = entry_truth(node, col, bc.name, known if same_dictionary(entries) else None)
+        null_match[0] = bool(truth[-1])
+        return np.flatnonzero(truth[:-1])
+
+    got = reader.read_dictionary_hits(bc.desc, hits_of)
+    return None if got is None else (got, null_match[0])

@@ -173,12 +173,15 @@ def _gather(buf: bytes, count: int, dictionary: np.ndarray, present: np.ndarray 
 @PROPS
 @given(size=st.integers(1, 300), picks=st.lists(st.integers(0, 310), max_size=400),
        flags=st.one_of(st.none(), st.lists(st.booleans(), max_size=500)),
-       kind=st.sampled_from(["i4", "i8", "f8", "u1x3", "u1x16"]), runs=st.booleans(), cut=st.integers(0, 4))
+       kind=st.sampled_from(["i4", "i8", "f8", "u1", "u1x1", "u1x3", "u1x16"]), runs=st.booleans(),
+       cut=st.integers(0, 4))
 def test_gather_dictionary_is_the_reference(size: int, picks: list[int], flags: list[bool] | None, kind: str,
                                             runs: bool, cut: int) -> None:
     rng = np.random.default_rng(size)
     if kind.startswith("u1x"):
         dictionary = rng.integers(0, 256, (size, int(kind[3:])), dtype=np.uint8)
+    elif kind == "u1":  # one byte per entry (a filter's table of ranks: pqbloom.file.dictionary_hits)
+        dictionary = rng.integers(0, 256, size, dtype=np.uint8)
     else:
         dictionary = rng.integers(-(2**31), 2**31, size).astype(kind)
     idx = np.array(picks, np.int64)
