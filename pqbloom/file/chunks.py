@@ -16,7 +16,7 @@ import numpy as np
 from ..bloom import BloomFilter
 from ..crypto import ModuleType
 from ..errors import CorruptFileError, ParquetError
-from ..format import PhysicalType
+from ..format import CompressionCodec, PageType, PhysicalType
 from ..io import RangeReader
 from ..schema import ColumnDescriptor
 from ..schema.literals import physical_candidates
@@ -34,6 +34,16 @@ from .levels import LeafLevels
 from .pages import CHUNK_SIZE_SHORTFALL, chunk_size_undercounted, iter_pages, v2_flag_ignored
 
 __all__ = ["ChunkAccess"]
+
+
+#: codecs whose decompression runs at about memory speed
+_CHEAP_CODECS = frozenset((CompressionCodec.UNCOMPRESSED, CompressionCodec.SNAPPY, CompressionCodec.LZ4,
+                           CompressionCodec.LZ4_RAW))
+#: decoded bytes of a chunk small enough to decode in the calling thread whatever it holds
+_SMALL_CHUNK = 256 << 10
+#: stored bytes of a page whose decompression is short, whatever the codec
+_SMALL_PAGE = 64 << 10
+_DATA_PAGES = frozenset((PageType.DATA_PAGE, PageType.DATA_PAGE_V2))
 
 
 class ChunkAccess:
@@ -112,6 +122,29 @@ class ChunkAccess:
         except ParquetError:
             return heavy
         return size if size is not None and 0 <= size < heavy else heavy
+
+    def decodes_inline(self, rg: int, desc: ColumnDescriptor | NestedSelection) -> bool:
+        """Whether a chunk decodes in short GIL-free steps (a page's copy or gather, a fast
+        decompression) between Python ones, which a worker thread would spend handing the GIL back and
+        forth (:func:`~pqbloom.file.parallel.map_ordered_batched`'s ``inline``): a flat chunk of under
+        :data:`_SMALL_CHUNK` decoded bytes, or a flat fixed-width one that is uncompressed, snappy or
+        LZ4, or whose pages are small as stored (a costly codec's steps are as long as its pages).
+        Byte-array and nested chunks of any size decode in long kernel calls and go to the pool."""
+        if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0:
+            return False
+        try:
+            meta = self.chunk_metadata(rg, desc)
+        except ParquetError:
+            return False  # (the chunk's task reports it)
+        size, stored = meta.total_uncompressed_size, meta.total_compressed_size
+        if size is not None and 0 <= size < _SMALL_CHUNK:
+            return True
+        if not placed_type(desc.physical_type):
+            return False
+        if meta.codec in _CHEAP_CODECS:
+            return True
+        pages = sum(s.count or 0 for s in meta.encoding_stats or () if s.page_type in _DATA_PAGES)
+        return pages > 0 and stored is not None and 0 <= stored < _SMALL_PAGE * pages
 
     def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
                     page: int = -1) -> bytes:

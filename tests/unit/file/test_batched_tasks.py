@@ -69,3 +69,78 @@ def test_closing_early_leaves_no_batch_running() -> None:
     assert done < 400
     threading.Event().wait(0.2)
     assert len(ran) == done  # nothing ran after the generator closed
+
+
+@settings(max_examples=60, deadline=None)
+@given(weights=st.lists(st.integers(0, 5000), max_size=60), failing=st.sets(st.integers(0, 59), max_size=3),
+       inline=st.lists(st.booleans(), min_size=60, max_size=60), batch_weight=st.integers(1, 20000))
+def test_tasks_run_inline_give_what_one_task_at_a_time_gives(weights: list[int], failing: set[int], inline: list[bool],
+                                                             batch_weight: int) -> None:
+    """Some tasks in the calling thread, the others on the pool: the same results in the same order, and
+    the first failing task's error in its turn, as running them one by one."""
+    def outcome(gen: Any) -> tuple[list[int], str | None]:
+        got: list[int] = []
+        try:
+            for v in gen:
+                got.append(v)
+        except ValueError as exc:
+            return got, str(exc)
+        return got, None
+
+    n = len(weights)
+    tasks = [_task(i, i in failing, []) for i in range(n)]
+    want = outcome(map_ordered(tasks, use_threads=False))
+    assert outcome(map_ordered_batched(tasks, weights, use_threads=True, batch_weight=batch_weight,
+                                       inline=inline[:n])) == want
+
+
+def test_inline_tasks_run_in_the_calling_thread_and_the_others_on_the_pool() -> None:
+    caller = threading.get_ident()
+    where: dict[int, bool] = {}
+
+    def task(i: int) -> Callable[[], int]:
+        def run() -> int:
+            where[i] = threading.get_ident() == caller
+            return i
+        return run
+
+    inline = [i % 3 == 0 for i in range(30)]
+    got = list(map_ordered_batched([task(i) for i in range(30)], [1 << 20] * 30, use_threads=True, inline=inline))
+    assert got == list(range(30))
+    assert [where[i] for i in range(30)] == inline
+    with pytest.raises(ValueError):
+        list(map_ordered_batched([task(0), task(1)], [1, 1], use_threads=True, inline=[True]))
+
+
+def test_a_read_of_small_numeric_chunks_decodes_in_the_calling_thread(tmp_path: Any, monkeypatch: Any) -> None:
+    """Chunks that decode in short GIL-free steps (numeric, snappy) stay in the caller's thread with
+    use_threads=True, strings of a large chunk go to the pool; the table is pyarrow's either way."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import pqbloom
+    from pqbloom.file import parallel
+    from pqbloom.file import reader as reader_module
+
+    rng = np.random.default_rng(3)
+    words = np.array([f"w{i:06d}-" + "x" * (i % 40) for i in range(50_000)], dtype=object)
+    t = pa.table({"a": rng.standard_normal(200_000), "b": rng.integers(0, 10**9, 200_000),
+                  "s": pa.array(words[rng.integers(0, len(words), 200_000)], pa.string())})
+    pq.write_table(t, tmp_path / "t.parquet", compression="snappy", use_dictionary=["s"])
+    threads: dict[str, set[int]] = {}
+    real = parallel._run_batch
+
+    def spy(batch: Any) -> Any:
+        threads.setdefault("pool", set()).add(threading.get_ident())
+        return real(batch)
+
+    monkeypatch.setattr(parallel, "_run_batch", spy)
+    monkeypatch.setattr(reader_module, "SMALL_READ", 0)  # (a small read decodes in one thread anyway)
+    got = pqbloom.read_table(tmp_path / "t.parquet", use_threads=True)
+    assert got.to_arrow().equals(t)
+    pf = pqbloom.ParquetFile(tmp_path / "t.parquet")
+    descs = {d.dotted_path: d for d in pf.select_columns(None)}
+    assert pf.decodes_inline(0, descs["a"]) and pf.decodes_inline(0, descs["b"])
+    assert not pf.decodes_inline(0, descs["s"])
+    assert threads.get("pool") and threading.get_ident() not in threads["pool"]  # the strings went to the pool
