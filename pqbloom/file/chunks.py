@@ -56,6 +56,9 @@ class ChunkAccess:
     decryption: ReaderDecryption | None
     verify_checksums: bool
     _leaves: list[ColumnDescriptor]
+    #: each chunk's checked (and decrypted) ColumnMetaData by (row group, leaf index): a read asks for a
+    #: chunk's several times (weights, ranges, pages), and a file of many row groups has thousands of chunks
+    _chunk_metas: dict[tuple[int, int], Any]
 
     @property
     def created_by(self) -> str | None:
@@ -94,6 +97,10 @@ class ChunkAccess:
     def chunk_metadata(self, rg_index: int, desc: ColumnDescriptor) -> Any:
         """The ``ColumnMetaData`` of column ``desc`` in row group ``rg_index``, decrypted when the column
         is encrypted (:class:`~pqbloom.errors.KeyNotFoundError` without its key)."""
+        key = (rg_index, desc.index)
+        meta = self._chunk_metas.get(key)
+        if meta is not None:
+            return meta
         rgs = self.thrift_metadata.row_groups
         if not 0 <= rg_index < len(rgs):
             raise IndexError(f"row group {rg_index} out of range")
@@ -109,6 +116,7 @@ class ChunkAccess:
         else:
             meta = cc.meta_data
         check_column_metadata(meta, rg_index, desc.dotted_path)
+        self._chunk_metas[key] = meta
         return meta
 
     def chunk_weight(self, rg: int, desc: ColumnDescriptor | NestedSelection, heavy: int) -> int:

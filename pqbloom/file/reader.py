@@ -127,6 +127,7 @@ class FileReader(RowAccess):
         #: interop checks); every package above the file layer reads :attr:`metadata` (pqbloom's own objects)
         self.thrift_metadata: Any = self.footer_location.metadata
         self._metadata_view: FileMetadata | None = None
+        self._chunk_metas: dict[tuple[int, int], Any] = {}
         #: the footer's schema as format's records (once per column: the leaves and the tree are built from them)
         self._elements: list[SchemaElement] = schema_elements(self.thrift_metadata.schema)
         self._leaves, _ = leaves_from_elements(self._elements)
