@@ -131,13 +131,14 @@ class ChunkAccess:
             return heavy
         return size if size is not None and 0 <= size < heavy else heavy
 
-    def decodes_inline(self, rg: int, desc: ColumnDescriptor | NestedSelection) -> bool:
+    def decodes_inline(self, rg: int, desc: ColumnDescriptor | NestedSelection, *, small: bool = True) -> bool:
         """Whether a chunk decodes in short GIL-free steps (a page's copy or gather, a fast
         decompression) between Python ones, which a worker thread would spend handing the GIL back and
-        forth (:func:`~pqbloom.file.parallel.map_ordered_batched`'s ``inline``): a flat chunk of under
-        :data:`_SMALL_CHUNK` decoded bytes, or a flat fixed-width one that is uncompressed, snappy or
-        LZ4, or whose pages are small as stored (a costly codec's steps are as long as its pages).
-        Byte-array and nested chunks of any size decode in long kernel calls and go to the pool."""
+        forth (:func:`~pqbloom.file.parallel.map_ordered_batched`'s ``inline``): with ``small``, a flat
+        chunk of under :data:`_SMALL_CHUNK` decoded bytes (the caller passes it for a read made of such
+        chunks: beside large ones, small chunks cost the pool little); and a flat fixed-width chunk that
+        is uncompressed, snappy or LZ4, or whose pages are small as stored (a costly codec's steps are as
+        long as its pages). Byte-array and nested chunks decode in long kernel calls: they go to the pool."""
         if isinstance(desc, NestedSelection) or desc.max_repetition_level > 0:
             return False
         try:
@@ -145,7 +146,7 @@ class ChunkAccess:
         except ParquetError:
             return False  # (the chunk's task reports it)
         size, stored = meta.total_uncompressed_size, meta.total_compressed_size
-        if size is not None and 0 <= size < _SMALL_CHUNK:
+        if small and size is not None and 0 <= size < _SMALL_CHUNK:
             return True
         if not placed_type(desc.physical_type):
             return False
@@ -153,6 +154,16 @@ class ChunkAccess:
             return True
         pages = sum(s.count or 0 for s in meta.encoding_stats or () if s.page_type in _DATA_PAGES)
         return pages > 0 and stored is not None and 0 <= stored < _SMALL_PAGE * pages
+
+    def small_chunks(self, chunks: Sequence[tuple[int, ColumnDescriptor | NestedSelection]]) -> bool:
+        """Whether ``chunks`` decode to under :data:`_SMALL_CHUNK` bytes on average (footer sizes; a
+        nested or unusable chunk counts as large): many small row groups."""
+        total = 0
+        for rg, desc in chunks:
+            total += self.chunk_weight(rg, desc, _SMALL_CHUNK)
+            if total >= _SMALL_CHUNK * len(chunks):
+                return False
+        return True
 
     def open_module(self, module_type: ModuleType, data: bytes, rg: int, desc: ColumnDescriptor,
                     page: int = -1) -> bytes:

@@ -133,12 +133,24 @@ def map_ordered_batched(tasks: Sequence[Callable[[], R]], weights: Sequence[int]
 def _interleave(tasks: Sequence[Callable[[], R]], inline: Sequence[bool],
                 batches: list[list[Callable[[], R]]]) -> Generator[R, None, None]:
     """Every task's result in order: the pooled ones (``batches``, in order) submitted up to a window
-    ahead, the ``inline`` ones run in this thread in their turn."""
+    ahead, the ``inline`` ones run in this thread, in their turn or, while it waits for a pooled
+    result, ahead of it (no further than the tasks of the batches submitted: what waits is bounded
+    as the window bounds it). A task run ahead that fails has its error raised in its turn."""
     pool = _executor()
     window = 2 * worker_count()
+    last_of_batch = []  # the index of each batch's last task
+    i = -1
+    for batch in batches:
+        for _ in batch:
+            i += 1
+            while inline[i]:
+                i += 1
+        last_of_batch.append(i)
     pending: deque[Future[list[tuple[bool, object]]]] = deque()
     ready: deque[tuple[bool, object]] = deque()
+    ran: dict[int, tuple[bool, object]] = {}  # inline tasks run ahead
     submitted = 0
+    ahead = 0  # the next task to consider running ahead
 
     def fill() -> None:
         nonlocal submitted
@@ -147,20 +159,37 @@ def _interleave(tasks: Sequence[Callable[[], R]], inline: Sequence[bool],
             submitted += 1
 
     try:
-        for task, here in zip(tasks, inline, strict=True):
-            fill()  # the pool works ahead while this thread runs its own tasks
-            if here:
-                yield task()
-                continue
-            if not ready:
-                ready.extend(pending.popleft().result())
-                fill()
-            ok, value = ready.popleft()
+        for i, task in enumerate(tasks):
+            fill()
+            if inline[i]:
+                if i not in ran:
+                    yield task()
+                    continue
+                got = ran.pop(i)
+            else:
+                if not ready:
+                    done = pending.popleft()
+                    reach = last_of_batch[submitted - 1] if submitted < len(batches) else len(tasks) - 1
+                    ahead = max(ahead, i + 1)
+                    while not done.done() and ahead <= reach:  # this thread works while the pool does
+                        if inline[ahead]:
+                            try:
+                                ran[ahead] = (True, tasks[ahead]())
+                            except BaseException as exc:  # raised in its turn, after any earlier error
+                                ran[ahead] = (False, exc)
+                                ahead = len(tasks)
+                                break
+                        ahead += 1
+                    ready.extend(done.result())
+                    fill()
+                got = ready.popleft()
+            ok, value = got
             if not ok:
                 assert isinstance(value, BaseException)
                 raise value
             yield value  # type: ignore[misc]
     finally:
+        ran.clear()
         for f in pending:
             f.cancel()
         for f in pending:

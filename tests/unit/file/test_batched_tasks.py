@@ -144,3 +144,62 @@ def test_a_read_of_small_numeric_chunks_decodes_in_the_calling_thread(tmp_path: 
     assert pf.decodes_inline(0, descs["a"]) and pf.decodes_inline(0, descs["b"])
     assert not pf.decodes_inline(0, descs["s"])
     assert threads.get("pool") and threading.get_ident() not in threads["pool"]  # the strings went to the pool
+
+
+def test_the_calling_thread_runs_inline_tasks_ahead_while_a_pooled_one_works() -> None:
+    # task 0 (pooled) finishes only once task 1 (inline, after it) has run: the caller must run task 1
+    # while it waits for task 0, not after
+    later_ran = threading.Event()
+
+    def pooled() -> str:
+        return "pooled" if later_ran.wait(10) else "waited in vain"
+
+    def later() -> str:
+        later_ran.set()
+        return "inline"
+
+    got = list(map_ordered_batched([pooled, later], [1 << 20, 1], use_threads=True, inline=[False, True]))
+    assert got == ["pooled", "inline"]
+
+
+def test_an_inline_task_that_failed_ahead_raises_in_its_turn_after_an_earlier_error() -> None:
+    gate = threading.Event()
+
+    def slow_failing() -> int:
+        gate.wait(10)
+        raise ValueError("task 0")
+
+    def fails_ahead() -> int:
+        gate.set()
+        raise ValueError("task 1")
+
+    with pytest.raises(ValueError, match="task 0"):
+        list(map_ordered_batched([slow_failing, fails_ahead], [1 << 20, 1], use_threads=True, inline=[False, True]))
+    with pytest.raises(ValueError, match="task 1"):
+        list(map_ordered_batched([lambda: 7, fails_ahead], [1 << 20, 1], use_threads=True, inline=[False, True]))
+
+
+def test_a_file_of_many_small_row_groups_decodes_in_the_calling_thread(tmp_path: Any, monkeypatch: Any) -> None:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import pqbloom
+    from pqbloom.file import parallel
+    from pqbloom.file import reader as reader_module
+
+    rng = np.random.default_rng(4)
+    t = pa.table({"id": rng.integers(0, 2**40, 60_000), "s": pa.array([f"c{i % 50}" for i in range(60_000)])})
+    pq.write_table(t, tmp_path / "small.parquet", row_group_size=2_000)
+    monkeypatch.setattr(reader_module, "SMALL_READ", 0)
+    used: list[int] = []
+    real = parallel._run_batch
+
+    def spy(batch: Any) -> Any:
+        used.append(len(batch))
+        return real(batch)
+
+    monkeypatch.setattr(parallel, "_run_batch", spy)
+    got = pqbloom.read_table(tmp_path / "small.parquet", use_threads=True)
+    assert got.to_arrow().equals(t)
+    assert used == []  # every chunk small: none went to the pool
