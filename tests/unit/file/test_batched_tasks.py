@@ -23,19 +23,21 @@ def _task(i: int, fail: bool, ran: list[int]) -> Callable[[], int]:
     return run
 
 
+def outcome(gen: Any) -> tuple[list[int], str | None]:
+    """The results a run of tasks gives, and the message of the error that ends it (None: none did)."""
+    got: list[int] = []
+    try:
+        for v in gen:
+            got.append(v)
+    except ValueError as exc:
+        return got, str(exc)
+    return got, None
+
+
 @settings(max_examples=60, deadline=None)
 @given(weights=st.lists(st.integers(0, 5000), max_size=80), failing=st.sets(st.integers(0, 79), max_size=3),
        batch_weight=st.integers(1, 20000))
 def test_batches_give_what_one_task_at_a_time_gives(weights: list[int], failing: set[int], batch_weight: int) -> None:
-    def outcome(gen: Any) -> tuple[list[int], str | None]:
-        got: list[int] = []
-        try:
-            for v in gen:
-                got.append(v)
-        except ValueError as exc:
-            return got, str(exc)
-        return got, None
-
     ran: list[int] = []
     tasks = [_task(i, i in failing, ran) for i in range(len(weights))]
     want = outcome(map_ordered(tasks, use_threads=False))
@@ -78,15 +80,6 @@ def test_tasks_run_inline_give_what_one_task_at_a_time_gives(weights: list[int],
                                                              batch_weight: int) -> None:
     """Some tasks in the calling thread, the others on the pool: the same results in the same order, and
     the first failing task's error in its turn, as running them one by one."""
-    def outcome(gen: Any) -> tuple[list[int], str | None]:
-        got: list[int] = []
-        try:
-            for v in gen:
-                got.append(v)
-        except ValueError as exc:
-            return got, str(exc)
-        return got, None
-
     n = len(weights)
     tasks = [_task(i, i in failing, []) for i in range(n)]
     want = outcome(map_ordered(tasks, use_threads=False))
