@@ -155,6 +155,16 @@ class ChunkAccess:
         pages = sum(s.count or 0 for s in meta.encoding_stats or () if s.page_type in _DATA_PAGES)
         return pages > 0 and stored is not None and 0 <= stored < _SMALL_PAGE * pages
 
+    def chunk_weights(self, chunks: Sequence[tuple[int, ColumnDescriptor | NestedSelection]], heavy: int) -> list[int]:
+        """:meth:`chunk_weight` of each of ``chunks`` (row group, column)."""
+        return [self.chunk_weight(rg, desc, heavy) for rg, desc in chunks]
+
+    def inline_marks(self, chunks: Sequence[tuple[int, ColumnDescriptor | NestedSelection]]) -> list[bool]:
+        """:meth:`decodes_inline` of each of ``chunks`` (row group, column), small chunks counted as
+        such when the read is made of them (:meth:`small_chunks`)."""
+        small = self.small_chunks(chunks)
+        return [self.decodes_inline(rg, desc, small=small) for rg, desc in chunks]
+
     def small_chunks(self, chunks: Sequence[tuple[int, ColumnDescriptor | NestedSelection]]) -> bool:
         """Whether ``chunks`` decode to under :data:`_SMALL_CHUNK` bytes on average (footer sizes; a
         nested or unusable chunk counts as large): many small row groups."""

@@ -315,9 +315,7 @@ class FileReader(RowAccess):
         use_threads = use_threads and self.decryption is None and len(chunks) > 1 and not self._small_read(chunks)
         if not use_threads:
             return map_ordered(tasks, use_threads=False)
-        small = self.small_chunks(chunks)
-        return map_ordered_batched(tasks, [self.chunk_weight(i, d, BATCH_WEIGHT) for i, d in chunks], use_threads=True,
-                                   inline=[self.decodes_inline(i, d, small=small) for i, d in chunks])
+        return map_ordered_batched(tasks, self.chunk_weights(chunks, BATCH_WEIGHT), inline=self.inline_marks(chunks))
 
     def _small_read(self, chunks: list[tuple[int, Any]]) -> bool:
         """Whether the chunks decode to less than :data:`SMALL_READ` bytes (their footer sizes): worker
