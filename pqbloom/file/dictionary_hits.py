@@ -56,9 +56,12 @@ class DictionaryHits:
 
     def column(self, rows: np.ndarray) -> Column:
         """The values of ``rows`` (rows whose entry is a hit, or null rows) as a column."""
-        r = self.ranks[rows].astype(np.int64)
-        null_code = len(self.dictionary)
-        codes = np.where(r > 0, self.hits[np.maximum(r - 1, 0)] if len(self.hits) else 0, null_code)
+        # one lookup of each row's rank (rank 0: a null row, given the null code): no per-row temporaries
+        # wider than the codes, which a memory limit sized for the result would not hold
+        lookup = np.empty(len(self.hits) + 1, np.int32 if len(self.dictionary) < 2**31 - 1 else np.int64)
+        lookup[0] = len(self.dictionary)
+        lookup[1:] = self.hits
+        codes = lookup[self.ranks[rows]]
         return EncodedColumn(self.field, self.dictionary, [codes], len(self.dictionary)).decoded()
 
 
