@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar
 
 __all__ = ["MAX_WORKERS", "BATCH_WEIGHT", "map_ordered", "map_ordered_batched", "worker_count"]
 
@@ -76,11 +76,16 @@ def map_ordered(tasks: Iterable[Callable[[], R]], *, use_threads: bool = True) -
         while pending:
             yield pending.popleft().result()
     finally:
-        for f in pending:
-            f.cancel()
-        for f in pending:
-            if not f.cancelled():
-                f.exception()  # wait for it; its error (if any) is superseded by the one being raised
+        _cancel_and_wait(pending)
+
+
+def _cancel_and_wait(pending: Iterable[Future[Any]]) -> None:
+    """Cancel the tasks not started and wait for those running, so that no worker outlives the call."""
+    for f in pending:
+        f.cancel()
+    for f in pending:
+        if not f.cancelled():
+            f.exception()  # wait for it; its error (if any) is superseded by the one being raised
 
 
 #: the most weight (bytes, say) of tasks :func:`map_ordered_batched` runs as one task on the pool
@@ -190,11 +195,7 @@ def _interleave(tasks: Sequence[Callable[[], R]], inline: Sequence[bool],
             yield value  # type: ignore[misc]
     finally:
         ran.clear()
-        for f in pending:
-            f.cancel()
-        for f in pending:
-            if not f.cancelled():
-                f.exception()  # wait for it; its error (if any) is superseded by the one being raised
+        _cancel_and_wait(pending)
 
 
 def _run_batch(batch: list[Callable[[], R]]) -> list[tuple[bool, object]]:

@@ -244,12 +244,9 @@ class RowGroupPruner:
         that dictionary as its entries (no PLAIN page appended); else empty. The read's evaluation then
         need not evaluate those leaves again (:func:`~pqbloom.scan.evaluate.matches`' ``known``)."""
         truths = self.entry_truths.get(name)
-        seen = self.dicts.get(name)
-        if not truths or seen is None or len(col.entries) != col.dictionary_size \
-                or not _same_values(seen, col.entries):
+        if not truths or len(col.entries) != col.dictionary_size or not self.same_dictionary(name, col.entries):
             return {}
         return truths
-
 
     def same_dictionary(self, name: str, values: Any) -> bool:
         """Whether ``values`` are the dictionary pruning read for column ``name`` (byte for byte)."""
