@@ -445,6 +445,28 @@ cdef int64_t _gather_present(const int32_t *idx, int64_t count, const uint8_t *d
     return 0 if j == count else -1
 
 
+# -- the loops above for the compiled page loop (pqbloom/_kernels/chunkloop.pyx; declared in hybrid.pxd) --
+
+cdef int64_t decode_indices(const uint8_t *src, int64_t end, int bw, int64_t count, int32_t *out,
+                            int64_t *info) noexcept nogil:
+    return _decode(src, end, bw, count, out, info)
+
+
+cdef int64_t level_block_int8(const uint8_t *src, int64_t end, int64_t pos, int64_t stated, int bw, int64_t count,
+                              int8_t *out, int64_t *info, int64_t *next_pos) noexcept nogil:
+    return _level_block(src, end, pos, stated, bw, count, out, info, next_pos)
+
+
+cdef int64_t gather_dense(const int32_t *idx, int64_t count, const uint8_t *dic, int64_t dict_len,
+                          int64_t width, uint8_t *out) noexcept nogil:
+    return _gather_dense(idx, count, dic, dict_len, width, out)
+
+
+cdef int64_t gather_present(const int32_t *idx, int64_t count, const uint8_t *dic, int64_t dict_len,
+                            int64_t width, const uint8_t *present, int64_t rows, uint8_t *out) noexcept nogil:
+    return _gather_present(idx, count, dic, dict_len, width, present, rows, out)
+
+
 def gather_dictionary(const uint8_t[::1] buf, int64_t count, const uint8_t[::1] dictionary, int64_t dict_len,
                       int64_t width, const uint8_t[::1] present, uint8_t[::1] out, int64_t rows):
     """The values of an RLE_DICTIONARY data page looked up and written to their rows in one call.

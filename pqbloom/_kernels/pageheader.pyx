@@ -63,30 +63,12 @@ cdef enum:
     K_DICT = 2
     K_V2 = 3
 
-    # slots of the result: PageHeader 1-4, DataPageHeader 1-4, DictionaryPageHeader 1-2,
-    # DataPageHeaderV2 1-7
-    S_TYPE = 0
-    S_USIZE = 1
-    S_CSIZE = 2
-    S_CRC = 3
-    S_DP = 4  # DataPageHeader: num_values, encoding, definition / repetition level encodings
-    S_DICT = 8  # DictionaryPageHeader: num_values, encoding
-    S_V2 = 10  # DataPageHeaderV2: num_values, num_nulls, num_rows, encoding, dl, rl, is_compressed
-    N_SLOTS = 17
 
 
 cdef struct Reader:
     const uint8_t *p
     int64_t pos
     int64_t end
-
-
-cdef struct Result:
-    int64_t value[N_SLOTS]
-    bint has[N_SLOTS]
-    bint has_dp
-    bint has_dict
-    bint has_v2
 
 
 cdef inline int _varint(Reader *r, int max_bytes, uint64_t *out) noexcept nogil:
@@ -227,13 +209,13 @@ cdef inline int _slot(int kind, int tag) noexcept nogil:
     return -1
 
 
-cdef void _clear(Result *res, int first, int n) noexcept nogil:
+cdef void _clear(HeaderFields *res, int first, int n) noexcept nogil:
     cdef int i
     for i in range(first, first + n):
         res.has[i] = False
 
 
-cdef int _struct(Reader *r, int kind, Result *res, int depth) noexcept nogil:
+cdef int _struct(Reader *r, int kind, HeaderFields *res, int depth) noexcept nogil:
     """The fields of one struct up to its stop byte: those of ``kind`` into ``res``, the rest
     skipped (``kind`` -1: all skipped)."""
     cdef uint64_t v
@@ -301,7 +283,23 @@ cdef int _struct(Reader *r, int kind, Result *res, int depth) noexcept nogil:
             return rc
 
 
-cdef inline object _get(Result *res, int slot):
+cdef int parse_fields(const uint8_t *p, int64_t pos, int64_t end, HeaderFields *res,
+                      int64_t *end_pos) noexcept nogil:
+    """The ``PageHeader`` at ``p[pos:end]`` into ``res`` (for the compiled page loop,
+    :mod:`pqbloom._kernels.chunkloop`): 0 and the position after it in ``end_pos``, or an error code."""
+    cdef Reader r
+    cdef int rc
+    r.p = p
+    r.pos = pos
+    r.end = end
+    _clear(res, 0, N_SLOTS)
+    res.has_dp = res.has_dict = res.has_v2 = False
+    rc = _struct(&r, K_PAGE, res, 0)
+    end_pos[0] = r.pos
+    return rc
+
+
+cdef inline object _get(HeaderFields *res, int slot):
     return res.value[slot] if res.has[slot] else None
 
 
@@ -313,18 +311,13 @@ def parse(const uint8_t[::1] buf, int64_t pos):
     encoding) and (num_values, num_nulls, num_rows, encoding, definition_levels_byte_length,
     repetition_levels_byte_length, is_compressed: True when absent, as Thrift's default). A negative
     int (an error code) when the bytes are not a header this parser accepts."""
-    cdef Reader r
-    cdef Result res
+    cdef HeaderFields res
     cdef int rc
+    cdef int64_t end
     if pos < 0 or pos > buf.shape[0]:
         raise ValueError("pageheader.parse: position outside the buffer")
-    r.p = u8_ptr(buf)
-    r.pos = pos
-    r.end = buf.shape[0]
-    _clear(&res, 0, N_SLOTS)
-    res.has_dp = res.has_dict = res.has_v2 = False
     with nogil:
-        rc = _struct(&r, K_PAGE, &res, 0)
+        rc = parse_fields(u8_ptr(buf), pos, buf.shape[0], &res, &end)
     if rc:
         return rc
     dp = dh = v2 = None
@@ -336,4 +329,4 @@ def parse(const uint8_t[::1] buf, int64_t pos):
         v2 = (_get(&res, S_V2), _get(&res, S_V2 + 1), _get(&res, S_V2 + 2), _get(&res, S_V2 + 3),
               _get(&res, S_V2 + 4), _get(&res, S_V2 + 5),
               bool(res.value[S_V2 + 6]) if res.has[S_V2 + 6] else True)
-    return (r.pos, _get(&res, S_TYPE), _get(&res, S_USIZE), _get(&res, S_CSIZE), _get(&res, S_CRC), dp, dh, v2)
+    return (end, _get(&res, S_TYPE), _get(&res, S_USIZE), _get(&res, S_CSIZE), _get(&res, S_CRC), dp, dh, v2)

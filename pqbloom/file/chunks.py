@@ -29,6 +29,7 @@ from .chunk_window import ChunkBytes, ChunkWindow
 from .column_builder import place_pages, placed_type
 from .column_reader import DECODE_FAILURES, ChunkParts, NestedSelection, collect_chunk, located_error
 from .encryption import ReaderDecryption
+from .flat_chunk import compiled_loop_takes, decode_flat_chunk
 from .footer import FooterLocation, check_column_metadata
 from .levels import LeafLevels
 from .pages import CHUNK_SIZE_SHORTFALL, chunk_size_undercounted, iter_pages, v2_flag_ignored
@@ -146,6 +147,8 @@ class ChunkAccess:
         except ParquetError:
             return False  # (the chunk's task reports it)
         size, stored = meta.total_uncompressed_size, meta.total_compressed_size
+        if compiled_loop_takes(meta, desc, encrypted=self.decryption is not None):
+            return False  # decoded without the GIL from its first page to its last
         if small and size is not None and 0 <= size < _SMALL_CHUNK:
             return True
         if not placed_type(desc.physical_type):
@@ -233,6 +236,11 @@ class ChunkAccess:
         buf, window = self.open_chunk(start, length)
         try:
             if placed and placed_type(desc.physical_type):
+                parts = self.compiled_chunk(buf, start, window, meta, rg, desc, out)
+                if parts is not None:
+                    return parts
+                if window is not None and window.lease is None:  # the compiled loop moved it on: again
+                    buf, window = self.open_chunk(start, length)
                 # views: place_pages copies each page's values out before it asks for the next
                 pages = self.iter_pages(buf, start, meta, rg, desc, window=window, views=True, encoded_indices=True,
                                         full_flags=False)
@@ -241,6 +249,20 @@ class ChunkAccess:
             return self.decode_chunk(buf, start, meta, rg, desc, window, sink)
         except (ParquetError, *DECODE_FAILURES) as exc:
             raise located_error(exc, rg, desc) from None
+
+    def compiled_chunk(self, buf: ChunkBytes, base: int, window: ChunkWindow | None, meta: Any, rg: int,
+                       desc: ColumnDescriptor,
+                       out: tuple[np.ndarray, np.ndarray | None] | None = None) -> ChunkParts | None:
+        """The chunk decoded whole by the compiled page loop (:mod:`pqbloom.file.flat_chunk`) as
+        placed :class:`ChunkParts` (into ``out`` when given), or None: not a chunk it takes, or it gave
+        up (the Python loop then decodes it; with a ``window`` that the loop moved on, and so closed,
+        from the chunk's start again, :meth:`open_chunk`)."""
+        if not compiled_loop_takes(meta, desc, encrypted=self.decryption is not None):
+            return None
+        return decode_flat_chunk(buf, base, window, meta, desc, out=out,
+                                 row_count=self.thrift_metadata.row_groups[rg].num_rows,
+                                 verify_checksums=self.verify_checksums,
+                                 v2_always_compressed=v2_flag_ignored(self.created_by))
 
     def open_chunk(self, start: int, length: int) -> tuple[ChunkBytes, ChunkWindow | None]:
         """The chunk's bytes at ``start`` for :meth:`iter_pages`: all of them, or on a local source the

@@ -44,6 +44,7 @@ from .column_reader import (
 from .dictionary_hits import DictionaryHits, collect_hits
 from .dictionary_probe import read_pruning_dictionary
 from .encoded_column import EncodedColumn
+from .flat_chunk import placed_column
 from .levels import LeafLevels
 from .page_index import ChunkPageIndex, PageIndex
 from .page_reads import (
@@ -296,6 +297,15 @@ class RowGroupReader:
             buf, window = pf.open_chunk(base, length)
         else:
             buf, base = read
+        if not encoded:
+            # a chunk the compiled page loop takes decodes whole without the GIL faster than the
+            # Python loop takes a sparse selection page by page (and in parallel with other row groups)
+            parts = pf.compiled_chunk(buf, base, window, meta, rg, d)
+            if parts is not None:
+                col = placed_column(d.field, parts)
+                return col if sel is None else take_ranges(col, sel.starts, sel.lengths)
+            if window is not None and window.lease is None:  # the compiled loop moved it on: again
+                buf, window = pf.open_chunk(base, length)
         if sel is not None and not encoded and _sparse(sel.num_rows, nrows):
             return whole_chunk_rows(pf, rg, d, buf, base, nrows, sel.rows(), window=window)
         col = _rows_of(d, decode_whole_chunk(pf, rg, d, buf, base, nrows, encoded=encoded, window=window))

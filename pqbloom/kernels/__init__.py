@@ -18,7 +18,10 @@ built by ``pip install``) and its numpy reference of the same name in :mod:`pqbl
 * :mod:`.pageheader`: the fields of a Thrift ``PageHeader`` the page loop reads (its reference is the
   Thrift decoder of :mod:`pqbloom.format`);
 * :mod:`.objects`: ``decimal.Decimal`` and ``datetime.time`` objects in bulk, for object columns (these
-  hold the GIL: they create objects).
+  hold the GIL: they create objects);
+* :mod:`.chunkloop`: the whole page loop of a flat numeric chunk, without the GIL, calling the codec
+  libraries it was built with (its reference is the Python page loop; it uses ``hybrid``'s and
+  ``pageheader``'s loops, so it is missing whenever one of those is).
 
 Each function runs its compiled kernel unless that module was not built or ``PQBLOOM_PURE_PYTHON=1`` is
 set, and decides per call (:func:`compiled`): tests switch :data:`COMPILED` to run both. Both give the
@@ -48,6 +51,7 @@ MODULES: tuple[str, ...] = (
     "decimals",
     "delta",
     "pageheader",
+    "chunkloop",
     "pool",
     "arrow_c",
     "arrow_c_import",

@@ -105,9 +105,13 @@ def test_inline_tasks_run_in_the_calling_thread_and_the_others_on_the_pool() -> 
         list(map_ordered_batched([task(0), task(1)], [1, 1], use_threads=True, inline=[True]))
 
 
-def test_a_read_of_small_numeric_chunks_decodes_in_the_calling_thread(tmp_path: Any, monkeypatch: Any) -> None:
-    """Chunks that decode in short GIL-free steps (numeric, snappy) stay in the caller's thread with
-    use_threads=True, strings of a large chunk go to the pool; the table is pyarrow's either way."""
+@pytest.mark.parametrize("compiled_loop", [True, False])
+def test_a_read_of_small_numeric_chunks_decodes_in_the_calling_thread(tmp_path: Any, monkeypatch: Any,
+                                                                      compiled_loop: bool) -> None:
+    """Chunks the Python page loop decodes in short GIL-free steps (numeric, snappy) stay in the
+    caller's thread with use_threads=True, strings of a large chunk go to the pool; numeric chunks the
+    compiled page loop takes (no GIL from first page to last) go to the pool too. The table is
+    pyarrow's either way."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -130,11 +134,19 @@ def test_a_read_of_small_numeric_chunks_decodes_in_the_calling_thread(tmp_path: 
 
     monkeypatch.setattr(parallel, "_run_batch", spy)
     monkeypatch.setattr(reader_module, "SMALL_READ", 0)  # (a small read decodes in one thread anyway)
+    if not compiled_loop:
+        from pqbloom.file import flat_chunk
+
+        monkeypatch.setattr(flat_chunk, "codecs", frozenset)
+    else:
+        from tests.unit.file.test_flat_chunk import require_codec
+
+        require_codec("SNAPPY")
     got = pqbloom.read_table(tmp_path / "t.parquet", use_threads=True)
     assert got.to_arrow().equals(t)
     pf = pqbloom.ParquetFile(tmp_path / "t.parquet")
     descs = {d.dotted_path: d for d in pf.select_columns(None)}
-    assert pf.decodes_inline(0, descs["a"]) and pf.decodes_inline(0, descs["b"])
+    assert pf.decodes_inline(0, descs["a"]) is not compiled_loop and pf.decodes_inline(0, descs["b"]) is not compiled_loop
     assert not pf.decodes_inline(0, descs["s"])
     assert threads.get("pool") and threading.get_ident() not in threads["pool"]  # the strings went to the pool
 
@@ -172,7 +184,11 @@ def test_an_inline_task_that_failed_ahead_raises_in_its_turn_after_an_earlier_er
         list(map_ordered_batched([lambda: 7, fails_ahead], [1 << 20, 1], use_threads=True, inline=[False, True]))
 
 
-def test_a_file_of_many_small_row_groups_decodes_in_the_calling_thread(tmp_path: Any, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("compiled_loop", [True, False])
+def test_a_file_of_many_small_row_groups_decodes_in_the_calling_thread(tmp_path: Any, monkeypatch: Any,
+                                                                       compiled_loop: bool) -> None:
+    """Small chunks decode in the calling thread, but those the compiled page loop takes: those go to
+    the pool in batches (one batch holds many chunks)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -193,6 +209,17 @@ def test_a_file_of_many_small_row_groups_decodes_in_the_calling_thread(tmp_path:
         return real(batch)
 
     monkeypatch.setattr(parallel, "_run_batch", spy)
+    if not compiled_loop:
+        from pqbloom.file import flat_chunk
+
+        monkeypatch.setattr(flat_chunk, "codecs", frozenset)
+    else:
+        from tests.unit.file.test_flat_chunk import require_codec
+
+        require_codec("SNAPPY")
     got = pqbloom.read_table(tmp_path / "small.parquet", use_threads=True)
     assert got.to_arrow().equals(t)
-    assert used == []  # every chunk small: none went to the pool
+    if compiled_loop:  # the 30 chunks of ``id``, in few batches; the strings in the calling thread
+        assert sum(used) == 30 and len(used) < 5
+    else:
+        assert used == []  # every chunk small: none went to the pool

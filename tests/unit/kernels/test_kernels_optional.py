@@ -51,7 +51,7 @@ def _probe(missing: str) -> dict[str, object]:
 @pytest.mark.skipif(not kernels.EXTENSION_BUILT, reason="needs every compiled module built")
 def test_a_missing_module_leaves_the_others_compiled() -> None:
     got = _probe("hybrid")
-    assert got["missing"] == ["hybrid"]
+    assert got["missing"] == ["hybrid", "chunkloop"]  # (the compiled page loop cimports hybrid's loops)
     assert "hybrid" not in got["built"] and "binary" in got["built"] and "pool" in got["built"]
     assert got["compiled"] is True and got["extension_built"] is False
     assert got["binary_compiled"] is True and got["hybrid_compiled"] is False

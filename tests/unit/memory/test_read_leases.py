@@ -89,8 +89,12 @@ def test_batches_kept_while_later_pages_decode_stay_intact(written: tuple[Path, 
 
 
 def test_pages_of_a_chunk_reuse_a_few_buffers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The page loop releases each page's buffer when the next page is asked for: a chunk of a hundred
-    pages decompresses into a buffer or two, and reads its bytes into a few windows."""
+    """The (Python) page loop releases each page's buffer when the next page is asked for: a chunk of a
+    hundred pages decompresses into a buffer or two, and reads its bytes into a few windows. (The
+    compiled page loop, which would take these chunks, decompresses into one buffer of its own.)"""
+    from pqbloom.file import flat_chunk
+
+    monkeypatch.setattr(flat_chunk, "codecs", frozenset)
     path = tmp_path / "ints.parquet"
     values = np.arange(ROWS, dtype=np.int64) * 7919
     pq.write_table(pa.table({"i": values}), path, compression="snappy", data_page_size=PAGE,

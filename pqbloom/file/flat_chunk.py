@@ -1,0 +1,112 @@
+"""A flat fixed-width column chunk decoded whole by the compiled page loop (:mod:`pqbloom.kernels.chunkloop`).
+
+The Python page loop (:func:`~pqbloom.file.pages.iter_pages` into
+:func:`~pqbloom.file.column_builder.place_pages`) holds the GIL between its short compiled steps, so
+threads decoding numeric chunks waited on each other more than they worked. The compiled loop takes
+the chunks most files are made of (INT32, INT64, FLOAT, DOUBLE; required or optional at the top
+level; PLAIN or dictionary-encoded pages; a codec whose C library it was built with) and decodes
+one without the GIL from its first page to its last. It gives the same :class:`ChunkParts` as
+``place_pages``; anything it does not take, or any sign of corruption, makes it give up
+(:func:`decode_flat_chunk` returns None) and the caller decodes the chunk with the Python loop, which
+handles the rare cases and raises the errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..format import Encoding, PhysicalType
+from ..kernels.chunkloop import FALLBACK, codecs, flat_chunk
+from ..limits import BUDGET, charge
+from ..memory import pool
+from ..schema import ColumnDescriptor, Field
+from ..table import Column
+from .chunk_window import ChunkBytes, ChunkWindow
+from .column_reader import ChunkParts
+from .pages import HEADER_ROOM, plausible_count
+
+__all__ = ["compiled_loop_takes", "decode_flat_chunk", "placed_column"]
+
+_DTYPES: dict[int, np.dtype[Any]] = {int(PhysicalType.INT32): np.dtype("<i4"), int(PhysicalType.INT64): np.dtype("<i8"),
+           int(PhysicalType.FLOAT): np.dtype("<f4"), int(PhysicalType.DOUBLE): np.dtype("<f8")}
+#: the encodings a chunk the compiled loop takes may list (values; RLE for levels): a chunk listing
+#: another (DELTA_*, BYTE_STREAM_SPLIT, BIT_PACKED levels) goes to the Python loop without a try
+_ENCODINGS = frozenset(int(e) for e in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE,
+                                        Encoding.RLE_DICTIONARY))
+#: the largest page (decompressed) the compiled loop allocates for: beyond, the Python loop's
+_MAX_PAGE = 1 << 30
+
+
+def compiled_loop_takes(meta: Any, desc: ColumnDescriptor, *, encrypted: bool) -> bool:
+    """Whether the chunk (its ``ColumnMetaData``) is one the compiled loop decodes: a flat INT32, INT64,
+    FLOAT or DOUBLE column of a file without encryption (``encrypted``: the file has some), whose
+    codec and encodings it takes. Reads under a memory
+    limit stay with the Python loop, which charges each page to it."""
+    return (desc.max_repetition_level == 0 and desc.max_definition_level <= 1 and not encrypted
+            and desc.physical_type in _DTYPES and meta.codec in codecs() and BUDGET.get() is None
+            and bool(meta.encodings) and _ENCODINGS.issuperset(meta.encodings)
+            # the chunk's rows are allocated before its first page: a count its bytes could not
+            # plausibly hold (a lie; or a column of long runs) goes to the Python loop, which
+            # allocates only for what its pages hold
+            and meta.num_values is not None and meta.num_values <= plausible_count(meta.total_compressed_size or 0))
+
+
+def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, meta: Any, desc: ColumnDescriptor, *,
+                      out: tuple[np.ndarray, np.ndarray | None] | None, row_count: int | None,
+                      verify_checksums: bool, v2_always_compressed: bool) -> ChunkParts | None:
+    """The chunk whose bytes start at ``buf`` (file offset ``base``; with a ``window``, its first window,
+    the rest read as the pages need it), decoded by the compiled loop into ``out`` (its rows of the
+    column's values and flags, as :func:`~pqbloom.file.column_builder.place_pages` takes them) or new
+    buffers: the chunk's :class:`ChunkParts`, or None when the chunk claims more values than its row
+    group's ``row_count`` rows, or when the compiled loop gave up (with a window,
+    the caller reads the chunk again: the window has moved on)."""
+    total = meta.num_values
+    if total is None or total < 0 or row_count is None or total > row_count:
+        return None  # (the Python loop says what is wrong)
+    dtype = _DTYPES[desc.physical_type]
+    values, flags = out if out is not None else (None, None)
+    if values is None or len(values) != total or values.dtype != dtype:
+        charge(total * dtype.itemsize, f"the values of a column chunk of {total:,} rows")
+        values = pool.empty((total,), dtype)
+    optional = desc.max_definition_level > 0
+    present = None
+    if optional:
+        present = flags if flags is not None and len(flags) == total and flags.dtype == np.bool_ \
+            else np.empty(total, np.bool_)
+    size = meta.total_uncompressed_size
+    state = flat_chunk(total, dtype.itemsize, meta.codec, values, present,
+                       max_page=min(size, _MAX_PAGE) if size is not None and size > 0 else 0,
+                       v2_always_compressed=v2_always_compressed, verify_checksums=verify_checksums)
+    if state is None:
+        return None
+    pos = 0
+    first = True
+    while True:
+        got = state.run(buf, pos)
+        if state.done and got != FALLBACK:
+            break
+        if got == FALLBACK or window is None:
+            # (without a window: the pages run past the chunk's stated size, the Python loop's case)
+            if window is not None and not first:
+                window.close()  # it moved on: the caller opens the chunk again
+            return None
+        left = len(buf) - got
+        buf, base, pos = window.advance(buf, base, got, max(state.need, HEADER_ROOM))
+        first = False
+        if len(buf) - pos <= left:  # no more bytes: the chunk ends inside a page
+            window.close()
+            return None
+    if window is not None:
+        window.close()
+    nulls = state.nulls
+    if optional and not nulls and (flags is None or present is not flags):
+        present = None  # no null: as place_pages, no flags (or the column's, already all True)
+    return ChunkParts([values], present, total, placed=True, nulls=nulls)
+
+
+def placed_column(f: Field, parts: ChunkParts) -> Column:
+    """The column of a chunk's placed parts (:func:`decode_flat_chunk`: every row's value, nulls as zeros)."""
+    values = parts.pieces[0]
+    return Column(f, values, None if parts.present is None else ~parts.present)
