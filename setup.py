@@ -30,13 +30,6 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-#: the codec libraries (and zlib, for page CRCs) the compiled page loop (``pqbloom/_kernels/chunkloop.pyx``) calls when the machine
-#: has them: (macro, header, library, a function of it); without them it builds, and those codecs'
-#: chunks decode in Python (their ``-dev`` packages: libsnappy-dev, libzstd-dev, liblz4-dev, zlib1g-dev)
-CODEC_LIBRARIES = (("PQB_HAVE_SNAPPY", "snappy-c.h", "snappy", "snappy_uncompress"),
-                   ("PQB_HAVE_ZSTD", "zstd.h", "zstd", "ZSTD_decompressDCtx"),
-                   ("PQB_HAVE_LZ4", "lz4.h", "lz4", "LZ4_decompress_safe"),
-                   ("PQB_HAVE_ZLIB", "zlib.h", "z", "crc32"))
 KERNELS = os.path.join("pqbloom", "_kernels")
 
 
@@ -74,8 +67,7 @@ def _cache_key(ext: Extension, compiler: Any) -> str:
         h.update(path.encode())
         with open(path, "rb") as f:
             h.update(f.read())
-    parts: list[Any] = [ext.name, ext.extra_compile_args, ext.extra_link_args, ext.define_macros, ext.libraries,
-                        ext.include_dirs, ext.library_dirs, sys.version,
+    parts: list[Any] = [ext.name, ext.extra_compile_args, ext.extra_link_args, ext.define_macros, sys.version,
                         sys.platform, sysconfig.get_config_var("EXT_SUFFIX"), getattr(compiler, "compiler_so", None),
                         getattr(compiler, "linker_so", None)]
     parts += [os.environ.get(v, "") for v in ("CC", "CXX", "CFLAGS", "CPPFLAGS", "LDFLAGS", "LDSHARED", "ARCHFLAGS")]
@@ -96,8 +88,6 @@ class BuildKernels(build_ext):
         todo = []
         for ext in self.extensions:
             try:
-                if ext.name == "pqbloom._kernels.chunkloop":
-                    self._link_codecs(ext)
                 key = _cache_key(ext, self.compiler)  # (of the .pyx, before cythonize turns it into .c)
                 if self._from_cache(ext, key):
                     continue
@@ -113,37 +103,11 @@ class BuildKernels(build_ext):
                 if exc is not None:
                     self._failed(ext, exc)
 
-    def _link_codecs(self, ext: Extension) -> None:
-        """Link the compiled page loop with each codec library this machine has (its header and its
-        library both found: ``CODEC_LIBRARIES``); a chunk of a codec left out decodes in Python."""
-        import tempfile
-
-        found = []
-        with tempfile.TemporaryDirectory() as tmp:
-            for macro, header, library, function in CODEC_LIBRARIES:
-                # a program that includes the header and takes the function's address, linked with
-                # the library (setuptools' has_function calls it without its arguments, which a
-                # prototype from the header refuses)
-                source = os.path.join(tmp, f"probe_{library}.c")
-                with open(source, "w", encoding="utf-8") as f:
-                    f.write(f"#include <{header}>\nint main(void) {{ return (void *)&{function} == 0; }}\n")
-                try:
-                    objects = self.compiler.compile([source], output_dir=tmp)
-                    self.compiler.link_executable(objects, f"probe_{library}", output_dir=tmp, libraries=[library])
-                    ok = True
-                except Exception:  # noqa: BLE001 - a probe that fails finds nothing (CompileError, LinkError)
-                    ok = False
-                if ok:
-                    ext.define_macros.append((macro, "1"))
-                    ext.libraries.append(library)
-                    found.append(library)
-        print(f"pqbloom: the compiled page loop decompresses {', '.join(found) or 'no codec'} in C")
-
     def _build_one(self, job: tuple[Extension, str]) -> BaseException | None:
         ext, key = job
         try:
             # the cache missed, so something that goes into the module changed (maybe only a flag or a
-            # library, which setuptools' timestamp check does not see): compile it whatever the dates say
+            # .pxd, which setuptools' timestamp check does not see): compile it whatever the dates say
             target = self.get_ext_fullpath(ext.name)
             if os.path.exists(target):
                 os.remove(target)

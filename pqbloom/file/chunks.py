@@ -147,12 +147,12 @@ class ChunkAccess:
         except ParquetError:
             return False  # (the chunk's task reports it)
         size, stored = meta.total_uncompressed_size, meta.total_compressed_size
-        if compiled_loop_takes(meta, desc, encrypted=self.decryption is not None):
-            return False  # decoded without the GIL from its first page to its last
         if small and size is not None and 0 <= size < _SMALL_CHUNK:
-            return True
+            return True  # (even in the compiled page loop: its Python around a small chunk is most of it)
         if not placed_type(desc.physical_type):
             return False
+        if compiled_loop_takes(meta, desc, encrypted=self.decryption is not None):
+            return False  # decoded without the GIL but for its pages' decompression
         if meta.codec in _CHEAP_CODECS:
             return True
         pages = sum(s.count or 0 for s in meta.encoding_stats or () if s.page_type in _DATA_PAGES)
@@ -251,10 +251,11 @@ class ChunkAccess:
             raise located_error(exc, rg, desc) from None
 
     def compiled_chunk(self, buf: ChunkBytes, base: int, window: ChunkWindow | None, meta: Any, rg: int,
-                       desc: ColumnDescriptor,
-                       out: tuple[np.ndarray, np.ndarray | None] | None = None) -> ChunkParts | None:
+                       desc: ColumnDescriptor, out: tuple[np.ndarray, np.ndarray | None] | None = None,
+                       positions: np.ndarray | None = None) -> ChunkParts | None:
         """The chunk decoded whole by the compiled page loop (:mod:`pqbloom.file.flat_chunk`) as
-        placed :class:`ChunkParts` (into ``out`` when given), or None: not a chunk it takes, or it gave
+        placed :class:`ChunkParts` (into ``out`` when given; only the rows at ``positions`` when
+        given), or None: not a chunk it takes, or it gave
         up (the Python loop then decodes it; with a ``window`` that the loop moved on, and so closed,
         from the chunk's start again, :meth:`open_chunk`)."""
         if not compiled_loop_takes(meta, desc, encrypted=self.decryption is not None):
@@ -262,7 +263,7 @@ class ChunkAccess:
         return decode_flat_chunk(buf, base, window, meta, desc, out=out,
                                  row_count=self.thrift_metadata.row_groups[rg].num_rows,
                                  verify_checksums=self.verify_checksums,
-                                 v2_always_compressed=v2_flag_ignored(self.created_by))
+                                 v2_always_compressed=v2_flag_ignored(self.created_by), positions=positions)
 
     def open_chunk(self, start: int, length: int) -> tuple[ChunkBytes, ChunkWindow | None]:
         """The chunk's bytes at ``start`` for :meth:`iter_pages`: all of them, or on a local source the

@@ -4,8 +4,9 @@ The Python page loop (:func:`~pqbloom.file.pages.iter_pages` into
 :func:`~pqbloom.file.column_builder.place_pages`) holds the GIL between its short compiled steps, so
 threads decoding numeric chunks waited on each other more than they worked. The compiled loop takes
 the chunks most files are made of (INT32, INT64, FLOAT, DOUBLE; required or optional at the top
-level; PLAIN or dictionary-encoded pages; a codec whose C library it was built with) and decodes
-one without the GIL from its first page to its last. It gives the same :class:`ChunkParts` as
+level; PLAIN or dictionary-encoded pages; any codec) and decodes one without the GIL but for each
+page's decompression, which it hands back to pqbloom's codecs (:mod:`pqbloom.compression`: the
+maintained libraries, which release the GIL as they work). It gives the same :class:`ChunkParts` as
 ``place_pages``; anything it does not take, or any sign of corruption, makes it give up
 (:func:`decode_flat_chunk` returns None) and the caller decodes the chunk with the Python loop, which
 handles the rare cases and raises the errors.
@@ -13,12 +14,16 @@ handles the rare cases and raises the errors.
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..format import Encoding, PhysicalType
-from ..kernels.chunkloop import FALLBACK, codecs, flat_chunk
+from ..compression import codec_by_id
+from ..errors import ParquetError
+from ..format import CompressionCodec, Encoding, PhysicalType
+from ..kernels.chunkloop import FALLBACK, available, flat_chunk
 from ..limits import BUDGET, charge
 from ..memory import pool
 from ..schema import ColumnDescriptor, Field
@@ -42,10 +47,11 @@ _MAX_PAGE = 1 << 30
 def compiled_loop_takes(meta: Any, desc: ColumnDescriptor, *, encrypted: bool) -> bool:
     """Whether the chunk (its ``ColumnMetaData``) is one the compiled loop decodes: a flat INT32, INT64,
     FLOAT or DOUBLE column of a file without encryption (``encrypted``: the file has some), whose
-    codec and encodings it takes. Reads under a memory
-    limit stay with the Python loop, which charges each page to it."""
+    codec pqbloom has and whose encodings the loop takes. Reads under a memory limit stay with the
+    Python loop, which charges each page to it."""
     return (desc.max_repetition_level == 0 and desc.max_definition_level <= 1 and not encrypted
-            and desc.physical_type in _DTYPES and meta.codec in codecs() and BUDGET.get() is None
+            and desc.physical_type in _DTYPES and available() and _decompressor(meta.codec) is not False
+            and BUDGET.get() is None
             and bool(meta.encodings) and _ENCODINGS.issuperset(meta.encodings)
             # the chunk's rows are allocated before its first page: a count its bytes could not
             # plausibly hold (a lie; or a column of long runs) goes to the Python loop, which
@@ -55,30 +61,37 @@ def compiled_loop_takes(meta: Any, desc: ColumnDescriptor, *, encrypted: bool) -
 
 def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, meta: Any, desc: ColumnDescriptor, *,
                       out: tuple[np.ndarray, np.ndarray | None] | None, row_count: int | None,
-                      verify_checksums: bool, v2_always_compressed: bool) -> ChunkParts | None:
+                      verify_checksums: bool, v2_always_compressed: bool,
+                      positions: np.ndarray | None = None) -> ChunkParts | None:
     """The chunk whose bytes start at ``buf`` (file offset ``base``; with a ``window``, its first window,
     the rest read as the pages need it), decoded by the compiled loop into ``out`` (its rows of the
     column's values and flags, as :func:`~pqbloom.file.column_builder.place_pages` takes them) or new
     buffers: the chunk's :class:`ChunkParts`, or None when the chunk claims more values than its row
     group's ``row_count`` rows, or when the compiled loop gave up (with a window,
-    the caller reads the chunk again: the window has moved on)."""
+    the caller reads the chunk again: the window has moved on). With ``positions`` (increasing rows
+    of the chunk, int64) the parts hold only those rows, each page's taken as it decodes (``out`` is
+    then not used)."""
     total = meta.num_values
     if total is None or total < 0 or row_count is None or total > row_count:
         return None  # (the Python loop says what is wrong)
     dtype = _DTYPES[desc.physical_type]
-    values, flags = out if out is not None else (None, None)
-    if values is None or len(values) != total or values.dtype != dtype:
-        charge(total * dtype.itemsize, f"the values of a column chunk of {total:,} rows")
-        values = pool.empty((total,), dtype)
+    rows = total if positions is None else len(positions)
+    values, flags = out if out is not None and positions is None else (None, None)
+    if values is None or len(values) != rows or values.dtype != dtype:
+        charge(rows * dtype.itemsize, f"the values of a column chunk of {rows:,} rows")
+        values = pool.empty((rows,), dtype)
     optional = desc.max_definition_level > 0
     present = None
     if optional:
-        present = flags if flags is not None and len(flags) == total and flags.dtype == np.bool_ \
-            else np.empty(total, np.bool_)
+        present = flags if flags is not None and len(flags) == rows and flags.dtype == np.bool_ \
+            else np.empty(rows, np.bool_)
     size = meta.total_uncompressed_size
-    state = flat_chunk(total, dtype.itemsize, meta.codec, values, present,
+    decompress = _decompressor(meta.codec)
+    state = flat_chunk(total, dtype.itemsize, values, present,
+                       decompress=decompress if callable(decompress) else None,
+                       check_crc=_check_crc if verify_checksums else None,
                        max_page=min(size, _MAX_PAGE) if size is not None and size > 0 else 0,
-                       v2_always_compressed=v2_always_compressed, verify_checksums=verify_checksums)
+                       v2_always_compressed=v2_always_compressed, positions=positions)
     if state is None:
         return None
     pos = 0
@@ -103,10 +116,62 @@ def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, me
     nulls = state.nulls
     if optional and not nulls and (flags is None or present is not flags):
         present = None  # no null: as place_pages, no flags (or the column's, already all True)
-    return ChunkParts([values], present, total, placed=True, nulls=nulls)
+    return ChunkParts([values], present, rows, placed=True, nulls=nulls)
 
 
 def placed_column(f: Field, parts: ChunkParts) -> Column:
     """The column of a chunk's placed parts (:func:`decode_flat_chunk`: every row's value, nulls as zeros)."""
     values = parts.pieces[0]
     return Column(f, values, None if parts.present is None else ~parts.present)
+
+
+def _check_crc(data: memoryview, crc: int) -> bool:
+    """Whether a page's stored bytes match the CRC its header gives (as the Python loop checks it)."""
+    return (zlib.crc32(data) & 0xFFFFFFFF) == (crc & 0xFFFFFFFF)
+
+
+_DECOMPRESSORS: dict[int, Callable[[memoryview, memoryview, int], bool] | None | bool] = {}
+
+
+def _decompressor(codec: int) -> Callable[[memoryview, memoryview, int], bool] | None | bool:
+    """The compiled loop's ``decompress(src, dst, size)`` for a codec: pqbloom's own decompressor for it
+    (:mod:`pqbloom.compression`) writing into ``dst`` (or copied there, for a codec that makes its own
+    buffer); None for an uncompressed chunk; False for a codec pqbloom does not have (the Python
+    loop reports it)."""
+    if codec in _DECOMPRESSORS:
+        return _DECOMPRESSORS[codec]
+    got: Callable[[memoryview, memoryview, int], bool] | None | bool
+    if codec == CompressionCodec.UNCOMPRESSED:
+        got = None
+    else:
+        try:
+            got = _into(codec_by_id(codec).decompress)
+        except (ParquetError, KeyError, ValueError, TypeError):
+            got = False
+    _DECOMPRESSORS[codec] = got
+    return got
+
+
+def _into(decompress: Callable[..., Any]) -> Callable[[memoryview, memoryview, int], bool]:
+    def run(src: memoryview, dst: memoryview, size: int) -> bool:
+        given: list[memoryview] = []
+
+        def take(n: int) -> Any:
+            if n <= len(dst):
+                given.append(dst[:n])
+                return given[-1]
+            return bytearray(n)
+
+        out = decompress(src, size, take)
+        if len(out) != size:
+            return False
+        # (the codecs that honour ``take`` return its buffer, or a slice of it from its start)
+        if not given or _address(out) != _address(dst):
+            dst[:size] = out
+        return True
+    return run
+
+
+def _address(buf: Any) -> int:
+    """Where a buffer's bytes start."""
+    return int(np.frombuffer(buf, np.uint8).ctypes.data) if len(buf) else 0

@@ -298,12 +298,13 @@ class RowGroupReader:
         else:
             buf, base = read
         if not encoded:
-            # a chunk the compiled page loop takes decodes whole without the GIL faster than the
-            # Python loop takes a sparse selection page by page (and in parallel with other row groups)
-            parts = pf.compiled_chunk(buf, base, window, meta, rg, d)
+            # the compiled page loop (no GIL from the first page to the last): a sparse selection's
+            # rows taken from each page as it decodes, else the whole chunk
+            positions = sel.rows() if sel is not None and _sparse(sel.num_rows, nrows) else None
+            parts = pf.compiled_chunk(buf, base, window, meta, rg, d, positions=positions)
             if parts is not None:
                 col = placed_column(d.field, parts)
-                return col if sel is None else take_ranges(col, sel.starts, sel.lengths)
+                return col if sel is None or positions is not None else take_ranges(col, sel.starts, sel.lengths)
             if window is not None and window.lease is None:  # the compiled loop moved it on: again
                 buf, window = pf.open_chunk(base, length)
         if sel is not None and not encoded and _sparse(sel.num_rows, nrows):

@@ -19,8 +19,8 @@ built by ``pip install``) and its numpy reference of the same name in :mod:`pqbl
   Thrift decoder of :mod:`pqbloom.format`);
 * :mod:`.objects`: ``decimal.Decimal`` and ``datetime.time`` objects in bulk, for object columns (these
   hold the GIL: they create objects);
-* :mod:`.chunkloop`: the whole page loop of a flat numeric chunk, without the GIL, calling the codec
-  libraries it was built with (its reference is the Python page loop; it uses ``hybrid``'s and
+* :mod:`.chunkloop`: the whole page loop of a flat numeric chunk, without the GIL but for each page's
+  call into its codec (its reference is the Python page loop; it uses ``hybrid``'s and
   ``pageheader``'s loops, so it is missing whenever one of those is).
 
 Each function runs its compiled kernel unless that module was not built or ``PQBLOOM_PURE_PYTHON=1`` is

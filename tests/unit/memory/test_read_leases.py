@@ -94,7 +94,7 @@ def test_pages_of_a_chunk_reuse_a_few_buffers(tmp_path: Path, monkeypatch: pytes
     compiled page loop, which would take these chunks, decompresses into one buffer of its own.)"""
     from pqbloom.file import flat_chunk
 
-    monkeypatch.setattr(flat_chunk, "codecs", frozenset)
+    monkeypatch.setattr(flat_chunk, "available", lambda: False)
     path = tmp_path / "ints.parquet"
     values = np.arange(ROWS, dtype=np.int64) * 7919
     pq.write_table(pa.table({"i": values}), path, compression="snappy", data_page_size=PAGE,
