@@ -31,10 +31,12 @@ from .limits import BUDGET, charge, out_of_memory
 from .memory.scratch import Lease, Scratch
 
 __all__ = ["Codec", "codec_by_name", "codec_by_id", "compress", "compress_joined", "decompress",
-           "decompress_leased", "check_level", "CODEC_NAMES", "LEVELS"]
+           "decompress_leased", "snappy_into", "check_level", "CODEC_NAMES", "LEVELS"]
 
 Buffer = bytes | bytearray | memoryview
-#: where a decompressor writes: ``take(size)`` gives a writable buffer of ``size`` bytes
+#: where a decompressor writes: ``take(size)`` gives a writable buffer of ``size`` bytes. A decompressor
+#: that asks for one returns it, or a slice of it from its start (the compiled page loop relies on it:
+#: :mod:`pqbloom.file.flat_chunk`); one that does not returns a buffer of its own
 Take = Callable[[int], Buffer]
 
 
@@ -103,6 +105,14 @@ def _snappy_decompress(data: Buffer, size: int, take: Take) -> Buffer:
     if n != size:
         raise CorruptFileError(f"SNAPPY page decompressed to {n} bytes, header says {size}")
     return out
+
+
+def snappy_into(data: Buffer, out: Buffer, size: int) -> bool:
+    """Whether the snappy block ``data`` decompresses to exactly ``size`` bytes at the start of ``out``
+    (which has at least ``size`` bytes; a block that declares more than ``out`` holds raises): the
+    checks of :func:`_snappy_decompress` in one call, for the compiled page loop, which calls it once
+    a page and leaves any failure to the Python page loop to report."""
+    return bool(cramjam.snappy.decompress_raw_into(data, out) == size)
 
 
 # -- gzip (several concatenated members are legal) ------------------------------
@@ -196,18 +206,18 @@ def _lz4_raw_compress(data: Buffer) -> Buffer:
 _LZ4_MAX_RATIO = 255
 
 
-def _lz4_raw_decompress(data: Buffer, size: int, take: Take = _new_buffer) -> bytes:
+def _lz4_raw_decompress(data: Buffer, size: int, take: Take = _new_buffer) -> Buffer:
     if size == 0:
         return b""
     if size > _LZ4_MAX_RATIO * len(data) + 64:
         raise CorruptFileError(f"LZ4 block of {len(data)} bytes cannot inflate to the {size} bytes its header claims")
     # decompress_block(output_len=size) pads a short result with zeros; decompress_block_into reports
     # how many bytes it wrote, so a lying size is caught
-    out = bytearray(size)
+    out = take(size)  # (a copy of the result into bytes cost every page once more)
     n = cramjam.lz4.decompress_block_into(bytes(data), out)
     if n != size:
         raise CorruptFileError(f"LZ4 block decompressed to {n} bytes, header says {size}")
-    return bytes(out)
+    return out
 
 
 def _lz4_legacy_decompress(data: Buffer, size: int, take: Take) -> Buffer:
@@ -372,7 +382,7 @@ def decompress(codec: Codec, data: Buffer, uncompressed_size: int) -> Buffer:
 
 
 def decompress_leased(codec: Codec, data: Buffer, uncompressed_size: int) -> tuple[Buffer, Lease | None]:
-    """:func:`decompress` into a reused buffer when the codec writes into one (SNAPPY, ZSTD; large
+    """:func:`decompress` into a reused buffer when the codec writes into one (SNAPPY, ZSTD, LZ4_RAW; large
     pages): (the page, the lease of its buffer or None). The caller holds the lease and releases it
     once nothing views the page (:meth:`~pqbloom.memory.scratch.Lease.release_unless_viewed`);
     dropping it is safe (the buffer is then never reused). Errors as :func:`decompress`."""

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..compression import codec_by_id
+from ..compression import codec_by_id, snappy_into
 from ..errors import ParquetError
 from ..format import CompressionCodec, Encoding, PhysicalType
 from ..kernels.chunkloop import FALLBACK, available, flat_chunk
@@ -143,6 +143,8 @@ def _decompressor(codec: int) -> Callable[[memoryview, memoryview, int], bool] |
     got: Callable[[memoryview, memoryview, int], bool] | None | bool
     if codec == CompressionCodec.UNCOMPRESSED:
         got = None
+    elif codec == CompressionCodec.SNAPPY:
+        got = snappy_into
     else:
         try:
             got = _into(codec_by_id(codec).decompress)
@@ -165,13 +167,7 @@ def _into(decompress: Callable[..., Any]) -> Callable[[memoryview, memoryview, i
         out = decompress(src, size, take)
         if len(out) != size:
             return False
-        # (the codecs that honour ``take`` return its buffer, or a slice of it from its start)
-        if not given or _address(out) != _address(dst):
+        if not given:  # (a codec that takes a buffer returns it or its start: pqbloom.compression.Take)
             dst[:size] = out
         return True
     return run
-
-
-def _address(buf: Any) -> int:
-    """Where a buffer's bytes start."""
-    return int(np.frombuffer(buf, np.uint8).ctypes.data) if len(buf) else 0
