@@ -415,7 +415,8 @@ cdef class FlatChunk:
 cdef void _scatter(const uint8_t *values, int64_t count, const uint8_t *present, int64_t rows, int64_t w,
                    uint8_t *dst) noexcept nogil:
     """``count`` dense values of ``w`` bytes to the rows ``present`` marks (their number checked by
-    the caller), zeros to the others."""
+    the caller), zeros to the others. (One loop per width: with the width a constant, the compiler
+    makes each copy one load and one store.)"""
     cdef int64_t i, j = 0
     if w == 8:
         for i in range(rows):
