@@ -91,7 +91,9 @@ LAYERS: tuple[Layer, ...] = (
                         "metadata and ranges, Bloom filter access, unfiltered reads), `metadata.py` "
                         "(`FileMetadata`, `RowGroupMetadata`, `ColumnChunkMetadata`, `ColumnStatistics`), "
                         "`footer.py`, `pages.py` (the one page codec: header, CRC, decryption, decompression, "
-                        "levels, values), `page_walk.py` (the rows of each page of a chunk without an offset "
+                        "levels, values), `flat_chunk.py` (a flat fixed-width chunk decoded whole by the "
+                        "compiled page loop, `_kernels/chunkloop.pyx`, or handed back to `pages.py`), "
+                        "`page_walk.py` (the rows of each page of a chunk without an offset "
                         "index, from its headers), `selection.py` (`RowSelection`, `PageLayout`), `page_index.py` "
                         "(the page index read in coalesced batches, decrypted: `PageStatistics`), `row_reads.py` "
                         "(`RowGroupReader`: the rows of a `RowSelection`, page selection, IO coalescing, decoding), "
@@ -136,7 +138,8 @@ LAYERS: tuple[Layer, ...] = (
         "pqbloom.kernels": "the compiled kernels of `_kernels/` behind checked arguments and typed errors, or "
                            "their numpy reference: `__init__.py` `MODULES` (the one list, which setup.py reads) "
                            "and which are compiled, one wrapper per family (`hybrid.py`, `binary.py`, "
-                           "`levels.py`, `decimals.py`, `delta.py`, `pageheader.py`, `objects.py`), `reference/` "
+                           "`levels.py`, `decimals.py`, `delta.py`, `pageheader.py`, `objects.py`, `chunkloop.py`: "
+                           "the compiled page loop, whose reference is the Python page loop), `reference/` "
                            "the numpy oracles of the same names and the bit-level decoders they share (`bits.py`)",
         "pqbloom.arrow_c": "the Arrow C Data and Stream Interfaces' structs and PyCapsules (`_kernels/arrow_c.pyx`, "
                            "through `pqbloom.kernels`), without pyarrow",
