@@ -5,9 +5,9 @@ but for each page's decompression.
 The Python page loop (:func:`pqbloom.file.pages.iter_pages`) runs short GIL-free steps (a page's
 decompression, a gather) between Python ones; two threads decoding such chunks spend their time
 handing the GIL back and forth, and a threaded read gained nothing on numeric columns. This loop
-takes the common chunk whole: INT32, INT64, FLOAT or DOUBLE values of a column that is required or
-optional at the top level, v1 or v2 data pages, PLAIN or dictionary-encoded. Page headers, levels,
-dictionary indices, gathers and null placement run here without the GIL. A compressed page is
+takes the common chunk whole: INT32, INT64, FLOAT, DOUBLE or FIXED_LEN_BYTE_ARRAY values of a column
+that is required or optional at the top level, v1 or v2 data pages, PLAIN or dictionary-encoded. Page
+headers, levels, dictionary indices, gathers and null placement run here without the GIL. A compressed page is
 handed to the caller's ``decompress(src, dst, size)`` (pqbloom's codecs: cramjam, python-zstandard,
 zlib, which release the GIL while they work), and a page's CRC to ``check_crc(data, crc)``: the GIL
 is taken for those calls only, a few microseconds a page. Everything else (a page it does not take,
@@ -35,6 +35,8 @@ from pqbloom._kernels.pageheader cimport S_CRC, S_CSIZE, S_DICT, S_DP, S_TYPE, S
 
 #: anything the loop does not take, or corrupt input: decode the chunk with the Python page loop
 FALLBACK = -1
+#: the widest value it takes (FIXED_LEN_BYTE_ARRAY), in bytes
+MAX_WIDTH = 1 << 16
 
 cdef enum:
     E_FALLBACK = -1
@@ -90,7 +92,7 @@ cdef class FlatChunk:
                   uint8_t[::1] present not None, int64_t max_page, bint v2_always_compressed,
                   bint optional, const int64_t[::1] positions not None):
         cdef int64_t rows = positions.shape[0] if positions.shape[0] else total, i
-        if total < 0 or width not in (4, 8) or out.shape[0] // width < rows or max_page < 0 \
+        if total < 0 or not 1 <= width <= MAX_WIDTH or out.shape[0] // width < rows or max_page < 0 \
                 or (optional and present.shape[0] < rows) \
                 or (decompress is not None and not callable(decompress)) \
                 or (check_crc is not None and not callable(check_crc)):
@@ -415,8 +417,8 @@ cdef class FlatChunk:
 cdef void _scatter(const uint8_t *values, int64_t count, const uint8_t *present, int64_t rows, int64_t w,
                    uint8_t *dst) noexcept nogil:
     """``count`` dense values of ``w`` bytes to the rows ``present`` marks (their number checked by
-    the caller), zeros to the others. (One loop per width: with the width a constant, the compiler
-    makes each copy one load and one store.)"""
+    the caller), zeros to the others. (One loop per common width: with the width a constant, the
+    compiler makes each copy one load and one store.)"""
     cdef int64_t i, j = 0
     if w == 8:
         for i in range(rows):
@@ -425,10 +427,17 @@ cdef void _scatter(const uint8_t *values, int64_t count, const uint8_t *present,
                 j += 1
             else:
                 memset(dst + 8 * i, 0, 8)
-    else:
+    elif w == 4:
         for i in range(rows):
             if present[i]:
                 memcpy(dst + 4 * i, values + 4 * j, 4)
                 j += 1
             else:
                 memset(dst + 4 * i, 0, 4)
+    else:  # FIXED_LEN_BYTE_ARRAY
+        for i in range(rows):
+            if present[i]:
+                memcpy(dst + w * i, values + w * j, <size_t>w)
+                j += 1
+            else:
+                memset(dst + w * i, 0, <size_t>w)

@@ -3,13 +3,13 @@
 The Python page loop (:func:`~pqbloom.file.pages.iter_pages` into
 :func:`~pqbloom.file.column_builder.place_pages`) holds the GIL between its short compiled steps, so
 threads decoding numeric chunks waited on each other more than they worked. The compiled loop takes
-the chunks most files are made of (INT32, INT64, FLOAT, DOUBLE; required or optional at the top
-level; PLAIN or dictionary-encoded pages; any codec) and decodes one without the GIL but for each
-page's decompression, which it hands back to pqbloom's codecs (:mod:`pqbloom.compression`: the
-maintained libraries, which release the GIL as they work). It gives the same :class:`ChunkParts` as
-``place_pages``; anything it does not take, or any sign of corruption, makes it give up
-(:func:`decode_flat_chunk` returns None) and the caller decodes the chunk with the Python loop, which
-handles the rare cases and raises the errors.
+the chunks most files are made of (INT32, INT64, FLOAT, DOUBLE, FIXED_LEN_BYTE_ARRAY; required or
+optional at the top level; PLAIN or dictionary-encoded pages; any codec) and decodes one without the
+GIL but for each page's decompression, which it hands back to pqbloom's codecs
+(:mod:`pqbloom.compression`: the maintained libraries, which release the GIL as they work). It gives
+the same :class:`ChunkParts` as ``place_pages``; anything it does not take, or any sign of
+corruption, makes it give up (:func:`decode_flat_chunk` returns None) and the caller decodes the
+chunk with the Python loop, which handles the rare cases and raises the errors.
 """
 
 from __future__ import annotations
@@ -42,15 +42,29 @@ _ENCODINGS = frozenset(int(e) for e in (Encoding.PLAIN, Encoding.PLAIN_DICTIONAR
                                         Encoding.RLE_DICTIONARY))
 #: the largest page (decompressed) the compiled loop allocates for: beyond, the Python loop's
 _MAX_PAGE = 1 << 30
+#: the widest FIXED_LEN_BYTE_ARRAY value it takes (the kernel's MAX_WIDTH)
+_MAX_WIDTH = 1 << 16
+
+
+def _row_layout(desc: ColumnDescriptor) -> tuple[np.dtype[Any], tuple[int, ...], int] | None:
+    """(dtype, row shape, bytes a value) of the column's decoded values as the Python loop gives them
+    (:func:`pqbloom.encodings.decode_plain`), or None for a type the compiled loop does not take."""
+    dtype = _DTYPES.get(desc.physical_type)
+    if dtype is not None:
+        return dtype, (), dtype.itemsize
+    width = desc.field.type_length
+    if desc.physical_type == PhysicalType.FIXED_LEN_BYTE_ARRAY and width is not None and 0 < width <= _MAX_WIDTH:
+        return np.dtype(np.uint8), (width,), width
+    return None
 
 
 def compiled_loop_takes(meta: Any, desc: ColumnDescriptor, *, encrypted: bool) -> bool:
     """Whether the chunk (its ``ColumnMetaData``) is one the compiled loop decodes: a flat INT32, INT64,
-    FLOAT or DOUBLE column of a file without encryption (``encrypted``: the file has some), whose
+    FLOAT, DOUBLE or FIXED_LEN_BYTE_ARRAY column of a file without encryption (``encrypted``: the file has some), whose
     codec pqbloom has and whose encodings the loop takes. Reads under a memory limit stay with the
     Python loop, which charges each page to it."""
     return (desc.max_repetition_level == 0 and desc.max_definition_level <= 1 and not encrypted
-            and desc.physical_type in _DTYPES and available() and _decompressor(meta.codec) is not False
+            and _row_layout(desc) is not None and available() and _decompressor(meta.codec) is not False
             and BUDGET.get() is None
             and bool(meta.encodings) and _ENCODINGS.issuperset(meta.encodings)
             # the chunk's rows are allocated before its first page: a count its bytes could not
@@ -74,12 +88,15 @@ def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, me
     total = meta.num_values
     if total is None or total < 0 or row_count is None or total > row_count:
         return None  # (the Python loop says what is wrong)
-    dtype = _DTYPES[desc.physical_type]
+    layout = _row_layout(desc)
+    if layout is None:
+        return None
+    dtype, row_shape, width = layout
     rows = total if positions is None else len(positions)
     values, flags = out if out is not None and positions is None else (None, None)
-    if values is None or len(values) != rows or values.dtype != dtype:
-        charge(rows * dtype.itemsize, f"the values of a column chunk of {rows:,} rows")
-        values = pool.empty((rows,), dtype)
+    if values is None or values.shape != (rows,) + row_shape or values.dtype != dtype:
+        charge(rows * width, f"the values of a column chunk of {rows:,} rows")
+        values = pool.empty((rows,) + row_shape, dtype)
     optional = desc.max_definition_level > 0
     present = None
     if optional:
@@ -87,7 +104,7 @@ def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, me
             else np.empty(rows, np.bool_)
     size = meta.total_uncompressed_size
     decompress = _decompressor(meta.codec)
-    state = flat_chunk(total, dtype.itemsize, values, present,
+    state = flat_chunk(total, width, values, present,
                        decompress=decompress if callable(decompress) else None,
                        check_crc=_check_crc if verify_checksums else None,
                        max_page=min(size, _MAX_PAGE) if size is not None and size > 0 else 0,

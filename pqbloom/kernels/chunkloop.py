@@ -30,7 +30,7 @@ def flat_chunk(total: int, width: int, out: np.ndarray, present: np.ndarray | No
                decompress: Callable[[memoryview, memoryview, int], bool] | None,
                check_crc: Callable[[memoryview, int], bool] | None, max_page: int, v2_always_compressed: bool,
                positions: np.ndarray | None = None) -> Any:
-    """A ``FlatChunk`` decoding ``total`` values of ``width`` (4 or 8) bytes into ``out`` and, for an
+    """A ``FlatChunk`` decoding ``total`` values of ``width`` bytes (1 to 65536) into ``out`` and, for an
     optional column, its presence flags into ``present`` (a bool array); with ``positions`` (increasing
     int64 rows under ``total``) only those rows, one after the other. ``decompress(src, dst, size)``
     writes a page's ``size`` decompressed bytes at the start of ``dst`` and says whether it did (None:
@@ -40,6 +40,8 @@ def flat_chunk(total: int, width: int, out: np.ndarray, present: np.ndarray | No
     kernel = compiled("chunkloop")
     if kernel is None:
         return None
+    if not out.flags.c_contiguous or (present is not None and not present.flags.c_contiguous):
+        raise ValueError("chunkloop.flat_chunk: the output buffers must be contiguous")  # (a copy would be lost)
     flags = np.empty(0, np.uint8) if present is None else present.view(np.uint8)
     return kernel.FlatChunk(total, width, decompress, check_crc, out.view(np.uint8).reshape(-1), flags, max_page,
                             v2_always_compressed, present is not None, _EVERY_ROW if positions is None else positions)

@@ -7,6 +7,7 @@ it."""
 from __future__ import annotations
 
 import io
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,13 @@ def _write(table: pa.Table, **options: Any) -> bytes:
 
 
 def _column(rng: np.random.Generator, dtype: str, n: int, null_rate: float, distinct: int) -> pa.Array:
+    if dtype in ("decimal", "fixed5"):  # FIXED_LEN_BYTE_ARRAY: pyarrow's decimals, fixed-size binary
+        ints = _column(rng, "int64", n, null_rate, distinct)
+        if dtype == "decimal":
+            return pa.array([None if v is None else Decimal(v % 10**13).scaleb(-2) for v in ints.to_pylist()],
+                            pa.decimal128(15, 2))
+        return pa.array([None if v is None else (v % 2**40).to_bytes(5, "little") for v in ints.to_pylist()],
+                        pa.binary(5))
     if dtype.startswith("f"):
         pool = rng.standard_normal(max(distinct, 1)).astype(dtype)
     else:
@@ -60,7 +68,8 @@ def _column(rng: np.random.Generator, dtype: str, n: int, null_rate: float, dist
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from(["int32", "int64", "float32", "float64"]),
+@given(seed=st.integers(0, 2**32 - 1),
+       dtype=st.sampled_from(["int32", "int64", "float32", "float64", "decimal", "fixed5"]),
        n=st.integers(0, 30_000), null_rate=st.sampled_from([0.0, 0.0, 0.1, 0.9, 1.0]),
        distinct=st.sampled_from([1, 7, 1000, 100_000]), codec=st.sampled_from(CODECS),
        version=st.sampled_from(["1.0", "2.0"]), dictionary=st.booleans(),
@@ -219,7 +228,7 @@ def test_the_kernel_refuses_bad_arguments() -> None:
     with pytest.raises(ValueError):
         kernel.FlatChunk(11, 8, None, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))  # out too short
     with pytest.raises(ValueError):
-        kernel.FlatChunk(10, 3, None, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))  # width
+        kernel.FlatChunk(10, 0, None, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))  # width
     with pytest.raises(ValueError):
         kernel.FlatChunk(10, 8, None, None, out.view(np.uint8), np.empty(5, np.uint8), 0, False, True, np.empty(0, np.int64))  # flags too short
     with pytest.raises(ValueError):
