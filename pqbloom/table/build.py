@@ -139,6 +139,10 @@ def column_from_values(name: str, values: Any, field: Field | None = None) -> Co
         if looks_nested(values):
             return column_from_pylist(values, infer_field(name, values))
     if field is None:
+        if isinstance(values, np.ndarray) and values.ndim != 1:
+            # (pyarrow refuses them too; inferred as their element type, they failed deep in the writer)
+            raise SchemaError(f"column {name!r}: a numpy array must be one-dimensional, this one has shape "
+                              f"{values.shape}")
         field = infer_flat_field(name, values)
     mask: np.ndarray | None = None
     if isinstance(values, np.ma.MaskedArray):
