@@ -5,7 +5,6 @@ values, and a filter engine can rule the row group out without decoding a data p
 
 from __future__ import annotations
 
-import zlib
 from typing import Any
 
 from .. import compression as compression_mod
@@ -13,7 +12,7 @@ from ..encodings import decode_plain
 from ..format import Encoding, PageType
 from ..schema import ColumnDescriptor
 from .chunks import ChunkAccess
-from .pages import parse_page_header
+from .pages import crc_matches, parse_page_header
 
 __all__ = ["read_pruning_dictionary"]
 
@@ -54,8 +53,7 @@ def read_pruning_dictionary(pf: ChunkAccess, rg: int, desc: ColumnDescriptor, ro
         return None
     body = head[hlen:hlen + csize] if hlen + csize <= len(head) else \
         reader.read(start + hlen, csize, what="dictionary page")
-    if pf.verify_checksums and header.crc is not None and \
-            (zlib.crc32(body) & 0xFFFFFFFF) != (header.crc & 0xFFFFFFFF):
+    if pf.verify_checksums and header.crc is not None and not crc_matches(body, header.crc):
         return None  # the full read reports the checksum error
     if keep is not None:  # the page is the prefix a later page-level read of this chunk needs
         keep[(start, hlen + csize)] = head[:hlen] + body

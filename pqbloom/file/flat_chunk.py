@@ -14,7 +14,7 @@ chunk with the Python loop, which handles the rare cases and raises the errors.
 
 from __future__ import annotations
 
-import zlib
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from ..compression import codec_by_id, snappy_into
 from ..errors import ParquetError
-from ..format import CompressionCodec, Encoding, PhysicalType
+from ..format import NUMERIC_DTYPES, CompressionCodec, Encoding, PhysicalType
 from ..kernels.chunkloop import FALLBACK, available, flat_chunk
 from ..limits import BUDGET, charge
 from ..memory import pool
@@ -30,16 +30,17 @@ from ..schema import ColumnDescriptor, Field
 from ..table import Column
 from .chunk_window import ChunkBytes, ChunkWindow
 from .column_reader import ChunkParts
-from .pages import HEADER_ROOM, plausible_count
+from .pages import HEADER_ROOM, crc_matches, plausible_count
 
 __all__ = ["compiled_loop_takes", "decode_flat_chunk", "placed_column"]
 
-_DTYPES: dict[int, np.dtype[Any]] = {int(PhysicalType.INT32): np.dtype("<i4"), int(PhysicalType.INT64): np.dtype("<i8"),
-           int(PhysicalType.FLOAT): np.dtype("<f4"), int(PhysicalType.DOUBLE): np.dtype("<f8")}
 #: the encodings a chunk the compiled loop takes may list (values; RLE for levels): a chunk listing
 #: another (DELTA_*, BYTE_STREAM_SPLIT, BIT_PACKED levels) goes to the Python loop without a try
 _ENCODINGS = frozenset(int(e) for e in (Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE,
                                         Encoding.RLE_DICTIONARY))
+#: the loop copies values as they are stored (little-endian): on a big-endian host the Python loop,
+#: which converts them to the native order, decodes every chunk
+_LITTLE_ENDIAN = sys.byteorder == "little"
 #: the largest page (decompressed) the compiled loop allocates for: beyond, the Python loop's
 _MAX_PAGE = 1 << 30
 #: the widest FIXED_LEN_BYTE_ARRAY value it takes (the kernel's MAX_WIDTH)
@@ -49,7 +50,7 @@ _MAX_WIDTH = 1 << 16
 def _row_layout(desc: ColumnDescriptor) -> tuple[np.dtype[Any], tuple[int, ...], int] | None:
     """(dtype, row shape, bytes a value) of the column's decoded values as the Python loop gives them
     (:func:`pqbloom.encodings.decode_plain`), or None for a type the compiled loop does not take."""
-    dtype = _DTYPES.get(desc.physical_type)
+    dtype = NUMERIC_DTYPES.get(desc.physical_type)  # (little-endian, as stored: see _LITTLE_ENDIAN)
     if dtype is not None:
         return dtype, (), dtype.itemsize
     width = desc.field.type_length
@@ -63,7 +64,7 @@ def compiled_loop_takes(meta: Any, desc: ColumnDescriptor, *, encrypted: bool) -
     FLOAT, DOUBLE or FIXED_LEN_BYTE_ARRAY column of a file without encryption (``encrypted``: the file has some), whose
     codec pqbloom has and whose encodings the loop takes. Reads under a memory limit stay with the
     Python loop, which charges each page to it."""
-    return (desc.max_repetition_level == 0 and desc.max_definition_level <= 1 and not encrypted
+    return (_LITTLE_ENDIAN and desc.max_repetition_level == 0 and desc.max_definition_level <= 1 and not encrypted
             and _row_layout(desc) is not None and available() and _decompressor(meta.codec) is not False
             and BUDGET.get() is None
             and bool(meta.encodings) and _ENCODINGS.issuperset(meta.encodings)
@@ -106,7 +107,7 @@ def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, me
     decompress = _decompressor(meta.codec)
     state = flat_chunk(total, width, values, present,
                        decompress=decompress if callable(decompress) else None,
-                       check_crc=_check_crc if verify_checksums else None,
+                       check_crc=crc_matches if verify_checksums else None,
                        max_page=min(size, _MAX_PAGE) if size is not None and size > 0 else 0,
                        v2_always_compressed=v2_always_compressed, positions=positions)
     if state is None:
@@ -115,7 +116,7 @@ def decode_flat_chunk(buf: ChunkBytes, base: int, window: ChunkWindow | None, me
     first = True
     while True:
         got = state.run(buf, pos)
-        if state.done and got != FALLBACK:
+        if state.done:  # (a FALLBACK leaves it undone)
             break
         if got == FALLBACK or window is None:
             # (without a window: the pages run past the chunk's stated size, the Python loop's case)
@@ -140,11 +141,6 @@ def placed_column(f: Field, parts: ChunkParts) -> Column:
     """The column of a chunk's placed parts (:func:`decode_flat_chunk`: every row's value, nulls as zeros)."""
     values = parts.pieces[0]
     return Column(f, values, None if parts.present is None else ~parts.present)
-
-
-def _check_crc(data: memoryview, crc: int) -> bool:
-    """Whether a page's stored bytes match the CRC its header gives (as the Python loop checks it)."""
-    return (zlib.crc32(data) & 0xFFFFFFFF) == (crc & 0xFFFFFFFF)
 
 
 _DECOMPRESSORS: dict[int, Callable[[memoryview, memoryview, int], bool] | None | bool] = {}

@@ -55,7 +55,7 @@ _PLAIN, _PLAIN_DICTIONARY, _BIT_PACKED = int(Encoding.PLAIN), int(Encoding.PLAIN
 _RLE_DICTIONARY = int(Encoding.RLE_DICTIONARY)
 
 __all__ = ["parse_page_header", "page_header_fields", "flat_page_header", "FlatHeader", "iter_pages",
-           "decode_page_values", "v2_flag_ignored", "chunk_size_undercounted", "CHUNK_SIZE_SHORTFALL"]
+           "crc_matches", "decode_page_values", "v2_flag_ignored", "chunk_size_undercounted", "CHUNK_SIZE_SHORTFALL"]
 
 
 def parse_page_header(buf: ChunkBytes, pos: int, *, offset: int, decryption: ReaderDecryption | None = None,
@@ -257,7 +257,7 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
         stored = view[pos:pos + csize]  # a view: slicing bytes copied every page
         pos += csize
         if verify_checksums and crc is not None:
-            if (zlib.crc32(stored) & 0xFFFFFFFF) != (crc & 0xFFFFFFFF):
+            if not crc_matches(stored, crc):
                 raise ChecksumError("page CRC mismatch", offset=base + hdr_raw_start)
         if ptype == _DICTIONARY_PAGE:
             if dh is None or dh[0] is None or dh[0] < 0:
@@ -365,6 +365,12 @@ def iter_pages(buf: ChunkBytes, base: int, meta: Any, rg: int, desc: ColumnDescr
         raise CorruptFileError(f"column chunk holds {seen} values, metadata says {total_values}")
     if window is not None:
         window.close()  # every page handed on: the last window's bytes are free (unless kept above)
+
+
+def crc_matches(stored: Buffer, crc: int) -> bool:
+    """Whether a page's stored bytes (after its header) match the CRC-32 its header gives (the low 32
+    bits: writers store it as a signed i32)."""
+    return (zlib.crc32(stored) & 0xFFFFFFFF) == (crc & 0xFFFFFFFF)
 
 
 def decode_page_values(buf: memoryview, enc: int, n: int, f: Field, dictionary: object | None,

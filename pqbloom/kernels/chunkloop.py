@@ -37,11 +37,11 @@ def flat_chunk(total: int, width: int, out: np.ndarray, present: np.ndarray | No
     pages are stored as they are); ``check_crc(data, crc)`` says whether a page matches its CRC (None:
     not checked). None when the compiled loop is not in use. Feed it the chunk's bytes with
     ``run(buf, pos)``: the position after the pages it decoded, or :data:`FALLBACK`."""
+    if not out.flags.c_contiguous or (present is not None and not present.flags.c_contiguous):
+        raise ValueError("chunkloop.flat_chunk: the output buffers must be contiguous")  # (a copy would be lost)
     kernel = compiled("chunkloop")
     if kernel is None:
         return None
-    if not out.flags.c_contiguous or (present is not None and not present.flags.c_contiguous):
-        raise ValueError("chunkloop.flat_chunk: the output buffers must be contiguous")  # (a copy would be lost)
     flags = np.empty(0, np.uint8) if present is None else present.view(np.uint8)
     return kernel.FlatChunk(total, width, decompress, check_crc, out.view(np.uint8).reshape(-1), flags, max_page,
                             v2_always_compressed, present is not None, _EVERY_ROW if positions is None else positions)

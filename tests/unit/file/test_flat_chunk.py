@@ -30,11 +30,12 @@ class Calls:
     """What the compiled loop did with each chunk it was offered: decoded it, or gave up (None)."""
 
     def __init__(self, monkeypatch: Any) -> None:
-        self.decoded = self.gave_up = 0
+        self.decoded = self.gave_up = self.selected = 0
         real = flat_chunk.decode_flat_chunk
 
         def spy(*args: Any, **kwargs: Any) -> Any:
             got = real(*args, **kwargs)
+            self.selected += kwargs.get("positions") is not None and got is not None
             if got is None:
                 self.gave_up += 1
             else:
@@ -219,21 +220,31 @@ def test_a_chunk_claiming_more_values_than_its_row_group_is_the_python_loops_err
 
 
 def test_the_kernel_refuses_bad_arguments() -> None:
-    from pqbloom.kernels import compiled
+    """Arguments that do not fit are a ValueError before anything is decoded; where the module was not
+    built, the wrapper says so (None) and every chunk goes to the Python loop."""
+    from pqbloom.kernels import built
+    from pqbloom.kernels.chunkloop import flat_chunk as make
 
-    kernel = compiled("chunkloop")
-    if kernel is None:
-        pytest.skip("the compiled page loop is not built")
+    kernel = built("chunkloop")
     out = np.zeros(10, np.int64)
-    with pytest.raises(ValueError):
-        kernel.FlatChunk(11, 8, None, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))  # out too short
-    with pytest.raises(ValueError):
-        kernel.FlatChunk(10, 0, None, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))  # width
-    with pytest.raises(ValueError):
-        kernel.FlatChunk(10, 8, None, None, out.view(np.uint8), np.empty(5, np.uint8), 0, False, True, np.empty(0, np.int64))  # flags too short
-    with pytest.raises(ValueError):
-        kernel.FlatChunk(10, 8, 99, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))  # not callable
-    state = kernel.FlatChunk(10, 8, None, None, out.view(np.uint8), np.empty(0, np.uint8), 0, False, False, np.empty(0, np.int64))
+    every = np.empty(0, np.int64)
+    if kernel is None:
+        assert make(10, 8, out, None, decompress=None, check_crc=None, max_page=0, v2_always_compressed=False) is None
+        return
+    flags = np.empty(0, np.uint8)
+    for args in [(11, 8, None, None, out.view(np.uint8), flags, 0, False, False, every),  # out too short
+                 (10, 0, None, None, out.view(np.uint8), flags, 0, False, False, every),  # width
+                 (10, 1 << 17, None, None, np.zeros(1 << 21, np.uint8), flags, 0, False, False, every),  # too wide
+                 (10, 8, None, None, out.view(np.uint8), np.empty(5, np.uint8), 0, False, True, every),  # flags short
+                 (10, 8, 99, None, out.view(np.uint8), flags, 0, False, False, every),  # not callable
+                 (10, 8, None, None, out.view(np.uint8), flags, 0, False, False, np.array([3, 3])),  # not increasing
+                 (10, 8, None, None, out.view(np.uint8), flags, 0, False, False, np.array([2, 10])),  # past the rows
+                 (10, 8, None, None, out.view(np.uint8), flags, 0, False, False, np.array([-1]))]:  # negative
+        with pytest.raises(ValueError):
+            kernel.FlatChunk(*args)
+    with pytest.raises(ValueError):  # a non-contiguous output would be a copy, written and lost
+        make(5, 8, out[::2], None, decompress=None, check_crc=None, max_page=0, v2_always_compressed=False)
+    state = kernel.FlatChunk(10, 8, None, None, out.view(np.uint8), flags, 0, False, False, every)
     with pytest.raises(ValueError):
         state.run(b"abc", 4)
     assert state.run(b"", 0) == 0 and state.need == 1 and not state.done
@@ -251,6 +262,8 @@ def test_filtered_reads_take_their_rows_from_chunks_the_compiled_loop_decoded(mo
                       "k": pa.array(rng.integers(0, 50, n).astype(np.int32), mask=rng.random(n) < 0.1)})
     data = _write(table, compression="snappy", row_group_size=50_000)
     calls = Calls(monkeypatch)
+    got = pqbloom.read_table(io.BytesIO(data), filters=pqbloom.field("key") == "7", use_threads=threads)
+    assert calls.selected == 3 * 4  # id, x, k of each row group: their selected rows only, page by page
     for expr, spec in [(pqbloom.field("key") == "7", [("key", "==", "7")]),
                        (pqbloom.field("k") < 40, [("k", "<", 40)]),
                        (pqbloom.field("x") > 0.5, [("x", ">", 0.5)])]:
